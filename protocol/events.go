@@ -1,0 +1,81 @@
+package protocol
+
+// Namespace is the Socket.IO namespace every SMCP event travels in.
+const Namespace = "/smcp"
+
+// Version is the A2C-SMCP protocol version this project speaks.
+const Version = "0.2.0"
+
+// client:* events are sent by an Agent, routed by the Server to one Computer
+// and answered by ack.
+const (
+	EventToolCall     = "client:tool_call"
+	EventGetTools     = "client:get_tools"
+	EventGetConfig    = "client:get_config"
+	EventGetDesktop   = "client:get_desktop"
+	EventGetFinder    = "client:get_finder"
+	EventListFinder   = "client:list_finder" // later upstream name of client:get_finder
+	EventReadResource = "client:read_resource"
+)
+
+// server:* events are handled by the Server itself.
+const (
+	EventJoinOffice     = "server:join_office"
+	EventLeaveOffice    = "server:leave_office"
+	EventListRoom       = "server:list_room"
+	EventUpdateConfig   = "server:update_config"
+	EventUpdateToolList = "server:update_tool_list"
+	EventUpdateDesktop  = "server:update_desktop"
+	EventUpdateFinder   = "server:update_finder"
+	EventToolCallCancel = "server:tool_call_cancel"
+)
+
+// notify:* events are broadcast by the Server to the members of an office.
+const (
+	NotifyEnterOffice    = "notify:enter_office"
+	NotifyLeaveOffice    = "notify:leave_office"
+	NotifyUpdateConfig   = "notify:update_config"
+	NotifyUpdateToolList = "notify:update_tool_list"
+	NotifyUpdateDesktop  = "notify:update_desktop"
+	NotifyUpdateFinder   = "notify:update_finder"
+	NotifyToolCallCancel = "notify:tool_call_cancel"
+)
+
+// ClientEvents returns every client:* event the Server routes to a Computer.
+func ClientEvents() []string {
+	return []string{
+		EventToolCall, EventGetTools, EventGetConfig, EventGetDesktop,
+		EventGetFinder, EventListFinder, EventReadResource,
+	}
+}
+
+// NotificationFor returns the notify:* event the Server broadcasts when it
+// receives the server:update_* (or tool-call cancel) event, and false for
+// any other event.
+func NotificationFor(event string) (string, bool) {
+	switch event {
+	case EventUpdateConfig:
+		return NotifyUpdateConfig, true
+	case EventUpdateToolList:
+		return NotifyUpdateToolList, true
+	case EventUpdateDesktop:
+		return NotifyUpdateDesktop, true
+	case EventUpdateFinder:
+		return NotifyUpdateFinder, true
+	case EventToolCallCancel:
+		return NotifyToolCallCancel, true
+	}
+	return "", false
+}
+
+// Role is the part a session plays in an office.
+type Role string
+
+// The two roles of the base protocol.
+const (
+	RoleAgent    Role = "agent"
+	RoleComputer Role = "computer"
+)
+
+// Valid reports whether r is one of the protocol's roles.
+func (r Role) Valid() bool { return r == RoleAgent || r == RoleComputer }

@@ -1,0 +1,52 @@
+// Command smcp-browse is a terminal browser for A2C-SMCP Finder documents,
+// with the Server, Computer and document MCP server it needs built in.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRootCmd().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "smcp-browse:", err)
+		os.Exit(1)
+	}
+}
+
+// exitError carries a process exit code for errors already reported to the
+// user (the command printed its own message).
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func newRootCmd() *cobra.Command {
+	root := newBrowseCmd()
+	root.Version = version
+	root.SilenceUsage = true
+	root.SilenceErrors = true
+	root.AddCommand(
+		newServerCmd(),
+		newComputerCmd(),
+		newServeDocsCmd(),
+		newLsCmd(),
+		newCatCmd(),
+	)
+	return root
+}

@@ -232,36 +232,35 @@ func (u *URI) parsePath(raw, path string) error {
 		u.level = LevelCatalog
 		return nil
 	}
-	segs := strings.Split(path, "/")
-	docRef, err := url.PathUnescape(segs[0])
+	seg, sub, hasSub := strings.Cut(path, "/")
+	docRef, err := url.PathUnescape(seg)
 	if err != nil {
-		return invalid(raw, RuleSubPath, "doc-ref %q is not valid percent-encoding", segs[0])
+		return invalid(raw, RuleSubPath, "doc-ref %q is not valid percent-encoding", seg)
 	}
 	if docRef == "" {
 		return invalid(raw, RuleSubPath, "empty doc-ref")
 	}
 	u.DocRef = docRef
-	sub := segs[1:]
-	if len(sub) == 1 && sub[0] == "" { // one trailing slash: dpe://host/doc/
-		sub = nil
-	}
-	switch {
-	case len(sub) == 0:
+	if !hasSub || sub == "" { // dpe://host/doc or one trailing slash: dpe://host/doc/
 		u.level = LevelDocument
-	case len(sub) == 2 && sub[0] == "pages":
-		n, ok := nonNegativeInt(sub[1])
+		return nil
+	}
+	kind, arg, ok := strings.Cut(sub, "/")
+	switch {
+	case ok && kind == "pages" && !strings.Contains(arg, "/"):
+		n, ok := nonNegativeInt(arg)
 		if !ok {
-			return invalid(raw, RuleSubPath, "page index %q is not a non-negative integer", sub[1])
+			return invalid(raw, RuleSubPath, "page index %q is not a non-negative integer", arg)
 		}
 		u.Page, u.level = n, LevelPage
-	case len(sub) == 2 && sub[0] == "elements":
-		id, err := url.PathUnescape(sub[1])
+	case ok && kind == "elements" && !strings.Contains(arg, "/"):
+		id, err := url.PathUnescape(arg)
 		if err != nil || id == "" {
-			return invalid(raw, RuleSubPath, "element ID %q is empty or not valid percent-encoding", sub[1])
+			return invalid(raw, RuleSubPath, "element ID %q is empty or not valid percent-encoding", arg)
 		}
 		u.ElementID, u.level = id, LevelElement
 	default:
-		return invalid(raw, RuleSubPath, "sub-path %q must be pages/{N} or elements/{ID}", strings.Join(sub, "/"))
+		return invalid(raw, RuleSubPath, "sub-path %q must be pages/{N} or elements/{ID}", sub)
 	}
 	return nil
 }

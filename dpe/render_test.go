@@ -1,0 +1,135 @@
+package dpe
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/render/name, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "render", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run go test ./dpe -update): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from golden:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}
+
+// samplePage is decoded from JSON, as a client receives it, so content
+// values are float64 and []any.
+func samplePage(t *testing.T) protocol.DPEPage {
+	t.Helper()
+	const pageJSON = `{
+	  "page_index": 0, "title": "概览", "doc_ref": "rpt-2026", "uri": "dpe://com.example.docs/rpt-2026/pages/0",
+	  "element_count": 19,
+	  "elements": [
+	    {"element_id": "h-001", "category": "heading", "summary": "2026 年度总结", "content": {"level": 1, "text": "2026 年度总结"}},
+	    {"element_id": "h-002", "category": "heading", "content": {"level": 9, "text": "Deep\nheading"}},
+	    {"element_id": "txt-001", "category": "text", "content": {"text": "本报告总结了 2026 年度的运营情况。\n\nSecond paragraph."}},
+	    {"element_id": "tbl-001", "category": "table", "summary": "季度收入对比表", "content": {"headers": ["季度", "收入（万元）", "同比|增长"], "rows": [["Q1", "1,250", "+12%"], ["Q2", "1,380"], ["Q3", "a|b", "line1\nline2"]]}},
+	    {"element_id": "pv-001", "category": "pivot_table", "content": {"headers": ["Region", "Total"], "rows": [["North", 12.5], ["South", 7]]}},
+	    {"element_id": "ls-001", "category": "list", "content": {"ordered": true, "start": 3, "items": ["three", "four"]}},
+	    {"element_id": "ls-002", "category": "list", "content": {"ordered": false, "items": ["apples", "pears\nand more"]}},
+	    {"element_id": "code-001", "category": "code", "content": {"language": "go", "code": "fmt.Println(\"` + "```" + `\")\n"}},
+	    {"element_id": "chart-001", "category": "chart", "content": {"chart_type": "line", "title": "季度收入趋势", "data_summary": "Q1-Q4 收入呈上升趋势"}},
+	    {"element_id": "img-001", "category": "image", "content": {"url": "https://example.com/a.png", "alt": "Logo"}},
+	    {"element_id": "img-002", "category": "image", "content": {"description": "组织架构图"}},
+	    {"element_id": "lnk-001", "category": "link", "content": {"text": "A2C-SMCP", "url": "https://github.com/A2C-SMCP"}},
+	    {"element_id": "f-001", "category": "formula", "content": {"expression": "=SUM(B2:B5)", "cell": "B6"}},
+	    {"element_id": "d-001", "category": "diagram", "summary": "Data flow", "content": {}},
+	    {"element_id": "an-001", "category": "annotation", "summary": "Reviewer note", "content": {"text": "check Q3", "author": "li"}},
+	    {"element_id": "hd-001", "category": "header", "summary": "Company confidential", "content": {"text": "Company confidential"}},
+	    {"element_id": "sep-001", "category": "separator", "summary": "", "content": {}},
+	    {"element_id": "vid-001", "category": "video", "summary": "Launch video", "content": {"url": "https://example.com/v.mp4"}},
+	    {"element_id": "w-001", "category": "widget", "summary": "Date picker", "content": {"kind": "date"}}
+	  ]
+	}`
+	var p protocol.DPEPage
+	if err := json.Unmarshal([]byte(pageJSON), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRenderPageGolden(t *testing.T) {
+	p := samplePage(t)
+	golden(t, "page.md", RenderPageMarkdown(p))
+	golden(t, "page.txt", RenderPageText(p))
+}
+
+func TestRenderElements(t *testing.T) {
+	p := samplePage(t)
+	var md, txt strings.Builder
+	for _, e := range p.Elements {
+		md.WriteString("## " + e.ElementID + " (" + e.Category + ")\n" + RenderElementMarkdown(e) + "\n\n")
+		txt.WriteString("== " + e.ElementID + "\n" + RenderElementText(e) + "\n\n")
+	}
+	golden(t, "elements.md", md.String())
+	golden(t, "elements.txt", txt.String())
+}
+
+func TestRenderRules(t *testing.T) {
+	el := func(cat string, c map[string]any) protocol.DPEElementDetail {
+		return protocol.DPEElementDetail{Category: cat, Summary: "sum", Content: c}
+	}
+	tests := []struct {
+		name string
+		e    protocol.DPEElementDetail
+		want string
+	}{
+		{"heading level 2", el("heading", map[string]any{"level": 2, "text": "Title"}), "## Title"},
+		{"heading clamps", el("heading", map[string]any{"level": 0.0, "text": "T"}), "# T"},
+		{"table from Go values escapes pipes", el("table", map[string]any{"headers": []string{"a|b"}, "rows": [][]string{{"1"}}}),
+			"| a\\|b |\n| --- |\n| 1 |"},
+		{"ordered list", el("list", map[string]any{"ordered": true, "items": []string{"x", "y"}}), "1. x\n2. y"},
+		{"unordered list", el("list", map[string]any{"items": []any{"x"}}), "- x"},
+		{"code fence", el("code", map[string]any{"language": "py", "code": "print(1)"}), "```py\nprint(1)\n```"},
+		{"chart", el("chart", map[string]any{"title": "T", "data_summary": "up"}), "[图表: T] up"},
+		{"image url", el("image", map[string]any{"url": "u", "alt": "a"}), "![a](u)"},
+		{"image description", el("image", map[string]any{"description": "d"}), "[图片: d]"},
+		{"link", el("link", map[string]any{"text": "t", "url": "u"}), "[t](u)"},
+		{"formula", el("formula", map[string]any{"expression": "x+1"}), "$ x+1 $"},
+		{"other", el("audio", map[string]any{"url": "u"}), "[audio: sum]"},
+		{"missing content", protocol.DPEElementDetail{Category: "table"}, ""},
+		{"wrong types", el("heading", map[string]any{"level": "x", "text": []any{1}}), "# [1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RenderElementMarkdown(tt.e); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func BenchmarkRenderTable1000(b *testing.B) {
+	rows := make([]any, 1000)
+	for i := range rows {
+		rows[i] = []any{"row", float64(i), "some text | with pipe", "2026-01-01"}
+	}
+	p := protocol.DPEPage{Elements: []protocol.DPEElementDetail{{Category: "table",
+		Content: map[string]any{"headers": []any{"a", "b", "c", "d"}, "rows": rows}}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = RenderPageMarkdown(p)
+	}
+}

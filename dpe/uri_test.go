@@ -41,7 +41,7 @@ func TestParseAccepts(t *testing.T) {
 		{raw: "dpe://h/d?offset=999", want: URI{Host: "h", DocRef: "d", level: LevelDocument, Query: Query{Offset: intp(999)}}},
 		{raw: "dpe://h/rpt-2026/pages/0?categories=table,pivot_table&format=markdown",
 			want: URI{Host: "h", DocRef: "rpt-2026", level: LevelPage, Query: Query{Format: "markdown", Categories: []Category{Table, PivotTable}}},
-			str: "dpe://h/rpt-2026/pages/0?format=markdown&categories=table,pivot_table"},
+			str:  "dpe://h/rpt-2026/pages/0?format=markdown&categories=table,pivot_table"},
 		{raw: "dpe://h/d/pages/2?categories=widget", want: URI{Host: "h", DocRef: "d", Page: 2, level: LevelPage, Query: Query{Categories: []Category{Widget}}}},
 		{raw: "dpe://h/d/elements/tbl-001?format=json", want: URI{Host: "h", DocRef: "d", ElementID: "tbl-001", level: LevelElement, Query: Query{Format: "json"}}},
 		// unknown parameters are ignored, the first occurrence wins, fragments dropped

@@ -1,0 +1,134 @@
+// Package desktop implements the A2C-SMCP Desktop organizer: window://
+// URIs (parse, build, the five rules) and Organize, which turns the window
+// resources of a Computer's MCP servers into the rendered desktop list.
+package desktop
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Scheme is the URI scheme of Desktop windows.
+const Scheme = "window"
+
+// WindowURI is a parsed window:// URI. Path segments are percent-decoded;
+// nil Priority and Fullscreen mean the query did not give them.
+type WindowURI struct {
+	Host       string
+	Path       []string
+	Priority   *int
+	Fullscreen *bool
+}
+
+// Rule numbers the five window:// validation rules.
+type Rule int
+
+// The rules, numbered as in the Desktop specification.
+const (
+	RuleScheme     Rule = 1 // scheme must be window
+	RuleHost       Rule = 2 // host must not be empty
+	RulePriority   Rule = 3 // priority must be an integer in [0, 100]
+	RuleFullscreen Rule = 4 // fullscreen must be a boolean spelling
+	RulePath       Rule = 5 // path segments must be valid percent-encoding
+)
+
+// URIError reports a window:// URI that breaks one of the rules.
+type URIError struct {
+	URI    string
+	Rule   Rule
+	Reason string
+}
+
+func (e *URIError) Error() string {
+	return fmt.Sprintf("invalid window URI %q: rule %d: %s", e.URI, e.Rule, e.Reason)
+}
+
+// ParseWindowURI parses and validates a window:// URI.
+func ParseWindowURI(raw string) (WindowURI, error) {
+	fail := func(rule Rule, format string, args ...any) (WindowURI, error) {
+		return WindowURI{}, &URIError{URI: raw, Rule: rule, Reason: fmt.Sprintf(format, args...)}
+	}
+	const prefix = Scheme + "://"
+	if len(raw) < len(prefix) || !strings.EqualFold(raw[:len(prefix)], prefix) {
+		return fail(RuleScheme, "scheme must be %q", Scheme)
+	}
+	rest := raw[len(prefix):]
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		rest = rest[:i]
+	}
+	rest, rawQuery, _ := strings.Cut(rest, "?")
+	host, path, hasPath := strings.Cut(rest, "/")
+	if host == "" {
+		return fail(RuleHost, "host must not be empty")
+	}
+	if strings.ContainsFunc(host, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '%' || r == '\\' }) {
+		return fail(RuleHost, "host %q has characters a host cannot have", host)
+	}
+	w := WindowURI{Host: host}
+	if hasPath && path != "" {
+		for _, seg := range strings.Split(path, "/") {
+			s, err := url.PathUnescape(seg)
+			if err != nil {
+				return fail(RulePath, "path segment %q is not valid percent-encoding", seg)
+			}
+			w.Path = append(w.Path, s)
+		}
+	}
+	vals, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return fail(RulePath, "query %q is not valid percent-encoding", rawQuery)
+	}
+	if v, ok := vals["priority"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 0 || n > 100 || strings.TrimLeft(v[0], "0123456789") != "" {
+			return fail(RulePriority, "priority %q must be an integer in [0, 100]", v[0])
+		}
+		w.Priority = &n
+	}
+	if v, ok := vals["fullscreen"]; ok {
+		b, ok := parseBool(v[0])
+		if !ok {
+			return fail(RuleFullscreen, "fullscreen %q must be true/1/yes/on or false/0/no/off", v[0])
+		}
+		w.Fullscreen = &b
+	}
+	return w, nil
+}
+
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(s) {
+	case "true", "1", "yes", "on":
+		return true, true
+	case "false", "0", "no", "off":
+		return false, true
+	}
+	return false, false
+}
+
+// String builds the URI text with percent-encoded path segments.
+func (w WindowURI) String() string {
+	var b strings.Builder
+	b.WriteString(Scheme + "://")
+	b.WriteString(w.Host)
+	for _, seg := range w.Path {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(seg))
+	}
+	sep := "?"
+	if w.Priority != nil {
+		b.WriteString(sep + "priority=" + strconv.Itoa(*w.Priority))
+		sep = "&"
+	}
+	if w.Fullscreen != nil {
+		b.WriteString(sep + "fullscreen=" + strconv.FormatBool(*w.Fullscreen))
+	}
+	return b.String()
+}
+
+// IsWindow reports whether raw uses the window scheme (valid or not).
+func IsWindow(raw string) bool {
+	const prefix = Scheme + "://"
+	return len(raw) >= len(prefix) && strings.EqualFold(raw[:len(prefix)], prefix)
+}

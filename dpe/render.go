@@ -44,14 +44,21 @@ func joinElements(els []protocol.DPEElementDetail, render func(protocol.DPEEleme
 //
 //	heading  # / ## / ... by level (clamped to 1-6)
 //	text     the text, paragraph breaks kept
-//	table    a Markdown table; | escaped as \|, newlines in cells as <br>
+//	table    a Markdown table; | escaped as \|, newlines in cells as <br>,
+//	         short rows padded with empty cells
 //	list     "1." (from start) or "- " items
-//	code     a fenced block with its language
+//	code     a fenced block with its language, the fence longer than any
+//	         backtick run in the code
 //	chart    [图表: {title}] {data_summary}
 //	image    ![{alt}]({url}) or [图片: {description}]
 //	link     [{text}]({url})
 //	formula  $ {expression} $
 //	other    [{category}: {summary}]
+//
+// Brackets in link text and alt text are escaped, and a destination with
+// spaces or parentheses is written as <url>, so document text cannot break
+// the construct. An element of another category without a summary shows
+// its text, title or description instead ([{category}] when it has none).
 func RenderElementMarkdown(e protocol.DPEElementDetail) string {
 	c := content(e.Content)
 	switch Category(e.Category) {
@@ -63,7 +70,7 @@ func RenderElementMarkdown(e protocol.DPEElementDetail) string {
 	case Table, PivotTable:
 		return markdownTable(c.strings("headers"), c.rows("rows"))
 	case List:
-		return markdownList(c.bool("ordered"), c.int("start", 1), c.strings("items"))
+		return markdownList(c.bool("ordered"), max(c.int("start", 1), 0), c.strings("items"))
 	case Code:
 		return fenced(c.str("language"), c.str("code"))
 	case Chart:
@@ -74,24 +81,58 @@ func RenderElementMarkdown(e protocol.DPEElementDetail) string {
 		return s
 	case Image:
 		if url := c.str("url"); url != "" {
-			return "![" + oneLine(c.str("alt")) + "](" + url + ")"
+			return "![" + linkText(c.str("alt")) + "](" + destination(url) + ")"
 		}
-		desc := c.str("description")
-		if desc == "" {
-			desc = c.str("alt")
-		}
-		return "[图片: " + oneLine(desc) + "]"
+		return "[图片: " + oneLine(c.first("description", "alt")) + "]"
 	case Link:
+		url := c.str("url")
 		text := c.str("text")
 		if text == "" {
-			text = c.str("url")
+			text = url
 		}
-		return "[" + oneLine(text) + "](" + c.str("url") + ")"
+		return "[" + linkText(text) + "](" + destination(url) + ")"
 	case Formula:
 		return "$ " + oneLine(c.str("expression")) + " $"
 	}
-	return "[" + e.Category + ": " + oneLine(e.Summary) + "]"
+	label := oneLine(e.Summary)
+	if label == "" {
+		label = oneLine(c.first("text", "title", "description"))
+	}
+	if label == "" {
+		return "[" + oneLine(e.Category) + "]"
+	}
+	return "[" + oneLine(e.Category) + ": " + label + "]"
 }
+
+// first returns the first non-empty string value among keys.
+func (c content) first(keys ...string) string {
+	for _, k := range keys {
+		if s := c.str(k); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// linkText prepares link or alt text: one line, brackets escaped.
+func linkText(s string) string {
+	return linkTextEscaper.Replace(oneLine(s))
+}
+
+var linkTextEscaper = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`)
+
+// destination prepares a link destination: one line; written as <url>
+// (with < and > percent-encoded) when it has spaces or parentheses, which
+// would otherwise end the destination early.
+func destination(url string) string {
+	url = strings.TrimSpace(oneLine(url))
+	if !strings.ContainsAny(url, " ()<>") {
+		return url
+	}
+	return "<" + angleEscaper.Replace(url) + ">"
+}
+
+var angleEscaper = strings.NewReplacer("<", "%3C", ">", "%3E")
 
 // RenderElementText renders one element to plain text: the same structure
 // as Markdown without its syntax (tables as tab-separated columns).
@@ -106,7 +147,7 @@ func RenderElementText(e protocol.DPEElementDetail) string {
 		return textTable(c.strings("headers"), c.rows("rows"))
 	case List:
 		items := c.strings("items")
-		ordered, start := c.bool("ordered"), c.int("start", 1)
+		ordered, start := c.bool("ordered"), max(c.int("start", 1), 0)
 		lines := make([]string, len(items))
 		for i, it := range items {
 			if ordered {
@@ -125,27 +166,30 @@ func RenderElementText(e protocol.DPEElementDetail) string {
 		}
 		return s
 	case Image:
-		desc := c.str("description")
-		if desc == "" {
-			desc = c.str("alt")
+		s := "Image: " + oneLine(c.first("description", "alt"))
+		if url := c.str("url"); url != "" {
+			s += " <" + oneLine(url) + ">"
 		}
-		return "Image: " + oneLine(desc)
+		return s
 	case Link:
 		text, url := c.str("text"), c.str("url")
 		if text == "" || text == url {
 			return url
 		}
-		return oneLine(text) + " <" + url + ">"
+		return oneLine(text) + " <" + oneLine(url) + ">"
 	case Formula:
 		return c.str("expression")
 	case Separator:
 		return "----"
 	}
-	s := e.Summary
+	s := oneLine(e.Summary)
 	if s == "" {
-		s = c.str("text")
+		s = oneLine(c.first("text", "title", "description"))
 	}
-	return e.Category + ": " + oneLine(s)
+	if s == "" {
+		return oneLine(e.Category)
+	}
+	return oneLine(e.Category) + ": " + s
 }
 
 // content reads the loosely typed content object of an element: values come
@@ -194,6 +238,10 @@ func (c content) bool(key string) bool {
 	case string:
 		b, _ := strconv.ParseBool(v)
 		return b
+	case float64:
+		return v != 0
+	case int:
+		return v != 0
 	}
 	return false
 }
@@ -204,6 +252,12 @@ func (c content) rows(key string) [][]string {
 	switch v := c[key].(type) {
 	case [][]string:
 		return v
+	case [][]any:
+		rows := make([][]string, len(v))
+		for i, r := range v {
+			rows[i] = toStrings(r)
+		}
+		return rows
 	case []any:
 		rows := make([][]string, 0, len(v))
 		for _, r := range v {
@@ -290,7 +344,7 @@ func textTable(headers []string, rows [][]string) string {
 			if i > 0 {
 				b.WriteByte('\t')
 			}
-			b.WriteString(oneLine(c))
+			b.WriteString(strings.ReplaceAll(oneLine(c), "\t", " "))
 		}
 		b.WriteByte('\n')
 	}
@@ -332,5 +386,6 @@ func fenced(lang, code string) string {
 		}
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + oneLine(lang) + "\n" + strings.TrimRight(code, "\n") + "\n" + fence
+	lang = strings.TrimSpace(strings.ReplaceAll(oneLine(lang), "`", ""))
+	return fence + lang + "\n" + strings.TrimRight(code, "\n") + "\n" + fence
 }

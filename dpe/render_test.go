@@ -40,7 +40,7 @@ func samplePage(t *testing.T) protocol.DPEPage {
 	t.Helper()
 	const pageJSON = `{
 	  "page_index": 0, "title": "概览", "doc_ref": "rpt-2026", "uri": "dpe://com.example.docs/rpt-2026/pages/0",
-	  "element_count": 19,
+	  "element_count": 22,
 	  "elements": [
 	    {"element_id": "h-001", "category": "heading", "summary": "2026 年度总结", "content": {"level": 1, "text": "2026 年度总结"}},
 	    {"element_id": "h-002", "category": "heading", "content": {"level": 9, "text": "Deep\nheading"}},
@@ -58,8 +58,11 @@ func samplePage(t *testing.T) protocol.DPEPage {
 	    {"element_id": "d-001", "category": "diagram", "summary": "Data flow", "content": {}},
 	    {"element_id": "an-001", "category": "annotation", "summary": "Reviewer note", "content": {"text": "check Q3", "author": "li"}},
 	    {"element_id": "hd-001", "category": "header", "summary": "Company confidential", "content": {"text": "Company confidential"}},
+	    {"element_id": "ft-001", "category": "footer", "content": {"text": "Page 1 of 12"}},
 	    {"element_id": "sep-001", "category": "separator", "summary": "", "content": {}},
+	    {"element_id": "aud-001", "category": "audio", "summary": "Earnings call", "content": {"url": "https://example.com/call.mp3", "title": "Q4 call"}},
 	    {"element_id": "vid-001", "category": "video", "summary": "Launch video", "content": {"url": "https://example.com/v.mp4"}},
+	    {"element_id": "form-001", "category": "form", "summary": "Expense claim form", "content": {"fields": ["name", "amount"]}},
 	    {"element_id": "w-001", "category": "widget", "summary": "Date picker", "content": {"kind": "date"}}
 	  ]
 	}`
@@ -72,6 +75,15 @@ func samplePage(t *testing.T) protocol.DPEPage {
 
 func TestRenderPageGolden(t *testing.T) {
 	p := samplePage(t)
+	seen := map[Category]bool{}
+	for _, e := range p.Elements {
+		seen[Category(e.Category)] = true
+	}
+	for _, c := range Categories() {
+		if !seen[c] {
+			t.Errorf("sample page has no %s element; the golden must cover every category", c)
+		}
+	}
 	golden(t, "page.md", RenderPageMarkdown(p))
 	golden(t, "page.txt", RenderPageText(p))
 }
@@ -110,6 +122,26 @@ func TestRenderRules(t *testing.T) {
 		{"formula", el("formula", map[string]any{"expression": "x+1"}), "$ x+1 $"},
 		{"other", el("audio", map[string]any{"url": "u"}), "[audio: sum]"},
 		{"missing content", protocol.DPEElementDetail{Category: "table"}, ""},
+		{"ragged rows padded", el("table", map[string]any{"headers": []any{"a", "b"}, "rows": [][]any{{"1"}, {"2", "3", "4"}}}),
+			"| a | b |  |\n| --- | --- | --- |\n| 1 |  |  |\n| 2 | 3 | 4 |"},
+		{"newline in cell", el("table", map[string]any{"headers": []string{"h"}, "rows": [][]string{{"x\r\ny"}}}),
+			"| h |\n| --- |\n| x<br>y |"},
+		{"ordered list honours start", el("list", map[string]any{"ordered": true, "start": 7.0, "items": []any{"x", "y"}}), "7. x\n8. y"},
+		{"negative start clamped", el("list", map[string]any{"ordered": true, "start": -4, "items": []string{"x"}}), "0. x"},
+		{"code fence longer than backticks inside", el("code", map[string]any{"language": "md", "code": "a ```` b\n"}),
+			"`````md\na ```` b\n`````"},
+		{"code language cannot break the fence", el("code", map[string]any{"language": "go`x", "code": "x"}), "```gox\nx\n```"},
+		{"image prefers url; alt brackets escaped", el("image", map[string]any{"url": "u", "alt": "a]b", "description": "d"}), "![a\\]b](u)"},
+		{"image without url falls back to alt", el("image", map[string]any{"alt": "only alt"}), "[图片: only alt]"},
+		{"link destination with spaces and parens", el("link", map[string]any{"text": "[x]", "url": "http://h/a b(c)"}),
+			"[\\[x\\]](<http://h/a b(c)>)"},
+		{"link without text shows the url", el("link", map[string]any{"url": "http://h"}), "[http://h](http://h)"},
+		{"formula on one line", el("formula", map[string]any{"expression": "a\n+b"}), "$ a +b $"},
+		{"other without summary uses text", protocol.DPEElementDetail{Category: "annotation", Content: map[string]any{"text": "check Q3"}}, "[annotation: check Q3]"},
+		{"other with nothing to show", protocol.DPEElementDetail{Category: "separator", Content: map[string]any{}}, "[separator]"},
+		{"unknown category", protocol.DPEElementDetail{Category: "sticker", Summary: "s"}, "[sticker: s]"},
+		{"text keeps paragraph breaks", el("text", map[string]any{"text": "a\n\nb\n"}), "a\n\nb"},
+		{"chart without summary", el("chart", map[string]any{"title": "T"}), "[图表: T]"},
 		{"wrong types", el("heading", map[string]any{"level": "x", "text": []any{1}}), "# [1]"},
 	}
 	for _, tt := range tests {
@@ -118,6 +150,70 @@ func TestRenderRules(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestRenderText(t *testing.T) {
+	el := func(cat string, c map[string]any) protocol.DPEElementDetail {
+		return protocol.DPEElementDetail{Category: cat, Content: c}
+	}
+	tests := []struct {
+		name string
+		e    protocol.DPEElementDetail
+		want string
+	}{
+		{"heading has no hashes", el("heading", map[string]any{"level": 2, "text": "T"}), "T"},
+		{"table tab-separated, tabs in cells folded", el("table", map[string]any{"headers": []string{"a", "b"}, "rows": [][]string{{"1\t2", "3|4"}}}),
+			"a\tb\n1 2\t3|4"},
+		{"ordered list", el("list", map[string]any{"ordered": "true", "start": 2, "items": []string{"x"}}), "2. x"},
+		{"code without fence", el("code", map[string]any{"language": "go", "code": "x := 1\n"}), "x := 1"},
+		{"image keeps its url", el("image", map[string]any{"alt": "Logo", "url": "u"}), "Image: Logo <u>"},
+		{"link", el("link", map[string]any{"text": "t", "url": "u"}), "t <u>"},
+		{"separator", el("separator", nil), "----"},
+		{"other", protocol.DPEElementDetail{Category: "widget", Summary: "Date\npicker"}, "widget: Date picker"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RenderElementText(tt.e); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderPageJoins(t *testing.T) {
+	p := protocol.DPEPage{Elements: []protocol.DPEElementDetail{
+		{Category: "heading", Content: map[string]any{"level": 1, "text": "A"}},
+		{Category: "table"}, // renders to nothing and leaves no gap
+		{Category: "text", Content: map[string]any{"text": "b"}},
+	}}
+	if got, want := RenderPageMarkdown(p), "# A\n\nb\n"; got != want {
+		t.Errorf("markdown = %q, want %q", got, want)
+	}
+	if got, want := RenderPageText(p), "A\n\nb\n"; got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+	if got := RenderPageMarkdown(protocol.DPEPage{}); got != "" {
+		t.Errorf("empty page = %q, want empty", got)
+	}
+}
+
+// TestRenderUntypedContent feeds content of every wrong shape; rendering
+// must not panic and must still produce the element's frame.
+func TestRenderUntypedContent(t *testing.T) {
+	junk := []any{nil, 1.5, -3, "s", true, []any{nil, map[string]any{"k": 1}}, map[string]any{"x": []any{}}, [][]string{{"a"}}}
+	keys := []string{"level", "text", "headers", "rows", "items", "ordered", "start", "language", "code", "title",
+		"data_summary", "url", "alt", "description", "expression"}
+	for _, c := range Categories() {
+		for _, j := range junk {
+			content := map[string]any{}
+			for _, k := range keys {
+				content[k] = j
+			}
+			e := protocol.DPEElementDetail{Category: string(c), Content: content}
+			_ = RenderElementMarkdown(e)
+			_ = RenderElementText(e)
+		}
 	}
 }
 
@@ -132,4 +228,27 @@ func BenchmarkRenderTable1000(b *testing.B) {
 	for b.Loop() {
 		_ = RenderPageMarkdown(p)
 	}
+}
+
+// FuzzRenderElement renders elements decoded from arbitrary JSON, as a
+// client receives them from an untrusted server: no input may panic.
+func FuzzRenderElement(f *testing.F) {
+	for _, s := range []string{
+		`{"category":"table","content":{"headers":["a"],"rows":[["1","2"],"x",null]}}`,
+		`{"category":"list","content":{"ordered":true,"start":1e300,"items":[1,[2],{"a":3}]}}`,
+		`{"category":"code","content":{"code":"` + "```" + `","language":"go"}}`,
+		`{"category":"heading","content":{"level":-1e9,"text":null}}`,
+		`{"category":"image","content":{"url":"a b","alt":"]["}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var e protocol.DPEElementDetail
+		if json.Unmarshal([]byte(raw), &e) != nil {
+			return
+		}
+		_ = RenderElementMarkdown(e)
+		_ = RenderElementText(e)
+		_ = RenderPageMarkdown(protocol.DPEPage{Elements: []protocol.DPEElementDetail{e, e}})
+	})
 }

@@ -1,6 +1,7 @@
 package dpe
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -169,10 +170,11 @@ func invalid(raw string, rule Rule, format string, args ...any) error {
 		WithDetails(map[string]any{"uri": raw, "rule": int(rule)})
 }
 
-// RuleOf returns the validation rule a Parse error reports, or 0.
+// RuleOf returns the validation rule a Parse error (possibly wrapped)
+// reports, or 0.
 func RuleOf(err error) Rule {
-	pe, ok := err.(*protocol.Error)
-	if !ok || pe.Code != protocol.CodeInvalidDPEURI {
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeInvalidDPEURI {
 		return 0
 	}
 	switch r := pe.Details["rule"].(type) {

@@ -1,6 +1,8 @@
 package dpe
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -127,6 +129,20 @@ func TestParseRejects(t *testing.T) {
 				t.Errorf("details.uri = %v, want %q", pe.Details["uri"], tt.raw)
 			}
 		})
+	}
+}
+
+func TestRuleOfWrapped(t *testing.T) {
+	_, err := Parse("dpe://h/d?limit=500")
+	wrapped := fmt.Errorf("read resource: %w", err)
+	if r := RuleOf(wrapped); r != RuleLimit {
+		t.Errorf("RuleOf(wrapped) = %d, want %d", r, RuleLimit)
+	}
+	if r := RuleOf(errors.New("other")); r != 0 {
+		t.Errorf("RuleOf(unrelated) = %d, want 0", r)
+	}
+	if r := RuleOf(protocol.NewError(protocol.CodeDocumentNotFound, "x")); r != 0 {
+		t.Errorf("RuleOf(4201) = %d, want 0", r)
 	}
 }
 

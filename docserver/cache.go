@@ -1,0 +1,119 @@
+package docserver
+
+import (
+	"container/list"
+	"context"
+	"sync"
+
+	"github.com/smcp-browse/smcp-browse/docserver/extract"
+)
+
+// cacheKey identifies one version of one file.
+type cacheKey struct {
+	rel   string
+	size  int64
+	mtime int64 // UnixNano
+}
+
+func keyOf(f fileInfo) cacheKey {
+	return cacheKey{rel: f.rel, size: f.size, mtime: f.mtime.UnixNano()}
+}
+
+// docCache keeps the most recently used parsed documents, keyed by (path,
+// size, mtime), so an edited file is re-parsed on its next read. Concurrent
+// loads of the same key share one parse. Parse failures are cached too, so
+// a corrupt file is not re-parsed on every read until it changes.
+type docCache struct {
+	mu    sync.Mutex
+	max   int
+	lru   *list.List // of *cacheItem, front = most recent
+	items map[cacheKey]*list.Element
+	calls map[cacheKey]*loadCall
+}
+
+type cacheItem struct {
+	key cacheKey
+	doc *extract.Document
+	err error
+}
+
+type loadCall struct {
+	done chan struct{}
+	doc  *extract.Document
+	err  error
+}
+
+func newDocCache(max int) *docCache {
+	return &docCache{max: max, lru: list.New(), items: map[cacheKey]*list.Element{}, calls: map[cacheKey]*loadCall{}}
+}
+
+// peek returns a cached document without loading it.
+func (c *docCache) peek(k cacheKey) (*extract.Document, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[k]; ok {
+		it := el.Value.(*cacheItem)
+		return it.doc, it.err == nil
+	}
+	return nil, false
+}
+
+// get returns the document for k, calling load once when it is missing.
+// A caller whose context ends stops waiting; the load goes on for others.
+func (c *docCache) get(ctx context.Context, k cacheKey, load func() (*extract.Document, error)) (*extract.Document, error) {
+	c.mu.Lock()
+	if el, ok := c.items[k]; ok {
+		c.lru.MoveToFront(el)
+		it := el.Value.(*cacheItem)
+		c.mu.Unlock()
+		return it.doc, it.err
+	}
+	call, running := c.calls[k]
+	if !running {
+		call = &loadCall{done: make(chan struct{})}
+		c.calls[k] = call
+		go func() {
+			call.doc, call.err = load()
+			c.mu.Lock()
+			delete(c.calls, k)
+			if ctxErr := call.err; ctxErr == nil || !isContextErr(ctxErr) {
+				c.store(k, call.doc, call.err)
+			}
+			c.mu.Unlock()
+			close(call.done)
+		}()
+	}
+	c.mu.Unlock()
+	select {
+	case <-call.done:
+		return call.doc, call.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// store adds an item (c.mu held), evicting the least recently used ones.
+func (c *docCache) store(k cacheKey, doc *extract.Document, err error) {
+	c.items[k] = c.lru.PushFront(&cacheItem{key: k, doc: doc, err: err})
+	for c.lru.Len() > c.max {
+		old := c.lru.Back()
+		c.lru.Remove(old)
+		delete(c.items, old.Value.(*cacheItem).key)
+	}
+}
+
+// forget drops every cached version of a path.
+func (c *docCache) forget(rel string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, el := range c.items {
+		if k.rel == rel {
+			c.lru.Remove(el)
+			delete(c.items, k)
+		}
+	}
+}
+
+func isContextErr(err error) bool {
+	return err == context.Canceled || err == context.DeadlineExceeded
+}

@@ -1,0 +1,431 @@
+// Package extract turns real files (Markdown, plain text, source code,
+// CSV/TSV, XLSX, PDF, DOCX, PPTX) into the Document-Page-Element model the
+// document server serves. Each format has a full parser (Parse) and a cheap,
+// bounded peek (Peek) that finds the title and summary without parsing the
+// whole file, so that listing a large folder stays fast.
+//
+// Element IDs are assigned here: {prefix}-{page}-{ordinal}, where prefix
+// names the category (h, txt, lst, code, tbl, chart, img, lnk, fx, sep, ...),
+// page is the page index and ordinal counts elements of that category on the
+// page from 1. They depend only on the file's content, so they are stable
+// across restarts for an unchanged file and unique in a document.
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+)
+
+// Kind is a supported file format.
+type Kind int
+
+// The supported formats. KindUnknown files are not served.
+const (
+	KindUnknown Kind = iota
+	KindMarkdown
+	KindText
+	KindCode
+	KindCSV
+	KindTSV
+	KindXLSX
+	KindPDF
+	KindDOCX
+	KindPPTX
+)
+
+// String names the kind for logs.
+func (k Kind) String() string {
+	switch k {
+	case KindMarkdown:
+		return "markdown"
+	case KindText:
+		return "text"
+	case KindCode:
+		return "code"
+	case KindCSV:
+		return "csv"
+	case KindTSV:
+		return "tsv"
+	case KindXLSX:
+		return "xlsx"
+	case KindPDF:
+		return "pdf"
+	case KindDOCX:
+		return "docx"
+	case KindPPTX:
+		return "pptx"
+	}
+	return "unknown"
+}
+
+// codeLanguages maps source-file extensions to the language name written in
+// code elements.
+var codeLanguages = map[string]string{
+	"go": "go", "py": "python", "js": "javascript", "mjs": "javascript", "cjs": "javascript",
+	"ts": "typescript", "tsx": "tsx", "jsx": "jsx", "java": "java", "kt": "kotlin",
+	"c": "c", "h": "c", "cc": "cpp", "cpp": "cpp", "hpp": "cpp", "cs": "csharp",
+	"rs": "rust", "rb": "ruby", "php": "php", "swift": "swift", "scala": "scala",
+	"sh": "bash", "bash": "bash", "zsh": "zsh", "ps1": "powershell", "lua": "lua",
+	"sql": "sql", "r": "r", "pl": "perl", "dart": "dart", "ex": "elixir", "exs": "elixir",
+	"hs": "haskell", "ml": "ocaml", "clj": "clojure", "vue": "vue", "svelte": "svelte",
+	"html": "html", "htm": "html", "css": "css", "scss": "scss", "xml": "xml",
+	"json": "json", "yaml": "yaml", "yml": "yaml", "toml": "toml", "ini": "ini",
+	"proto": "protobuf", "graphql": "graphql", "tf": "hcl", "mk": "makefile",
+}
+
+// KindOf returns the kind of a file from its name, and for source code the
+// language of its code elements.
+func KindOf(name string) (Kind, string) {
+	base := strings.ToLower(path.Base(name))
+	switch base {
+	case "makefile", "gnumakefile":
+		return KindCode, "makefile"
+	case "dockerfile":
+		return KindCode, "dockerfile"
+	}
+	ext := strings.TrimPrefix(path.Ext(base), ".")
+	switch ext {
+	case "md", "markdown", "mdown", "mkd":
+		return KindMarkdown, ""
+	case "txt", "text", "log", "rst", "adoc":
+		return KindText, ""
+	case "csv":
+		return KindCSV, ""
+	case "tsv", "tab":
+		return KindTSV, ""
+	case "xlsx", "xlsm":
+		return KindXLSX, ""
+	case "pdf":
+		return KindPDF, ""
+	case "docx":
+		return KindDOCX, ""
+	case "pptx":
+		return KindPPTX, ""
+	}
+	if lang, ok := codeLanguages[ext]; ok {
+		return KindCode, lang
+	}
+	return KindUnknown, ""
+}
+
+// FileType is the file_type of a document: its extension in lower case
+// without the dot ("md", "xlsx"), or the base name for extension-less files
+// such as Makefile.
+func FileType(name string) string {
+	base := strings.ToLower(path.Base(name))
+	if ext := path.Ext(base); ext != "" && ext != base {
+		return strings.TrimPrefix(ext, ".")
+	}
+	return base
+}
+
+// Options bounds what a parser produces. The zero value of a field means
+// its default.
+type Options struct {
+	TableRowsPerPage int   // rows of one table element (CSV/TSV page, XLSX chunk); default 200
+	MaxRows          int   // rows read from one table or sheet; default 100000
+	MaxColumns       int   // columns kept per row; default 256
+	MaxCellChars     int   // characters kept per table cell; default 2000
+	PageChars        int   // text budget of a text/Markdown page before it is split; default 8000
+	CodeLines        int   // lines of one code page; default 200
+	MaxPages         int   // pages of one document; default 5000
+	MaxElements      int   // elements of one page; default 2000
+	MaxZipEntry      int64 // decompressed bytes read from one entry of an OOXML package; default 64 MiB
+	PeekBytes        int   // bytes a text peek reads; default 16 KiB
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.TableRowsPerPage, 200)
+	def(&o.MaxRows, 100000)
+	def(&o.MaxColumns, 256)
+	def(&o.MaxCellChars, 2000)
+	def(&o.PageChars, 8000)
+	def(&o.CodeLines, 200)
+	def(&o.MaxPages, 5000)
+	def(&o.MaxElements, 2000)
+	def(&o.PeekBytes, 16<<10)
+	if o.MaxZipEntry <= 0 {
+		o.MaxZipEntry = 64 << 20
+	}
+	return o
+}
+
+// Element is one content unit of a page.
+type Element struct {
+	ID       string
+	Category dpe.Category
+	Summary  string
+	// Content is the element's content at Level 2, with the keys documented
+	// in dpe/category.go.
+	Content map[string]any
+	// Detail holds extra content keys added at Level 3 (total_rows and
+	// total_columns of a table).
+	Detail map[string]any
+	// Metadata is returned at Level 3 (source_range, has_formulas, ...).
+	Metadata map[string]any
+}
+
+// Page is one logical page of a document.
+type Page struct {
+	Title    string
+	Elements []Element
+}
+
+// Document is a parsed file.
+type Document struct {
+	Title    string
+	Summary  string
+	Keywords []string
+	Pages    []Page
+	// Truncated reports that a bound (rows, pages, elements) cut the
+	// document short.
+	Truncated bool
+}
+
+// Meta is what a peek finds: enough to list a document.
+type Meta struct {
+	Title   string
+	Summary string
+}
+
+// Source is a file to parse: its name (for the kind, language and fallback
+// title) and its bytes.
+type Source struct {
+	Name string
+	Data []byte
+}
+
+// ErrUnsupported is returned for a file whose kind has no parser.
+var ErrUnsupported = errors.New("unsupported file type")
+
+// Parse parses src fully. A parser that panics on hostile input is turned
+// into an error; the caller never sees the panic.
+func Parse(ctx context.Context, src Source, opts Options) (doc *Document, err error) {
+	opts = opts.withDefaults()
+	kind, lang := KindOf(src.Name)
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("parse %s: panic: %v\n%s", kind, r, debug.Stack())
+		}
+	}()
+	p := &parser{ctx: ctx, opts: opts, name: src.Name}
+	switch kind {
+	case KindMarkdown:
+		doc, err = parseMarkdown(p, src.Data)
+	case KindText:
+		doc, err = parseText(p, src.Data)
+	case KindCode:
+		doc, err = parseCode(p, src.Data, lang)
+	case KindCSV:
+		doc, err = parseDelimited(p, src.Data, ',')
+	case KindTSV:
+		doc, err = parseDelimited(p, src.Data, '\t')
+	case KindXLSX:
+		doc, err = parseXLSX(p, src.Data)
+	case KindPDF:
+		doc, err = parsePDF(p, src.Data)
+	case KindDOCX:
+		doc, err = parseDOCX(p, src.Data)
+	case KindPPTX:
+		doc, err = parsePPTX(p, src.Data)
+	default:
+		return nil, fmt.Errorf("%s: %w", src.Name, ErrUnsupported)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", kind, err)
+	}
+	finish(doc, src.Name)
+	return doc, nil
+}
+
+// Peek reads just enough of a file to list it: the title and summary. r
+// reads the file, size is its length. Peek reads a bounded prefix of text
+// files and only the small metadata parts of OOXML packages and PDFs.
+func Peek(ctx context.Context, name string, r io.ReaderAt, size int64, opts Options) (m Meta, err error) {
+	opts = opts.withDefaults()
+	kind, lang := KindOf(name)
+	defer func() {
+		if rec := recover(); rec != nil {
+			m, err = Meta{}, fmt.Errorf("peek %s: panic: %v", kind, rec)
+		}
+	}()
+	p := &parser{ctx: ctx, opts: opts, name: name}
+	prefix := func() ([]byte, error) {
+		n := min(size, int64(opts.PeekBytes))
+		buf := make([]byte, n)
+		k, err := r.ReadAt(buf, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return buf[:k], nil
+	}
+	switch kind {
+	case KindMarkdown, KindText, KindCode, KindCSV, KindTSV:
+		buf, err := prefix()
+		if err != nil {
+			return Meta{}, fmt.Errorf("peek %s: %w", kind, err)
+		}
+		switch kind {
+		case KindMarkdown:
+			m = peekMarkdown(p, buf)
+		case KindText:
+			m = peekText(p, buf)
+		case KindCode:
+			m = peekCode(p, buf, lang)
+		case KindCSV:
+			m = peekDelimited(p, buf, ',')
+		case KindTSV:
+			m = peekDelimited(p, buf, '\t')
+		}
+	case KindXLSX:
+		m, err = peekXLSX(p, r, size)
+	case KindPDF:
+		m, err = peekPDF(p, r, size)
+	case KindDOCX:
+		m, err = peekDOCX(p, r, size)
+	case KindPPTX:
+		m, err = peekPPTX(p, r, size)
+	default:
+		return Meta{}, fmt.Errorf("%s: %w", name, ErrUnsupported)
+	}
+	if err != nil {
+		return Meta{}, fmt.Errorf("peek %s: %w", kind, err)
+	}
+	if m.Title == "" {
+		m.Title = stem(name)
+	}
+	return m, nil
+}
+
+// parser carries what every format parser needs.
+type parser struct {
+	ctx  context.Context
+	opts Options
+	name string
+}
+
+// cancelled reports the context's error, checked between pages.
+func (p *parser) cancelled() error { return p.ctx.Err() }
+
+// stem is a file's base name without its extension, the fallback title.
+func stem(name string) string {
+	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
+	if ext := path.Ext(base); ext != "" && ext != base {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// idPrefix is the element-ID prefix of each category.
+func idPrefix(c dpe.Category) string {
+	switch c {
+	case dpe.Heading:
+		return "h"
+	case dpe.Text:
+		return "txt"
+	case dpe.List:
+		return "lst"
+	case dpe.Code:
+		return "code"
+	case dpe.Table:
+		return "tbl"
+	case dpe.PivotTable:
+		return "pvt"
+	case dpe.Chart:
+		return "chart"
+	case dpe.Diagram:
+		return "dgm"
+	case dpe.Image:
+		return "img"
+	case dpe.Formula:
+		return "fx"
+	case dpe.Link:
+		return "lnk"
+	case dpe.Annotation:
+		return "note"
+	case dpe.Header:
+		return "hdr"
+	case dpe.Footer:
+		return "ftr"
+	case dpe.Separator:
+		return "sep"
+	case dpe.Audio:
+		return "audio"
+	case dpe.Video:
+		return "video"
+	case dpe.Form:
+		return "form"
+	case dpe.Widget:
+		return "wgt"
+	}
+	return "el"
+}
+
+// finish assigns element IDs and fills in the document's title, summary
+// and keywords where the parser left them empty.
+func finish(doc *Document, name string) {
+	for pi := range doc.Pages {
+		counts := map[dpe.Category]int{}
+		for ei := range doc.Pages[pi].Elements {
+			e := &doc.Pages[pi].Elements[ei]
+			counts[e.Category]++
+			e.ID = idPrefix(e.Category) + "-" + strconv.Itoa(pi) + "-" + strconv.Itoa(counts[e.Category])
+			if e.Content == nil {
+				e.Content = map[string]any{}
+			}
+			if e.Summary == "" {
+				e.Summary = elementSummary(*e)
+			}
+		}
+		if doc.Pages[pi].Title == "" {
+			doc.Pages[pi].Title = "Page " + strconv.Itoa(pi+1)
+		}
+	}
+	if doc.Title == "" {
+		doc.Title = stem(name)
+	}
+	if len(doc.Keywords) == 0 {
+		doc.Keywords = topTerms(doc, 5)
+	}
+}
+
+// FindElement returns the element with id and the index of its page.
+func (d *Document) FindElement(id string) (Element, int, bool) {
+	// IDs carry their page index: look there first.
+	if pi, ok := pageOfID(id); ok && pi < len(d.Pages) {
+		for _, e := range d.Pages[pi].Elements {
+			if e.ID == id {
+				return e, pi, true
+			}
+		}
+		return Element{}, 0, false
+	}
+	return Element{}, 0, false
+}
+
+// pageOfID reads the page index out of an element ID.
+func pageOfID(id string) (int, bool) {
+	i := strings.IndexByte(id, '-')
+	j := strings.LastIndexByte(id, '-')
+	if i < 0 || j <= i {
+		return 0, false
+	}
+	n, err := strconv.Atoi(id[i+1 : j])
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,244 @@
+package docserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/smcp-browse/smcp-browse/docserver/extract"
+)
+
+// fileInfo is what the index knows about one served file without reading
+// it.
+type fileInfo struct {
+	rel      string // slash-separated path relative to the root
+	kind     extract.Kind
+	fileType string
+	size     int64
+	mtime    time.Time
+}
+
+// entry is one document of the index.
+type entry struct {
+	fileInfo
+	docRef string
+}
+
+// sameVersion reports whether two infos describe the same file contents as
+// far as the cache is concerned: same size and modification time.
+func (f fileInfo) sameVersion(o fileInfo) bool {
+	return f.size == o.size && f.mtime.Equal(o.mtime)
+}
+
+// index is the set of documents under the root, sorted by path. It is
+// built by walking the tree (stat only: nothing is parsed) and kept up to
+// date by the watcher.
+type index struct {
+	mu      sync.RWMutex
+	entries []*entry // sorted by rel
+	byRef   map[string]*entry
+	byRel   map[string]*entry
+}
+
+func newIndex() *index {
+	return &index{byRef: map[string]*entry{}, byRel: map[string]*entry{}}
+}
+
+// DocRef returns the doc_ref of a relative path: a slug of the file name
+// (lower-case ASCII letters, digits and dashes, at most 32 characters) and
+// the first 6 hex digits of the SHA-256 of the path, e.g.
+// "q3-report-xlsx-3fa9c1". It depends only on the path, so it is stable
+// across restarts and edits; a rename gives a new doc_ref.
+func DocRef(rel string) string {
+	return docRefN(rel, 6)
+}
+
+func docRefN(rel string, hexDigits int) string {
+	sum := sha256.Sum256([]byte(rel))
+	return slug(strings.TrimSuffix(path.Base(rel), path.Ext(rel))) + "-" + hex.EncodeToString(sum[:])[:hexDigits]
+}
+
+// slug keeps ASCII letters and digits of name in lower case and turns every
+// other run into one dash. Names with no ASCII letters or digits (e.g. only
+// CJK characters) give "doc".
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9'):
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			if b.Len() >= 32 {
+				return strings.TrimRight(b.String(), "-")
+			}
+		default:
+			dash = true
+		}
+	}
+	if b.Len() == 0 {
+		return "doc"
+	}
+	return b.String()
+}
+
+// replace installs a new set of files and returns what changed: whether
+// the set of documents differs and the entries whose contents changed.
+func (ix *index) replace(files map[string]fileInfo) (setChanged bool, updated []*entry) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	rels := make([]string, 0, len(files))
+	for rel := range files {
+		rels = append(rels, rel)
+	}
+	slices.Sort(rels)
+	entries := make([]*entry, 0, len(rels))
+	byRef := make(map[string]*entry, len(rels))
+	byRel := make(map[string]*entry, len(rels))
+	for _, rel := range rels {
+		fi := files[rel]
+		e := &entry{fileInfo: fi, docRef: DocRef(rel)}
+		if old, ok := ix.byRel[rel]; ok {
+			e.docRef = old.docRef // keep a ref that had to be lengthened
+			if !old.sameVersion(fi) {
+				updated = append(updated, e)
+			}
+		} else {
+			setChanged = true
+		}
+		if other, taken := byRef[e.docRef]; taken && other.rel != rel {
+			// A 24-bit hash collision between two slugs: lengthen the hash.
+			for n := 10; n <= 64; n += 4 {
+				e.docRef = docRefN(rel, n)
+				if _, taken := byRef[e.docRef]; !taken {
+					break
+				}
+			}
+		}
+		entries = append(entries, e)
+		byRef[e.docRef] = e
+		byRel[rel] = e
+	}
+	if len(byRel) != len(ix.byRel) {
+		setChanged = true
+	}
+	ix.entries, ix.byRef, ix.byRel = entries, byRef, byRel
+	return setChanged, updated
+}
+
+// snapshot returns the current entries (the slice must not be modified).
+func (ix *index) snapshot() []*entry {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.entries
+}
+
+// lookup finds an entry by doc_ref.
+func (ix *index) lookup(ref string) (*entry, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	e, ok := ix.byRef[ref]
+	return e, ok
+}
+
+// files returns a copy of the indexed files keyed by path.
+func (ix *index) files() map[string]fileInfo {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	m := make(map[string]fileInfo, len(ix.byRel))
+	for rel, e := range ix.byRel {
+		m[rel] = e.fileInfo
+	}
+	return m
+}
+
+// hidden reports whether a path element is hidden (starts with a dot);
+// hidden files and directories (.git, .cache, editor swap files) are not
+// served.
+func hidden(name string) bool { return strings.HasPrefix(name, ".") && name != "." }
+
+// scanner walks the root and classifies files.
+type scanner struct {
+	fsys        fs.FS
+	stat        func(rel string) (fs.FileInfo, error)
+	maxFileSize int64
+	log         *slog.Logger
+}
+
+// walk collects the served files under dir ("." for the whole root) and the
+// directories it passed (for the watcher). Symbolic links are followed for
+// files only when their target stays inside the root; linked directories
+// are not descended into (no cycles, no escapes).
+func (sc *scanner) walk(ctx context.Context, dir string, files map[string]fileInfo, dirs *[]string) error {
+	return fs.WalkDir(sc.fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			sc.log.Warn("skip unreadable path", "path", p, "err", err)
+			if d != nil && d.IsDir() && p != dir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != "." && hidden(d.Name()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if dirs != nil {
+				*dirs = append(*dirs, p)
+			}
+			return nil
+		}
+		if fi, ok := sc.classify(p, d.Type()); ok {
+			files[p] = fi
+		}
+		return nil
+	})
+}
+
+// classify stats one path and reports whether it is a served file.
+func (sc *scanner) classify(rel string, mode fs.FileMode) (fileInfo, bool) {
+	kind, _ := extract.KindOf(rel)
+	if kind == extract.KindUnknown {
+		return fileInfo{}, false
+	}
+	info, err := sc.stat(rel) // follows links, refusing ones that leave the root
+	if err != nil {
+		if mode&fs.ModeSymlink != 0 {
+			sc.log.Warn("skip symbolic link", "path", rel, "err", err)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			sc.log.Warn("skip unreadable file", "path", rel, "err", err)
+		}
+		return fileInfo{}, false
+	}
+	if !info.Mode().IsRegular() {
+		return fileInfo{}, false
+	}
+	if info.Size() > sc.maxFileSize {
+		sc.log.Warn("skip file over the size bound", "path", rel, "size", info.Size(), "max", sc.maxFileSize)
+		return fileInfo{}, false
+	}
+	return fileInfo{
+		rel:      rel,
+		kind:     kind,
+		fileType: extract.FileType(rel),
+		size:     info.Size(),
+		mtime:    info.ModTime().UTC(),
+	}, true
+}

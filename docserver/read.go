@@ -1,0 +1,406 @@
+package docserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// catalogDefaultLimit bounds a Level 0 read without limit: a catalog entry
+// needs page_count, so each entry costs a parse (cached afterwards).
+const catalogDefaultLimit = dpe.MaxLimit
+
+// MIME types of the three formats.
+const (
+	mimeJSON     = "application/json"
+	mimeMarkdown = "text/markdown"
+	mimeText     = "text/plain"
+)
+
+// readResource answers resources/read for every level.
+func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	raw := req.Params.URI
+	u, err := dpe.Parse(raw)
+	if err != nil {
+		return nil, err // a *protocol.Error with code 4204 and {uri, rule}
+	}
+	if u.Host != s.host {
+		return nil, &RPCError{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("host %q is not served here (this server is %q)", u.Host, s.host),
+			Data: map[string]any{"uri": raw}}
+	}
+	var body any
+	var md, txt func() string
+	switch u.Level() {
+	case dpe.LevelCatalog:
+		cat, err := s.catalog(ctx, u.Query)
+		if err != nil {
+			return nil, err
+		}
+		body = cat
+		md = func() string { return catalogMarkdown(cat) }
+		txt = func() string { return catalogText(cat) }
+	case dpe.LevelDocument:
+		d, err := s.document(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		body = d
+		md = func() string { return documentMarkdown(d) }
+		txt = func() string { return documentText(d) }
+	case dpe.LevelPage:
+		p, err := s.page(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		body = p
+		md = func() string { return dpe.RenderPageMarkdown(p) }
+		txt = func() string { return dpe.RenderPageText(p) }
+	case dpe.LevelElement:
+		e, err := s.element(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		body = e
+		md = func() string { return dpe.RenderElementMarkdown(e) }
+		txt = func() string { return dpe.RenderElementText(e) }
+	}
+	c := mcp.TextResourceContents{URI: raw}
+	switch u.Query.Format {
+	case dpe.FormatMarkdown:
+		c.MIMEType, c.Text = mimeMarkdown, md()
+	case dpe.FormatText:
+		c.MIMEType, c.Text = mimeText, txt()
+	default:
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", raw, err)
+		}
+		c.MIMEType, c.Text = mimeJSON, string(b)
+	}
+	return []mcp.ResourceContents{c}, nil
+}
+
+// errDocNotFound is the 4201 error of an unknown doc_ref.
+func errDocNotFound(ref string) error {
+	return protocol.Errorf(protocol.CodeDocumentNotFound, "document %q not found", ref).
+		WithDetails(map[string]any{"doc_ref": ref})
+}
+
+// load returns the parsed document of ref. The file is stat'ed on every
+// read, so a change is seen even before the watcher reports it.
+func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Document, error) {
+	e, ok := s.index.lookup(ref)
+	if !ok {
+		return nil, nil, errDocNotFound(ref)
+	}
+	cur, ok := s.scan.classify(e.rel, 0)
+	if !ok {
+		return nil, nil, errDocNotFound(ref)
+	}
+	fresh := &entry{fileInfo: cur, docRef: e.docRef}
+	doc, err := s.docs.get(ctx, keyOf(cur), func() (*extract.Document, error) {
+		pctx, cancel := context.WithTimeout(s.baseCtx, s.opts.ParseTimeout)
+		defer cancel()
+		start := time.Now()
+		d, err := s.parse(pctx, cur)
+		if err != nil {
+			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
+		} else {
+			s.log.Debug("parsed document", "path", cur.rel, "pages", len(d.Pages), "took", time.Since(start))
+		}
+		return d, err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, &RPCError{Code: mcp.INTERNAL_ERROR,
+			Message: fmt.Sprintf("document %q (%s) cannot be read: %v", ref, cur.rel, firstLine(err.Error())),
+			Data:    map[string]any{"doc_ref": ref}}
+	}
+	return fresh, doc, nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// parse reads a file (within the size bound) and parses it.
+func (s *Server) parse(ctx context.Context, f fileInfo) (*extract.Document, error) {
+	file, err := s.root.Open(f.rel)
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, s.opts.MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if int64(len(data)) > s.opts.MaxFileSize {
+		return nil, fmt.Errorf("file is larger than %d bytes", s.opts.MaxFileSize)
+	}
+	return extract.Parse(ctx, extract.Source{Name: f.rel, Data: data}, s.opts.Extract)
+}
+
+// fileURI is the file:// URL of a served file.
+func (s *Server) fileURI(rel string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(s.rootDir, filepath.FromSlash(rel)))}
+	return u.String()
+}
+
+// summaryOf is the catalog entry of a parsed document.
+func (s *Server) summaryOf(e *entry, doc *extract.Document) protocol.DPEDocumentSummary {
+	return s.metadata(e, doc).CatalogEntry(s.host)
+}
+
+// metadata is the Level 1 read of a document without its page index.
+func (s *Server) metadata(e *entry, doc *extract.Document) protocol.DPEDocument {
+	kw := doc.Keywords
+	if kw == nil {
+		kw = []string{}
+	}
+	return protocol.DPEDocument{
+		DocRef:       e.docRef,
+		URI:          dpe.Document(s.host, e.docRef).String(),
+		FileURI:      s.fileURI(e.rel),
+		FileType:     e.fileType,
+		Title:        doc.Title,
+		PageCount:    len(doc.Pages),
+		Keywords:     kw,
+		Summary:      doc.Summary,
+		LastModified: e.mtime.UTC().Format(time.RFC3339),
+	}
+}
+
+// catalog is the Level 0 read: the documents from offset (default 0), at
+// most limit of them (default 100), with total_count of all documents.
+// Documents that cannot be parsed are left out (and logged).
+func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog, error) {
+	entries := s.index.snapshot()
+	off, lim := 0, catalogDefaultLimit
+	if q.Offset != nil {
+		off = *q.Offset
+	}
+	if q.Limit != nil {
+		lim = *q.Limit
+	}
+	cat := protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}, TotalCount: len(entries)}
+	for i := off; i < len(entries) && i < off+lim; i++ {
+		e, doc, err := s.load(ctx, entries[i].docRef)
+		if err != nil {
+			if ctx.Err() != nil {
+				return cat, ctx.Err()
+			}
+			continue
+		}
+		cat.Documents = append(cat.Documents, s.summaryOf(e, doc))
+	}
+	return cat, nil
+}
+
+// document is the Level 1 read; depth=pages adds the page index window
+// (offset default 0, limit default 20).
+func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument, error) {
+	e, doc, err := s.load(ctx, u.DocRef)
+	if err != nil {
+		return protocol.DPEDocument{}, err
+	}
+	d := s.metadata(e, doc)
+	if u.Query.Depth != dpe.DepthPages {
+		return d, nil
+	}
+	off, lim := 0, dpe.DefaultLimit
+	if u.Query.Offset != nil {
+		off = *u.Query.Offset
+	}
+	if u.Query.Limit != nil {
+		lim = *u.Query.Limit
+	}
+	total := len(doc.Pages)
+	d.Pages = []protocol.DPEPageSummary{}
+	for i := off; i < total && i < off+lim; i++ {
+		d.Pages = append(d.Pages, protocol.DPEPageSummary{
+			PageIndex:    i,
+			Title:        doc.Pages[i].Title,
+			ElementCount: len(doc.Pages[i].Elements),
+			URI:          dpe.Page(s.host, e.docRef, i).String(),
+			DocRef:       e.docRef,
+		})
+	}
+	d.PageOffset, d.PageLimit, d.PageTotal = &off, &lim, &total
+	return d, nil
+}
+
+// page is the Level 2 read. With categories, only elements of those
+// categories are returned and element_count counts the returned elements.
+func (s *Server) page(ctx context.Context, u dpe.URI) (protocol.DPEPage, error) {
+	e, doc, err := s.load(ctx, u.DocRef)
+	if err != nil {
+		return protocol.DPEPage{}, err
+	}
+	if u.Page >= len(doc.Pages) {
+		return protocol.DPEPage{}, protocol.Errorf(protocol.CodePageOutOfRange,
+			"page %d is out of range: document %q has %d pages", u.Page, u.DocRef, len(doc.Pages)).
+			WithDetails(map[string]any{"page_index": u.Page, "page_count": len(doc.Pages)})
+	}
+	pg := doc.Pages[u.Page]
+	p := protocol.DPEPage{
+		PageIndex: u.Page,
+		Title:     pg.Title,
+		DocRef:    e.docRef,
+		URI:       dpe.Page(s.host, e.docRef, u.Page).String(),
+		Elements:  make([]protocol.DPEElementDetail, 0, len(pg.Elements)),
+	}
+	for _, el := range pg.Elements {
+		if len(u.Query.Categories) > 0 && !slices.Contains(u.Query.Categories, el.Category) {
+			continue
+		}
+		p.Elements = append(p.Elements, protocol.DPEElementDetail{
+			ElementID: el.ID,
+			Category:  string(el.Category),
+			Summary:   el.Summary,
+			Content:   el.Content,
+		})
+	}
+	p.ElementCount = len(p.Elements)
+	return p, nil
+}
+
+// element is the Level 3 read: the element's full content (a table adds
+// total_rows and total_columns) and its metadata.
+func (s *Server) element(ctx context.Context, u dpe.URI) (protocol.DPEElementDetail, error) {
+	e, doc, err := s.load(ctx, u.DocRef)
+	if err != nil {
+		return protocol.DPEElementDetail{}, err
+	}
+	el, pi, ok := doc.FindElement(u.ElementID)
+	if !ok {
+		return protocol.DPEElementDetail{}, protocol.Errorf(protocol.CodeElementNotFound,
+			"element %q not found in document %q", u.ElementID, u.DocRef).
+			WithDetails(map[string]any{"element_id": u.ElementID})
+	}
+	content := maps.Clone(el.Content)
+	maps.Copy(content, el.Detail)
+	var meta map[string]any
+	if len(el.Metadata) > 0 {
+		meta = el.Metadata
+	}
+	return protocol.DPEElementDetail{
+		ElementID: el.ID,
+		Category:  string(el.Category),
+		Summary:   el.Summary,
+		Content:   content,
+		DocRef:    e.docRef,
+		PageIndex: &pi,
+		URI:       dpe.Element(s.host, e.docRef, el.ID).String(),
+		Metadata:  meta,
+	}, nil
+}
+
+// --- Markdown and text renderings of Levels 0 and 1 ---------------------------
+
+func catalogMarkdown(c protocol.DPECatalog) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Documents (%d)\n", c.TotalCount)
+	for _, d := range c.Documents {
+		fmt.Fprintf(&b, "\n- [%s](%s) — %s · %s",
+			mdText(d.Title), d.URI, d.FileType, plural(d.PageCount, "page"))
+		if d.LastModified != "" {
+			fmt.Fprintf(&b, " · %s", d.LastModified)
+		}
+		if d.Summary != "" {
+			fmt.Fprintf(&b, "\n  %s", oneLine(d.Summary))
+		}
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func catalogText(c protocol.DPECatalog) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Documents: %d\n", c.TotalCount)
+	for _, d := range c.Documents {
+		fmt.Fprintf(&b, "\n%s\n  %s · %s · %s\n", oneLine(d.Title), d.URI, d.FileType, plural(d.PageCount, "page"))
+		if d.Summary != "" {
+			fmt.Fprintf(&b, "  %s\n", oneLine(d.Summary))
+		}
+	}
+	return b.String()
+}
+
+func documentMarkdown(d protocol.DPEDocument) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", oneLine(d.Title))
+	if d.Summary != "" {
+		fmt.Fprintf(&b, "%s\n\n", d.Summary)
+	}
+	fmt.Fprintf(&b, "- Type: %s · %s\n", d.FileType, plural(d.PageCount, "page"))
+	if d.LastModified != "" {
+		fmt.Fprintf(&b, "- Modified: %s\n", d.LastModified)
+	}
+	if len(d.Keywords) > 0 {
+		fmt.Fprintf(&b, "- Keywords: %s\n", strings.Join(d.Keywords, ", "))
+	}
+	fmt.Fprintf(&b, "- File: <%s>\n", d.FileURI)
+	if d.Pages != nil {
+		fmt.Fprintf(&b, "\n## Pages (%d–%d of %d)\n\n", *d.PageOffset, *d.PageOffset+len(d.Pages)-1, *d.PageTotal)
+		for _, p := range d.Pages {
+			fmt.Fprintf(&b, "%d. [%s](%s) — %s\n", p.PageIndex, mdText(p.Title), p.URI, plural(p.ElementCount, "element"))
+		}
+	}
+	return b.String()
+}
+
+func documentText(d protocol.DPEDocument) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", oneLine(d.Title))
+	if d.Summary != "" {
+		fmt.Fprintf(&b, "%s\n", d.Summary)
+	}
+	fmt.Fprintf(&b, "Type: %s, %s\n", d.FileType, plural(d.PageCount, "page"))
+	if d.LastModified != "" {
+		fmt.Fprintf(&b, "Modified: %s\n", d.LastModified)
+	}
+	if len(d.Keywords) > 0 {
+		fmt.Fprintf(&b, "Keywords: %s\n", strings.Join(d.Keywords, ", "))
+	}
+	fmt.Fprintf(&b, "File: %s\n", d.FileURI)
+	for _, p := range d.Pages {
+		fmt.Fprintf(&b, "  %d  %s (%s)\n", p.PageIndex, oneLine(p.Title), plural(p.ElementCount, "element"))
+	}
+	return b.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// mdText escapes the characters that would end a Markdown link text.
+func mdText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(oneLine(s))
+}
+
+// isNotExist reports whether err means the file is gone.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

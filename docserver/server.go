@@ -1,0 +1,287 @@
+// Package docserver serves a folder of real files as A2C-SMCP Finder
+// documents over MCP: every supported file under the root is one dpe://
+// document (Level 1), readable at the four levels of the specification,
+// listed by resources/list, completed by completion/complete, watched for
+// changes, and explored with the fs_tree, fs_find and fs_grep tools.
+//
+// Files are parsed lazily on their first read and cached by (path, size,
+// mtime); listing only stats files and peeks at a bounded prefix (or the
+// metadata parts of an office file) for the title and summary.
+package docserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/smcp-browse/smcp-browse/docserver/extract"
+)
+
+// Defaults of Options.
+const (
+	DefaultHost         = "com.example.docs"
+	DefaultMaxFileSize  = 32 << 20
+	DefaultDebounce     = 75 * time.Millisecond
+	DefaultListPageSize = 200
+	DefaultCacheSize    = 64
+	DefaultParseTimeout = 60 * time.Second
+)
+
+// Options configures a Server. Zero values mean the defaults above.
+type Options struct {
+	Host         string        // the dpe:// host, e.g. com.example.docs
+	MaxFileSize  int64         // files larger than this are not served
+	Logger       *slog.Logger  // where the server logs; never stdout
+	Debounce     time.Duration // how long the watcher gathers changes before notifying
+	ListPageSize int           // resources per resources/list page
+	CacheSize    int           // parsed documents kept in memory
+	ParseTimeout time.Duration // bound on parsing one file
+	Extract      extract.Options
+	Version      string // reported in the MCP initialize result
+}
+
+// Server is a document MCP server over one root directory.
+type Server struct {
+	host    string
+	rootDir string // absolute
+	root    *os.Root
+	opts    Options
+	log     *slog.Logger
+
+	mcp    *server.MCPServer
+	ledger *errorLedger
+	index  *index
+	docs   *docCache
+	metas  *metaCache
+	subs   *subscriptions
+	scan   *scanner
+
+	baseCtx    context.Context // parses run under it; Close cancels it
+	baseCancel context.CancelFunc
+
+	tokens atomic.Uint64 // numbers in-process transports
+
+	watchMu sync.Mutex
+	watch   *watcher
+	closed  bool
+}
+
+// New opens root and indexes the files under it (a stat walk; nothing is
+// parsed). The returned Server answers MCP requests at once; Start adds
+// the file watcher.
+func New(root string, opts Options) (*Server, error) {
+	if opts.Host == "" {
+		opts.Host = DefaultHost
+	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.ListPageSize <= 0 {
+		opts.ListPageSize = DefaultListPageSize
+	}
+	if opts.CacheSize <= 0 {
+		opts.CacheSize = DefaultCacheSize
+	}
+	if opts.ParseTimeout <= 0 {
+		opts.ParseTimeout = DefaultParseTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if err := validHost(opts.Host); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("docserver: resolve root %q: %w", root, err)
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("docserver: root: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("docserver: root %s is not a directory", abs)
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("docserver: open root: %w", err)
+	}
+	s := &Server{
+		host:    opts.Host,
+		rootDir: abs,
+		root:    r,
+		opts:    opts,
+		log:     opts.Logger,
+		ledger:  newErrorLedger(),
+		index:   newIndex(),
+		docs:    newDocCache(opts.CacheSize),
+		metas:   newMetaCache(),
+		subs:    newSubscriptions(),
+	}
+	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
+	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, maxFileSize: opts.MaxFileSize, log: s.log}
+	files := map[string]fileInfo{}
+	if err := s.scan.walk(s.baseCtx, ".", files, nil); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("docserver: scan %s: %w", abs, err)
+	}
+	s.index.replace(files)
+	s.mcp = s.newMCPServer()
+	s.log.Info("document server ready", "root", abs, "host", s.host, "documents", len(files))
+	return s, nil
+}
+
+// validHost checks that host can be the host of a dpe:// URI.
+func validHost(host string) error {
+	for _, r := range host {
+		if r <= ' ' || r == 0x7f || r == '/' || r == '?' || r == '#' || r == '%' || r == '\\' {
+			return fmt.Errorf("docserver: host %q has characters a dpe:// host cannot have", host)
+		}
+	}
+	return nil
+}
+
+// Host returns the dpe:// host the server answers for.
+func (s *Server) Host() string { return s.host }
+
+// Root returns the absolute path of the served directory.
+func (s *Server) Root() string { return s.rootDir }
+
+// MCPServer returns the underlying mcp-go server, for transports this
+// package does not wrap. Over those, a failed read is reported with code
+// -32603 and the protocol error's text as message; ServeStdio and
+// InProcessTransport report the protocol code (4201-4204) and its details.
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+// InProcessTransport returns an in-process MCP transport to this server
+// (for mcp-go's client.NewClient) that reports protocol error codes.
+func (s *Server) InProcessTransport() transport.Interface {
+	t := &codedTransport{InProcessTransport: transport.NewInProcessTransport(s.mcp), ledger: s.ledger}
+	t.token = "inproc-" + strconv.FormatUint(s.tokens.Add(1), 10)
+	return t
+}
+
+// ServeStdio serves MCP over in and out (newline-delimited JSON-RPC) until
+// in ends or ctx is cancelled. Logs never go to out.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	std := server.NewStdioServer(s.mcp)
+	std.SetErrorLogger(log.New(&slogWriter{log: s.log}, "", 0))
+	w := &rewriteWriter{out: out, ledger: s.ledger}
+	err := std.Listen(ctx, in, w)
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
+		return nil
+	}
+	return err
+}
+
+// slogWriter adapts mcp-go's *log.Logger output to slog.
+type slogWriter struct{ log *slog.Logger }
+
+func (w *slogWriter) Write(p []byte) (int, error) {
+	w.log.Warn("mcp transport", "msg", string(trimNewline(p)))
+	return len(p), nil
+}
+
+func trimNewline(p []byte) []byte {
+	for len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r') {
+		p = p[:len(p)-1]
+	}
+	return p
+}
+
+// Close stops the watcher and releases the root.
+func (s *Server) Close() error {
+	s.watchMu.Lock()
+	if s.closed {
+		s.watchMu.Unlock()
+		return nil
+	}
+	s.closed = true
+	w := s.watch
+	s.watch = nil
+	s.watchMu.Unlock()
+	s.baseCancel()
+	var errs []error
+	if w != nil {
+		errs = append(errs, w.close())
+	}
+	errs = append(errs, s.root.Close())
+	return errors.Join(errs...)
+}
+
+// newMCPServer builds the mcp-go server: capabilities, templates, hooks,
+// completion and tools.
+func (s *Server) newMCPServer() *server.MCPServer {
+	hooks := &server.Hooks{}
+	hooks.AddOnError(s.ledger.hook)
+	hooks.AddAfterListResources(s.afterListResources)
+	hooks.AddOnRegisterSession(s.subs.register)
+	hooks.AddOnUnregisterSession(s.subs.unregister)
+	hooks.AddAfterSubscribe(s.subs.afterSubscribe)
+	hooks.AddAfterUnsubscribe(s.subs.afterUnsubscribe)
+	hooks.AddBeforeSubscriptionsListen(s.subs.beforeListen)
+	hooks.AddAfterSubscriptionsListen(s.subs.afterListen)
+
+	m := server.NewMCPServer("smcp-browse-docs", s.opts.Version,
+		server.WithResourceCapabilities(true, true),
+		server.WithToolCapabilities(false),
+		server.WithCompletions(),
+		server.WithResourceCompletionProvider(&completer{s: s}),
+		server.WithHooks(hooks),
+		server.WithRecovery(),
+		server.WithResourceRecovery(),
+		server.WithInstructions("Documents of the folder "+filepath.Base(s.rootDir)+
+			" as dpe:// resources: list them, read dpe://"+s.host+"/{doc_ref} with ?depth=pages for the page index, "+
+			"then pages/{N} and elements/{ID}. The fs_tree, fs_find and fs_grep tools explore the folder itself."),
+	)
+	for _, t := range s.templates() {
+		m.AddResourceTemplate(t, s.readResource)
+	}
+	s.addTools(m)
+	return m
+}
+
+// templates are the resource templates the server declares. The two of
+// the specification (pages/{page_index}, elements/{element_id}) and the
+// document template come first; the last, dpe://{host}{+path}, matches any
+// URI of this host, including the catalog and URIs with query parameters,
+// which mcp-go's template matching would otherwise not route here.
+func (s *Server) templates() []mcp.ResourceTemplate {
+	base := "dpe://" + s.host
+	return []mcp.ResourceTemplate{
+		mcp.NewResourceTemplate(base+"/{doc_ref}/pages/{page_index}", "Document page",
+			mcp.WithTemplateDescription("Level 2: the elements of one page. Query: format=json|markdown|text, categories=table,text,..."),
+			mcp.WithTemplateMIMEType("application/json")),
+		mcp.NewResourceTemplate(base+"/{doc_ref}/elements/{element_id}", "Document element",
+			mcp.WithTemplateDescription("Level 3: one element in full (whole table slice with total_rows/total_columns and metadata). Query: format"),
+			mcp.WithTemplateMIMEType("application/json")),
+		mcp.NewResourceTemplate(base+"/{doc_ref}", "Document",
+			mcp.WithTemplateDescription("Level 1: document metadata; ?depth=pages&offset=0&limit=20 adds the page index"),
+			mcp.WithTemplateMIMEType("application/json")),
+		mcp.NewResourceTemplate(base+"{+path}", "Any dpe:// URI of this server",
+			mcp.WithTemplateDescription("Level 0 (dpe://"+s.host+", the catalog, with offset/limit) and every level with query parameters"),
+			mcp.WithTemplateMIMEType("application/json")),
+	}
+}

@@ -1,0 +1,407 @@
+// Package agent is the Agent-side SMCP client: it connects to a Server,
+// joins an office, lists its members, queries Computers (Finder catalog,
+// resources, desktop, tools, config, tool calls) and reports the office's
+// notifications through typed callbacks. It reconnects by itself and
+// re-joins its office afterwards.
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// DefaultName is the agent name used when Options.Name is empty.
+const DefaultName = "smcp-browse"
+
+// DefaultTimeout bounds a request when Options.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// toolCallSlack is added to a tool call's own timeout for the local wait:
+// the Server waits the timeout plus its grace first and answers 408 itself.
+const toolCallSlack = 10 * time.Second
+
+// rejoinPatience bounds how long a re-join after a reconnect keeps retrying
+// while the Server still holds the previous session's seat.
+const rejoinPatience = 90 * time.Second
+
+// ErrNotConnected is returned while the connection is down (the client is
+// reconnecting); protocol.CodeOf gives 0 for it.
+var ErrNotConnected = sioconn.ErrNotConnected
+
+// ErrClosed is returned after Close.
+var ErrClosed = sioconn.ErrClosed
+
+// ErrNoOffice is returned by office-scoped calls before JoinOffice.
+var ErrNoOffice = errors.New("not in an office: call JoinOffice first")
+
+// State is the connection state of a Client.
+type State int
+
+// The states a Client goes through.
+const (
+	StateConnecting State = iota
+	StateConnected
+	StateReconnecting
+	StateClosed
+)
+
+func (s State) String() string {
+	switch s {
+	case StateConnecting:
+		return "connecting"
+	case StateConnected:
+		return "connected"
+	case StateReconnecting:
+		return "reconnecting"
+	case StateClosed:
+		return "closed"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Handlers are the notification callbacks. Each is optional. They are
+// called from the client's goroutines, never while it holds a lock, one at
+// a time and in arrival order for each event type.
+type Handlers struct {
+	EnterOffice    func(protocol.EnterOfficeNotification)
+	LeaveOffice    func(protocol.LeaveOfficeNotification)
+	UpdateConfig   func(protocol.UpdateComputerConfigReq)
+	UpdateToolList func(protocol.UpdateComputerConfigReq)
+	UpdateDesktop  func(protocol.UpdateComputerConfigReq)
+	UpdateFinder   func(protocol.UpdateComputerConfigReq)
+	ToolCallCancel func(protocol.AgentCallData)
+	State          func(State)
+}
+
+// Options configure Connect.
+type Options struct {
+	// Name is the agent's name in its office (default "smcp-browse").
+	Name string
+	// Token is the Server's shared token, if it has one.
+	Token string
+	// Timeout bounds each request whose context has no earlier deadline
+	// (default 30 s).
+	Timeout time.Duration
+	// Logger receives the client's logs (default: discard).
+	Logger *slog.Logger
+	// Handlers receive the office's notifications.
+	Handlers Handlers
+	// Path is the engine.io HTTP path (default "/socket.io/").
+	Path string
+	// ReconnectMin and ReconnectMax bound the reconnect backoff.
+	ReconnectMin, ReconnectMax time.Duration
+}
+
+// FinderQuery filters and pages a Finder catalog.
+type FinderQuery struct {
+	Keywords []string
+	FileType string
+	Offset   int
+	Limit    int // 0: the Computer's default
+}
+
+// Client is a connected Agent. It is safe for concurrent use.
+type Client struct {
+	conn    *sioconn.Conn
+	name    string
+	timeout time.Duration
+	log     *slog.Logger
+	h       Handlers
+
+	mu     sync.Mutex
+	office string
+	state  State
+}
+
+// Connect connects to the Server at serverURL (e.g. http://127.0.0.1:9000).
+// A refused handshake is a *protocol.Error (400, 4008 with the versions,
+// 401 for a wrong token).
+func Connect(ctx context.Context, serverURL string, opts Options) (*Client, error) {
+	if opts.Name == "" {
+		opts.Name = DefaultName
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{
+		name:    opts.Name,
+		timeout: opts.Timeout,
+		log:     opts.Logger.With("agent", opts.Name),
+		h:       opts.Handlers,
+		state:   StateConnecting,
+	}
+	c.notifyState(StateConnecting)
+	conn, err := sioconn.Dial(ctx, sioconn.Options{
+		URL:          serverURL,
+		Token:        opts.Token,
+		Logger:       opts.Logger,
+		Path:         opts.Path,
+		ReconnectMin: opts.ReconnectMin,
+		ReconnectMax: opts.ReconnectMax,
+		CallTimeout:  opts.Timeout,
+	})
+	if err != nil {
+		c.notifyState(StateClosed)
+		return nil, err
+	}
+	c.conn = conn
+	c.listen()
+	conn.OnState(func(s sioconn.State) {
+		switch s {
+		case sioconn.StateConnected:
+			c.setState(StateConnected)
+		case sioconn.StateReconnecting:
+			c.setState(StateReconnecting)
+		case sioconn.StateClosed:
+			c.setState(StateClosed)
+		}
+	})
+	conn.OnReconnect(c.rejoin)
+	c.setState(StateConnected)
+	return c, nil
+}
+
+// setState records s and reports it when it changed.
+func (c *Client) setState(s State) {
+	c.mu.Lock()
+	changed := c.state != s
+	c.state = s
+	c.mu.Unlock()
+	if changed {
+		c.notifyState(s)
+	}
+}
+
+func (c *Client) notifyState(s State) {
+	if c.h.State != nil {
+		c.h.State(s)
+	}
+}
+
+// listen wires the notify:* events to the typed callbacks.
+func (c *Client) listen() {
+	on := func(event string, fn func(json.RawMessage) error) {
+		c.conn.Listen(event, func(raw json.RawMessage) {
+			if err := fn(raw); err != nil {
+				c.log.Warn("bad notification payload", "event", event, "err", err)
+			}
+		})
+	}
+	h := c.h
+	if h.EnterOffice != nil {
+		on(protocol.NotifyEnterOffice, decodeTo(h.EnterOffice))
+	}
+	if h.LeaveOffice != nil {
+		on(protocol.NotifyLeaveOffice, decodeTo(h.LeaveOffice))
+	}
+	if h.UpdateConfig != nil {
+		on(protocol.NotifyUpdateConfig, decodeTo(h.UpdateConfig))
+	}
+	if h.UpdateToolList != nil {
+		on(protocol.NotifyUpdateToolList, decodeTo(h.UpdateToolList))
+	}
+	if h.UpdateDesktop != nil {
+		on(protocol.NotifyUpdateDesktop, decodeTo(h.UpdateDesktop))
+	}
+	if h.UpdateFinder != nil {
+		on(protocol.NotifyUpdateFinder, decodeTo(h.UpdateFinder))
+	}
+	if h.ToolCallCancel != nil {
+		on(protocol.NotifyToolCallCancel, decodeTo(h.ToolCallCancel))
+	}
+}
+
+func decodeTo[T any](fn func(T)) func(json.RawMessage) error {
+	return func(raw json.RawMessage) error {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		fn(v)
+		return nil
+	}
+}
+
+// rejoin re-joins the office after a reconnect. The Server may still hold
+// the previous session's seat until it notices the drop, so a refusal for
+// that reason (4101 / 4105) is retried for a while.
+func (c *Client) rejoin(ctx context.Context) {
+	office := c.Office()
+	if office == "" {
+		return
+	}
+	deadline := time.Now().Add(rejoinPatience)
+	delay := 200 * time.Millisecond
+	for {
+		err := c.join(ctx, office)
+		if err == nil {
+			c.log.Info("re-joined office after reconnect", "office", office)
+			return
+		}
+		code := protocol.CodeOf(err)
+		retry := code == protocol.CodeRoomFull || code == protocol.CodeNameTaken || errors.Is(err, ErrNotConnected)
+		if !retry || time.Now().After(deadline) || ctx.Err() != nil {
+			c.log.Error("re-join after reconnect failed", "office", office, "err", err)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// Close disconnects from the Server.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Name returns the agent's name.
+func (c *Client) Name() string { return c.name }
+
+// State returns the connection state.
+func (c *Client) State() State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// Office returns the office joined, or "".
+func (c *Client) Office() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.office
+}
+
+// newReqID returns a fresh request id.
+func newReqID() string { return rand.Text() }
+
+// withTimeout bounds ctx by d unless it already ends sooner.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= d {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// call sends a request and decodes its answer into out (when out is not
+// nil).
+func (c *Client) call(ctx context.Context, event string, payload, out any) error {
+	ctx, cancel := withTimeout(ctx, c.timeout)
+	defer cancel()
+	raw, err := c.conn.Call(ctx, event, payload)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("%s: unexpected answer: %w", event, err)
+	}
+	return nil
+}
+
+// JoinOffice joins officeID as this agent. After a reconnect the client
+// re-joins it by itself.
+func (c *Client) JoinOffice(ctx context.Context, officeID string) error {
+	if err := c.join(ctx, officeID); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.office = officeID
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *Client) join(ctx context.Context, officeID string) error {
+	return c.call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{
+		Role: protocol.RoleAgent, Name: c.name, OfficeID: officeID,
+	}, nil)
+}
+
+// LeaveOffice leaves the current office.
+func (c *Client) LeaveOffice(ctx context.Context) error {
+	office := c.Office()
+	if office == "" {
+		return ErrNoOffice
+	}
+	if err := c.call(ctx, protocol.EventLeaveOffice, protocol.LeaveOfficeReq{OfficeID: office}, nil); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if c.office == office {
+		c.office = ""
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// ListRoom lists the members of the current office.
+func (c *Client) ListRoom(ctx context.Context) ([]protocol.SessionInfo, error) {
+	office := c.Office()
+	if office == "" {
+		return nil, ErrNoOffice
+	}
+	var ret protocol.ListRoomRet
+	err := c.call(ctx, protocol.EventListRoom, protocol.ListRoomReq{
+		Agent: c.name, ReqID: newReqID(), OfficeID: office,
+	}, &ret)
+	if err != nil {
+		return nil, err
+	}
+	return ret.Sessions, nil
+}
+
+// header returns the request header for computer.
+func (c *Client) header(computer string) protocol.ComputerCall {
+	return protocol.ComputerCall{Agent: c.name, ReqID: newReqID(), Computer: computer}
+}
+
+// GetFinder returns a page of computer's Finder catalog.
+func (c *Client) GetFinder(ctx context.Context, computer string, q FinderQuery) (*protocol.GetFinderRet, error) {
+	if q.Offset < 0 || q.Limit < 0 {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, "offset and limit must not be negative (got %d, %d)", q.Offset, q.Limit)
+	}
+	h := c.header(computer)
+	req := protocol.GetFinderReq{
+		Agent: h.Agent, ReqID: h.ReqID, Computer: computer,
+		Keywords: q.Keywords, FileType: q.FileType,
+	}
+	if q.Offset > 0 {
+		req.Offset = &q.Offset
+	}
+	if q.Limit > 0 {
+		req.Limit = &q.Limit
+	}
+	var ret protocol.GetFinderRet
+	if err := c.call(ctx, protocol.EventGetFinder, req, &ret); err != nil {
+		return nil, err
+	}
+	return &ret, nil
+}
+
+// ReadResource reads uri through computer (the MCP ReadResourceResult).
+func (c *Client) ReadResource(ctx context.Context, computer, uri string) (*protocol.ReadResourceRet, error) {
+	h := c.header(computer)
+	var ret protocol.ReadResourceRet
+	err := c.call(ctx, protocol.EventReadResource, protocol.ReadResourceReq{
+		Agent: h.Agent, ReqID: h.ReqID, Computer: computer, URI: uri,
+	}, &ret)
+	if err != nil {
+		return nil, err
+	}
+	return &ret, nil
+}

@@ -1,0 +1,476 @@
+// Package sioconn is the Socket.IO client plumbing shared by the SMCP client
+// roles (Agent and Computer): it connects to the /smcp namespace with the
+// a2c_version query and the shared-token auth, turns acks into JSON results
+// or *protocol.Error values, serves server-to-client events, and reconnects
+// with backoff when the connection drops.
+package sioconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	client "github.com/zishang520/socket.io/clients/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// Defaults applied to zero Options fields.
+const (
+	DefaultPath         = "/socket.io/"
+	DefaultReconnectMin = 500 * time.Millisecond
+	DefaultReconnectMax = 10 * time.Second
+	DefaultDialTimeout  = 20 * time.Second
+	DefaultCallTimeout  = 30 * time.Second
+)
+
+// ErrNotConnected is returned by Call and Emit while the connection is down
+// (reconnecting), and wrapped when a connection drops before an ack came.
+var ErrNotConnected = errors.New("not connected to the SMCP server")
+
+// ErrClosed is returned by Call and Emit after Close.
+var ErrClosed = errors.New("connection closed")
+
+// State is the state of a Conn.
+type State int
+
+// The states a Conn goes through.
+const (
+	StateConnected State = iota + 1
+	StateReconnecting
+	StateClosed
+)
+
+func (s State) String() string {
+	switch s {
+	case StateConnected:
+		return "connected"
+	case StateReconnecting:
+		return "reconnecting"
+	case StateClosed:
+		return "closed"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Options configure Dial. Only URL is required.
+type Options struct {
+	// URL is the server's base URL (http, https, ws or wss); its path is
+	// ignored, the namespace is always /smcp.
+	URL string
+	// Token is sent as auth.token in the Socket.IO connect packet.
+	Token string
+	// Version is the a2c_version query value (default protocol.Version).
+	Version string
+	// Logger receives connection logs (default: discard).
+	Logger *slog.Logger
+	// ReconnectMin and ReconnectMax bound the reconnect backoff.
+	ReconnectMin, ReconnectMax time.Duration
+	// Path is the engine.io HTTP path (default "/socket.io/").
+	Path string
+	// DialTimeout bounds one connection attempt (default 20 s).
+	DialTimeout time.Duration
+	// CallTimeout bounds a Call whose context has no deadline (default 30 s).
+	CallTimeout time.Duration
+}
+
+func (o *Options) setDefaults() {
+	if o.Version == "" {
+		o.Version = protocol.Version
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.ReconnectMin <= 0 {
+		o.ReconnectMin = DefaultReconnectMin
+	}
+	if o.ReconnectMax < o.ReconnectMin {
+		o.ReconnectMax = max(DefaultReconnectMax, o.ReconnectMin)
+	}
+	if o.Path == "" {
+		o.Path = DefaultPath
+	}
+	if !strings.HasPrefix(o.Path, "/") {
+		o.Path = "/" + o.Path
+	}
+	if !strings.HasSuffix(o.Path, "/") {
+		o.Path += "/"
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = DefaultDialTimeout
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+}
+
+// Handler serves one server-to-client event that expects an answer. A
+// returned *protocol.Error is sent as the flat error payload, another error
+// as a 500 payload, a value as the ack (nil: an empty ack).
+type Handler func(ctx context.Context, payload json.RawMessage) (any, error)
+
+// listener receives notifications of one event in arrival order.
+type listener struct {
+	fn func(payload json.RawMessage)
+	q  serialQueue
+}
+
+// Conn is one SMCP client connection to a Server. It is safe for
+// concurrent use.
+type Conn struct {
+	opts Options
+	log  *slog.Logger
+	base string // scheme://host
+
+	ctx    context.Context // lifetime; cancelled by Close
+	cancel context.CancelFunc
+
+	mu        sync.Mutex
+	sock      *client.Socket // current socket; nil while disconnected
+	state     State
+	closed    bool
+	handlers  map[string]Handler
+	listeners map[string]*listener
+	stateFns  []func(State)
+	reconnFns []func(context.Context)
+
+	emitMu sync.Mutex     // serialises writes on the current socket
+	events serialQueue    // state changes and reconnect callbacks, in order
+	wg     sync.WaitGroup // the reconnect loop
+}
+
+// Dial connects to the server's /smcp namespace and returns the connection.
+// A handshake the server refuses (bad or incompatible a2c_version, wrong
+// token) is returned as a *protocol.Error carrying the server's payload; a
+// network failure as a wrapped error. Dial makes one attempt; after it
+// succeeds the Conn reconnects by itself.
+func Dial(ctx context.Context, opts Options) (*Conn, error) {
+	opts.setDefaults()
+	base, err := baseURL(opts.URL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{
+		opts:      opts,
+		log:       opts.Logger.With("server", base),
+		base:      base,
+		handlers:  map[string]Handler{},
+		listeners: map[string]*listener{},
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	s, err := c.attempt(ctx)
+	if err != nil {
+		c.cancel()
+		return nil, err
+	}
+	c.adopt(s)
+	return c, nil
+}
+
+// baseURL reduces raw to scheme://host, mapping ws/wss to http/https.
+func baseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("server URL %q: %w", raw, err)
+	}
+	switch u.Scheme {
+	case "http", "https":
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	default:
+		return "", fmt.Errorf("server URL %q: scheme must be http, https, ws or wss", raw)
+	}
+	if u.Host == "" {
+		return "", fmt.Errorf("server URL %q: no host", raw)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// attempt makes one connection attempt and returns the connected socket.
+func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
+	timeout := c.opts.DialTimeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = time.Until(dl)
+	}
+	if timeout <= 0 {
+		return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no time left", c.base)
+	}
+	o := client.DefaultOptions()
+	o.SetPath(c.opts.Path)
+	o.SetQuery(url.Values{"a2c_version": {c.opts.Version}})
+	if c.opts.Token != "" {
+		o.SetAuth(map[string]any{"token": c.opts.Token})
+	}
+	o.SetForceNew(true)
+	o.SetReconnection(false)
+	o.SetAutoConnect(false)
+	o.SetTimeout(timeout)
+	o.SetTransports(types.NewSet(client.Polling, client.WebSocket))
+
+	m := client.NewManager(c.base, o)
+	s := m.Socket(protocol.Namespace, o)
+	done := make(chan error, 1)
+	report := func(err error) {
+		select {
+		case done <- err:
+		default:
+		}
+	}
+	_ = s.Once("connect", func(...any) { report(nil) })
+	_ = s.Once("connect_error", func(args ...any) { report(connectError(args)) })
+	_ = s.On("disconnect", func(args ...any) {
+		reason, _ := firstArg(args).(string)
+		c.onDisconnect(s, reason)
+	})
+	s.OnAny(func(args ...any) { c.dispatch(args) })
+	s.Connect()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			return s, nil
+		}
+		s.Disconnect()
+		var pe *protocol.Error
+		if !errors.As(err, &pe) {
+			// The transport failed: ask the server over plain HTTP whether
+			// it refused the handshake, which the library does not report.
+			if refusal := c.probe(ctx); refusal != nil {
+				return nil, refusal
+			}
+			return nil, fmt.Errorf("connect to %s: %w", c.base, err)
+		}
+		return nil, err
+	case <-timer.C:
+		s.Disconnect()
+		return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no answer within %s", c.base, timeout.Round(time.Millisecond))
+	case <-ctx.Done():
+		s.Disconnect()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: %v", c.base, ctx.Err())
+		}
+		return nil, fmt.Errorf("connect to %s: %w", c.base, ctx.Err())
+	}
+}
+
+func firstArg(args []any) any {
+	if len(args) == 0 {
+		return nil
+	}
+	return args[0]
+}
+
+// connectError turns a connect_error event into an error. A refusal by the
+// server's namespace middleware (an ExtendedError whose data is a protocol
+// error payload) becomes a *protocol.Error.
+func connectError(args []any) error {
+	err, _ := firstArg(args).(error)
+	if err == nil {
+		return fmt.Errorf("connect error: %v", firstArg(args))
+	}
+	var ee *types.ExtendedError
+	if errors.As(err, &ee) {
+		if raw, mErr := json.Marshal(ee.Data); mErr == nil {
+			if pe, ok := protocol.DecodeError(raw); ok {
+				return pe
+			}
+		}
+		return protocol.Errorf(protocol.CodeUnauthorized, "server refused the connection: %s", ee.Message)
+	}
+	return err
+}
+
+// adopt makes s the current socket and reports the Connected state.
+func (c *Conn) adopt(s *client.Socket) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		s.Disconnect()
+		return
+	}
+	c.sock = s
+	c.setStateLocked(StateConnected)
+	alive := s.Connected()
+	c.mu.Unlock()
+	c.log.Debug("connected", "sid", s.Id())
+	if !alive {
+		c.onDisconnect(s, "lost during connect")
+	}
+}
+
+// setStateLocked records st and queues the state callbacks. c.mu is held.
+func (c *Conn) setStateLocked(st State) {
+	if c.state == st {
+		return
+	}
+	c.state = st
+	fns := append([]func(State){}, c.stateFns...)
+	c.events.push(func() {
+		for _, fn := range fns {
+			safeCall(c.log, "state callback", func() { fn(st) })
+		}
+	})
+}
+
+// onDisconnect starts the reconnect loop when the current socket drops.
+func (c *Conn) onDisconnect(s *client.Socket, reason string) {
+	c.mu.Lock()
+	if c.sock != s || c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.sock = nil
+	c.setStateLocked(StateReconnecting)
+	c.wg.Add(1)
+	c.mu.Unlock()
+	c.log.Warn("disconnected; reconnecting", "reason", reason)
+	go c.reconnect()
+}
+
+// reconnect retries with jittered exponential backoff until a connection
+// is made, the server refuses the handshake (then the Conn closes) or Close
+// is called.
+func (c *Conn) reconnect() {
+	defer c.wg.Done()
+	delay := c.opts.ReconnectMin
+	for attempt := 1; ; attempt++ {
+		jitter := time.Duration(rand.Int64N(int64(delay)/2 + 1))
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-time.After(delay/2 + jitter):
+		}
+		s, err := c.attempt(c.ctx)
+		if err == nil {
+			c.log.Info("reconnected", "attempt", attempt, "sid", s.Id())
+			c.adopt(s)
+			c.mu.Lock()
+			fns := append([]func(context.Context){}, c.reconnFns...)
+			ok := c.sock == s
+			c.mu.Unlock()
+			if ok {
+				c.events.push(func() {
+					for _, fn := range fns {
+						safeCall(c.log, "reconnect callback", func() { fn(c.ctx) })
+					}
+				})
+			}
+			return
+		}
+		if c.ctx.Err() != nil {
+			return
+		}
+		if isRefusal(err) {
+			c.log.Error("server refused the reconnection; giving up", "err", err)
+			c.shutdown()
+			return
+		}
+		c.log.Debug("reconnect attempt failed", "attempt", attempt, "err", err)
+		delay = min(delay*2, c.opts.ReconnectMax)
+	}
+}
+
+// isRefusal reports whether err is the server refusing the handshake, which
+// retrying cannot fix.
+func isRefusal(err error) bool {
+	switch protocol.CodeOf(err) {
+	case protocol.CodeBadRequest, protocol.CodeUnauthorized, protocol.CodeForbidden, protocol.CodeVersionMismatch:
+		return true
+	}
+	return false
+}
+
+// OnState registers fn to be called on every state change, in order, from
+// a goroutine of the Conn.
+func (c *Conn) OnState(fn func(State)) {
+	c.mu.Lock()
+	c.stateFns = append(c.stateFns, fn)
+	c.mu.Unlock()
+}
+
+// OnReconnect registers fn to be called after every successful reconnect
+// (not the first connect), e.g. to re-join an office. ctx ends at Close.
+func (c *Conn) OnReconnect(fn func(ctx context.Context)) {
+	c.mu.Lock()
+	c.reconnFns = append(c.reconnFns, fn)
+	c.mu.Unlock()
+}
+
+// State returns the current state.
+func (c *Conn) State() State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// ID returns the Socket.IO session id of the current connection, or "".
+func (c *Conn) ID() string {
+	c.mu.Lock()
+	s := c.sock
+	c.mu.Unlock()
+	if s == nil {
+		return ""
+	}
+	return s.Id()
+}
+
+// Close disconnects and stops reconnecting. It is safe to call twice.
+func (c *Conn) Close() error {
+	c.shutdown()
+	c.wg.Wait()
+	return nil
+}
+
+func (c *Conn) shutdown() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	s := c.sock
+	c.sock = nil
+	c.setStateLocked(StateClosed)
+	c.mu.Unlock()
+	c.cancel()
+	if s != nil {
+		c.emitMu.Lock()
+		s.Disconnect()
+		c.emitMu.Unlock()
+	}
+}
+
+// current returns the connected socket or the reason there is none.
+func (c *Conn) current() (*client.Socket, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	if c.sock == nil {
+		return nil, ErrNotConnected
+	}
+	return c.sock, nil
+}
+
+// safeCall runs fn and logs a panic instead of crashing the process.
+func safeCall(log *slog.Logger, what string, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("panic in "+what, "panic", r)
+		}
+	}()
+	fn()
+}

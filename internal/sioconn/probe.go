@@ -1,0 +1,72 @@
+package sioconn
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// probeTimeout bounds the plain-HTTP handshake probe.
+const probeTimeout = 5 * time.Second
+
+// probe repeats the engine.io polling handshake over plain HTTP to learn
+// why a connection attempt failed: the Socket.IO client reports a refused
+// handshake only as a transport error, without the server's JSON body.
+// It returns the server's protocol error (400, 4008, ...) or nil when the
+// handshake is not refused (or the server cannot be reached at all). A
+// session the probe opens is closed again at once.
+func (c *Conn) probe(ctx context.Context) *protocol.Error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	q := url.Values{"EIO": {"4"}, "transport": {"polling"}, "a2c_version": {c.opts.Version}}
+	endpoint := c.base + c.opts.Path
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"?"+q.Encode(), nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode == http.StatusOK {
+		c.closeProbeSession(ctx, endpoint, q, body)
+		return nil
+	}
+	pe, ok := protocol.DecodeError(body)
+	if !ok || pe.Code < 400 {
+		// engine.io's own refusals use codes 0-5 in the same shape; they are
+		// transport matters, not protocol errors.
+		return nil
+	}
+	return pe
+}
+
+// closeProbeSession sends the engine.io close packet for the session the
+// probe opened, so the server does not keep it until the ping timeout.
+func (c *Conn) closeProbeSession(ctx context.Context, endpoint string, q url.Values, body []byte) {
+	// The open packet is "0" followed by JSON holding the sid.
+	s := strings.TrimPrefix(string(body), "0")
+	var open struct {
+		SID string `json:"sid"`
+	}
+	if json.Unmarshal([]byte(s), &open) != nil || open.SID == "" {
+		return
+	}
+	q.Set("sid", open.SID)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint+"?"+q.Encode(), strings.NewReader("1"))
+	if err != nil {
+		return
+	}
+	req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		_ = resp.Body.Close()
+	}
+}

@@ -1,0 +1,68 @@
+package protocol
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// ToolContent is one content item of an MCP CallToolResult. Type is "text",
+// "image", "audio", "resource_link" or "resource"; the fields that type
+// uses are set and the rest are empty.
+type ToolContent struct {
+	Type        string          `json:"type"`
+	Text        string          `json:"text,omitempty"`
+	Data        string          `json:"data,omitempty"`
+	MIMEType    string          `json:"mimeType,omitempty"`
+	URI         string          `json:"uri,omitempty"`
+	Name        string          `json:"name,omitempty"`
+	Resource    json.RawMessage `json:"resource,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Meta        map[string]any  `json:"_meta,omitempty"`
+}
+
+// CallToolResult answers client:tool_call: the MCP CallToolResult the tool
+// produced. A tool failure is a result with IsError set, not an error
+// payload. A2C result-level markers (a2c_cancelled, a2c_timeout) live in
+// Meta; MetaAlt holds the "_meta" spelling some SDKs write instead.
+type CallToolResult struct {
+	Content           []ToolContent   `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+	Meta              map[string]any  `json:"meta,omitempty"`
+	MetaAlt           map[string]any  `json:"_meta,omitempty"`
+}
+
+// Result-level A2C markers of a CallToolResult.
+const (
+	MetaCancelled    = "a2c_cancelled"
+	MetaCancelReason = "a2c_cancel_reason"
+	MetaTimeout      = "a2c_timeout"
+)
+
+// marker reads a boolean result-level marker from meta, then from _meta.
+func (r *CallToolResult) marker(key string) bool {
+	for _, m := range []map[string]any{r.Meta, r.MetaAlt} {
+		if v, ok := m[key].(bool); ok {
+			return v
+		}
+	}
+	return false
+}
+
+// Cancelled reports whether the result says the call was cancelled by a
+// notify:tool_call_cancel.
+func (r *CallToolResult) Cancelled() bool { return r.marker(MetaCancelled) }
+
+// TimedOut reports whether the result says the call timed out.
+func (r *CallToolResult) TimedOut() bool { return r.marker(MetaTimeout) }
+
+// Text joins the text of every text content item with newlines.
+func (r *CallToolResult) Text() string {
+	var parts []string
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}

@@ -104,7 +104,7 @@ func (u URI) WithQuery(q Query) URI {
 // a fixed order (format, depth, offset, limit, categories).
 func (u URI) String() string {
 	var b strings.Builder
-	b.Grow(len(u.Host) + len(u.DocRef) + len(u.ElementID) + 32)
+	b.Grow(len(u.Host) + len(u.DocRef) + len(u.ElementID) + 48 + 12*len(u.Query.Categories))
 	b.WriteString("dpe://")
 	b.WriteString(u.Host)
 	if u.level >= LevelDocument {
@@ -141,11 +141,13 @@ func (u URI) String() string {
 		add("limit", strconv.Itoa(*q.Limit))
 	}
 	if len(q.Categories) > 0 {
-		cs := make([]string, len(q.Categories))
+		add("categories", "")
 		for i, c := range q.Categories {
-			cs[i] = url.QueryEscape(string(c))
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(url.QueryEscape(string(c)))
 		}
-		add("categories", strings.Join(cs, ","))
 	}
 	return b.String()
 }
@@ -205,7 +207,7 @@ func Parse(raw string) (URI, error) {
 	if host == "" {
 		return URI{}, invalid(raw, RuleHost, "host must not be empty")
 	}
-	if strings.ContainsAny(host, " \t\r\n%\\") || strings.ContainsFunc(host, isControl) {
+	if !validHost(host) {
 		return URI{}, invalid(raw, RuleHost, "host %q has characters a host cannot have", host)
 	}
 	u := URI{Host: host}
@@ -218,7 +220,24 @@ func Parse(raw string) (URI, error) {
 	return u, nil
 }
 
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+// validHost rejects spaces, control characters, '%' and backslashes in a host.
+func validHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c <= ' ' || c == 0x7f || c == '%' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// pathUnescape is url.PathUnescape without the call when there is nothing
+// to decode.
+func pathUnescape(s string) (string, error) {
+	if strings.IndexByte(s, '%') < 0 {
+		return s, nil
+	}
+	return url.PathUnescape(s)
+}
 
 // cutScheme strips "dpe://" (the scheme compared case-insensitively).
 func cutScheme(raw string) (string, bool) {
@@ -235,7 +254,7 @@ func (u *URI) parsePath(raw, path string) error {
 		return nil
 	}
 	seg, sub, hasSub := strings.Cut(path, "/")
-	docRef, err := url.PathUnescape(seg)
+	docRef, err := pathUnescape(seg)
 	if err != nil {
 		return invalid(raw, RuleSubPath, "doc-ref %q is not valid percent-encoding", seg)
 	}
@@ -256,7 +275,7 @@ func (u *URI) parsePath(raw, path string) error {
 		}
 		u.Page, u.level = n, LevelPage
 	case ok && kind == "elements" && !strings.Contains(arg, "/"):
-		id, err := url.PathUnescape(arg)
+		id, err := pathUnescape(arg)
 		if err != nil || id == "" {
 			return invalid(raw, RuleSubPath, "element ID %q is empty or not valid percent-encoding", arg)
 		}
@@ -296,21 +315,21 @@ func queryRule(key string) (Rule, bool) {
 // parse reads the recognised parameters (the first occurrence of each wins;
 // unknown parameters are ignored) and applies rules 4-8.
 func (q *Query) parse(raw, rawQuery string) error {
-	seen := map[string]bool{}
+	var seen uint16 // bit r set once rule r's parameter was read
 	for rawQuery != "" {
 		var kv string
 		kv, rawQuery, _ = strings.Cut(rawQuery, "&")
 		k, v, _ := strings.Cut(kv, "=")
-		key, err := url.QueryUnescape(k)
+		key, err := queryUnescape(k)
 		if err != nil {
 			continue
 		}
 		rule, known := queryRule(key)
-		if !known || seen[key] {
+		if !known || seen&(1<<rule) != 0 {
 			continue
 		}
-		seen[key] = true
-		val, err := url.QueryUnescape(v)
+		seen |= 1 << rule
+		val, err := queryUnescape(v)
 		if err != nil {
 			return invalid(raw, rule, "%s value %q is not valid percent-encoding", key, v)
 		}
@@ -319,6 +338,15 @@ func (q *Query) parse(raw, rawQuery string) error {
 		}
 	}
 	return nil
+}
+
+// queryUnescape is url.QueryUnescape without the call when there is
+// nothing to decode.
+func queryUnescape(s string) (string, error) {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+		return s, nil
+	}
+	return url.QueryUnescape(s)
 }
 
 func (q *Query) set(raw string, rule Rule, v string) error {

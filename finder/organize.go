@@ -1,6 +1,7 @@
 package finder
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -23,12 +24,14 @@ const (
 //     fileType is set, exactly that file_type;
 //  2. order servers by tool-call history (most recent first, de-duplicated),
 //     then the rest alphabetically;
-//  3. inside a server, last_modified descending, missing values last; ties
-//     keep input order;
+//  3. inside a server, last_modified descending: ISO 8601 values as instants,
+//     then values that do not parse (as strings, descending), then missing
+//     ones; ties keep input order;
 //  4. page with offset and limit (limit <= 0 gives an empty page, limit is
 //     capped at MaxLimit).
 //
-// The input slice is not modified.
+// The order is total, so the same documents in any input order (other than
+// exact ties) give the same pages. The input slice is not modified.
 func Organize(docs []protocol.DPEDocumentSummary, keywords []string, fileType string,
 	history []string, offset, limit int) ([]protocol.DPEDocumentSummary, int) {
 	kws := normalizeKeywords(keywords)
@@ -47,28 +50,66 @@ func Organize(docs []protocol.DPEDocumentSummary, keywords []string, fileType st
 		kept = append(kept, i)
 	}
 	total := len(kept)
-
-	rank := serverRanks(docs, kept, history)
-	keys := make([]sortKey, len(kept))
-	for k, i := range kept {
-		keys[k] = sortKey{idx: i, rank: rank[docs[i].Server], when: parseTime(docs[i].LastModified)}
-	}
-	slices.SortFunc(keys, compareKeys)
-
-	if limit <= 0 {
+	offset = max(offset, 0)
+	if limit <= 0 || offset >= total {
 		return []protocol.DPEDocumentSummary{}, total
 	}
 	limit = min(limit, MaxLimit)
-	offset = max(offset, 0)
-	if offset >= total {
-		return []protocol.DPEDocumentSummary{}, total
-	}
 	end := min(offset+limit, total)
+
+	ranks := serverRanks(docs, kept, history)
+	keys := make([]sortKey, len(kept))
+	for k, i := range kept {
+		class, sec, nsec := parseTime(docs[i].LastModified)
+		keys[k] = sortKey{sec: sec, idx: int32(i), rank: ranks[k], nsec: nsec, class: class}
+	}
+	top := smallest(keys, end, func(a, b sortKey) int { return compareKeys(docs, a, b) })
+
 	page := make([]protocol.DPEDocumentSummary, 0, end-offset)
-	for _, k := range keys[offset:end] {
+	for _, k := range top[offset:end] {
 		page = append(page, docs[k.idx])
 	}
 	return page, total
+}
+
+// smallest returns the n smallest keys in order. When n is small next to
+// len(keys) it keeps a bounded max-heap (about one comparison per key)
+// instead of sorting everything. keys is reordered.
+func smallest(keys []sortKey, n int, cmp func(a, b sortKey) int) []sortKey {
+	if n*4 >= len(keys) {
+		slices.SortFunc(keys, cmp)
+		return keys[:n]
+	}
+	h := keys[:n] // the heap lives in the front of keys
+	for i := n/2 - 1; i >= 0; i-- {
+		siftDown(h, i, cmp)
+	}
+	for _, k := range keys[n:] {
+		if cmp(k, h[0]) < 0 {
+			h[0] = k
+			siftDown(h, 0, cmp)
+		}
+	}
+	slices.SortFunc(h, cmp)
+	return h
+}
+
+// siftDown restores the max-heap property of h below position i.
+func siftDown(h []sortKey, i int, cmp func(a, b sortKey) int) {
+	for {
+		big := i
+		if l := 2*i + 1; l < len(h) && cmp(h[l], h[big]) > 0 {
+			big = l
+		}
+		if r := 2*i + 2; r < len(h) && cmp(h[r], h[big]) > 0 {
+			big = r
+		}
+		if big == i {
+			return
+		}
+		h[i], h[big] = h[big], h[i]
+		i = big
+	}
 }
 
 func normalizeKeywords(keywords []string) []string {
@@ -101,19 +142,66 @@ func matches(d *protocol.DPEDocumentSummary, kws []string) bool {
 // case-insensitively without allocating for ASCII text.
 func containsFold(s, lowerNeedle string) bool {
 	if isASCII(s) {
-		n := len(lowerNeedle)
-		for i := 0; i+n <= len(s); i++ {
-			if asciiEqualFoldLower(s[i:i+n], lowerNeedle) {
-				return true
-			}
-		}
-		return false
+		return containsFoldASCII(s, lowerNeedle)
 	}
 	return strings.Contains(strings.ToLower(s), lowerNeedle)
 }
 
+// containsFoldASCII finds candidate positions of the needle's first byte (in
+// either case) with strings.IndexByte and compares the rest there.
+func containsFoldASCII(s, lowerNeedle string) bool {
+	n := len(lowerNeedle)
+	if n == 0 {
+		return true
+	}
+	if n > len(s) {
+		return false
+	}
+	lo, up := lowerNeedle[0], lowerNeedle[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	last := len(s) - n // last position a match can start at
+	nextLo, nextUp := -1, -1
+	for i := 0; i <= last; {
+		if nextLo < i {
+			nextLo = nextIndex(s, i, last, lo)
+		}
+		if nextUp < i {
+			nextUp = nextIndex(s, i, last, up)
+		}
+		j := min(nextLo, nextUp)
+		if j > last {
+			return false
+		}
+		if asciiEqualFoldLower(s[j+1:j+n], lowerNeedle[1:]) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// nextIndex returns the position of the first c in s[from:last+1], or
+// last+1 when there is none.
+func nextIndex(s string, from, last int, c byte) int {
+	if j := strings.IndexByte(s[from:last+1], c); j >= 0 {
+		return from + j
+	}
+	return last + 1
+}
+
+// isASCII reports whether s is all ASCII, eight bytes at a time.
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return false
 		}
@@ -134,86 +222,111 @@ func asciiEqualFoldLower(s, lower string) bool {
 	return true
 }
 
-// serverRanks numbers the servers of the kept documents: history reversed
-// and de-duplicated first, then the others alphabetically.
-func serverRanks(docs []protocol.DPEDocumentSummary, kept []int, history []string) map[string]int {
-	rank := make(map[string]int)
+// serverRanks returns the server rank of each kept document: servers in
+// history reversed and de-duplicated first, then the others alphabetically.
+// It looks each document's server up once.
+func serverRanks(docs []protocol.DPEDocumentSummary, kept []int, history []string) []int32 {
+	rank := make(map[string]int32, len(history)+8)
 	for i := len(history) - 1; i >= 0; i-- {
 		if _, seen := rank[history[i]]; !seen {
-			rank[history[i]] = len(rank)
+			rank[history[i]] = int32(len(rank))
 		}
 	}
+	fromHistory := int32(len(rank))
+	// Servers outside the history get provisional ranks in order of first
+	// appearance (fromHistory + j for rest[j]), renumbered once sorted.
 	var rest []string
-	for _, i := range kept {
+	ranks := make([]int32, len(kept))
+	for k, i := range kept {
 		s := docs[i].Server
-		if _, seen := rank[s]; !seen {
-			rank[s] = -1 // placeholder until sorted
+		r, seen := rank[s]
+		if !seen {
+			r = fromHistory + int32(len(rest))
+			rank[s] = r
 			rest = append(rest, s)
 		}
+		ranks[k] = r
 	}
-	slices.Sort(rest)
-	n := len(rank) - len(rest)
-	for i, s := range rest {
-		rank[s] = n + i
+	if len(rest) > 1 {
+		sorted := slices.Clone(rest)
+		slices.Sort(sorted)
+		final := make([]int32, len(rest)) // provisional j -> final rank
+		for j, s := range sorted {
+			final[rank[s]-fromHistory] = fromHistory + int32(j)
+		}
+		for k, r := range ranks {
+			if r >= fromHistory {
+				ranks[k] = final[r-fromHistory]
+			}
+		}
 	}
-	return rank
+	return ranks
 }
 
 // sortKey is a kept document's position with its precomputed sort keys.
 type sortKey struct {
-	idx  int
-	rank int
-	when sortTime
+	sec   int64 // last_modified in Unix seconds, when class is timeParsed
+	idx   int32 // position in the input
+	rank  int32 // server rank
+	nsec  int32 // and its nanoseconds
+	class timeClass
 }
+
+// timeClass orders last_modified values: parsed instants first, then
+// values that do not parse, then missing ones.
+type timeClass uint8
+
+const (
+	timeParsed timeClass = iota
+	timeUnparsed
+	timeMissing
+)
 
 // compareKeys orders by server rank, then last_modified descending, then
-// input position (so the unstable sort gives a stable result).
-func compareKeys(a, b sortKey) int {
+// input position (so the result does not depend on the sort's stability).
+func compareKeys(docs []protocol.DPEDocumentSummary, a, b sortKey) int {
 	if a.rank != b.rank {
-		return a.rank - b.rank
+		return int(a.rank) - int(b.rank)
 	}
-	if c := a.when.compareDesc(b.when); c != 0 {
-		return c
+	if a.class != b.class {
+		return int(a.class) - int(b.class)
 	}
-	return a.idx - b.idx
-}
-
-// sortTime is a last_modified value prepared for comparison: Unix
-// nanoseconds when it is RFC 3339, the raw string otherwise.
-type sortTime struct {
-	raw    string
-	nanos  int64
-	parsed bool
-}
-
-func parseTime(s string) sortTime {
-	st := sortTime{raw: s}
-	if s == "" {
-		return st
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		st.nanos, st.parsed = t.UnixNano(), true
-	}
-	return st
-}
-
-// compareDesc orders newer first and missing values last.
-func (a sortTime) compareDesc(b sortTime) int {
-	switch {
-	case a.raw == "" && b.raw == "":
-		return 0
-	case a.raw == "":
-		return 1
-	case b.raw == "":
-		return -1
-	case a.parsed && b.parsed:
-		switch {
-		case a.nanos > b.nanos:
-			return -1
-		case a.nanos < b.nanos:
-			return 1
+	switch a.class {
+	case timeParsed:
+		if c := cmp.Compare(b.sec, a.sec); c != 0 {
+			return c
 		}
-		return 0
+		if c := cmp.Compare(b.nsec, a.nsec); c != 0 {
+			return c
+		}
+	case timeUnparsed:
+		if c := strings.Compare(docs[b.idx].LastModified, docs[a.idx].LastModified); c != 0 {
+			return c
+		}
 	}
-	return strings.Compare(b.raw, a.raw)
+	return int(a.idx) - int(b.idx)
+}
+
+// parseTime classifies a last_modified value and returns its instant when
+// it parses as one of the ISO 8601 forms below (no zone means UTC).
+func parseTime(s string) (class timeClass, sec int64, nsec int32) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return timeMissing, 0, 0
+	}
+	layouts := [...]string{
+		time.RFC3339Nano,
+		"2006-01-02T15:04:05.999999999",
+		"2006-01-02 15:04:05.999999999Z07:00",
+		"2006-01-02 15:04:05.999999999",
+		"2006-01-02T15:04Z07:00",
+		"2006-01-02T15:04",
+		"2006-01-02",
+	}
+	for _, layout := range layouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return timeParsed, t.Unix(), int32(t.Nanosecond())
+		}
+	}
+	return timeUnparsed, 0, 0
 }

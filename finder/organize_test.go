@@ -2,9 +2,13 @@ package finder
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
+	"time"
 
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -107,6 +111,22 @@ func TestOrganize(t *testing.T) {
 			limit: 20, want: []string{"mid", "mid-twin", "tz", "old", "none1", "none2"}, wantTotal: 6,
 		},
 		{
+			name: "ISO 8601 forms without zone or time are instants (UTC); unparsable after them, as strings, before missing",
+			docs: []protocol.DPEDocumentSummary{
+				doc("s", "garbage-a", "around easter"), doc("s", "missing", ""), doc("s", "date", "2026-03-02"),
+				doc("s", "nozone", "2026-03-01T12:00:00"), doc("s", "spaced", " 2026-03-01T13:00:00Z "),
+				doc("s", "garbage-z", "yesterday"), doc("s", "space-sep", "2026-03-01 14:00:00+00:00"),
+			},
+			limit: 20, want: []string{"date", "space-sep", "spaced", "nozone", "garbage-z", "garbage-a", "missing"}, wantTotal: 7,
+		},
+		{
+			name: "server rank before last_modified",
+			docs: []protocol.DPEDocumentSummary{
+				doc("b", "b-new", "2026-12-01T00:00:00Z"), doc("a", "a-old", "2020-01-01T00:00:00Z"), doc("a", "a-none", ""),
+			},
+			limit: 20, want: []string{"a-old", "a-none", "b-new"}, wantTotal: 3,
+		},
+		{
 			name:   "offset past the end",
 			docs:   []protocol.DPEDocumentSummary{doc("s", "a", ""), doc("s", "b", "")},
 			offset: 5, limit: 20, want: []string{}, wantTotal: 2,
@@ -152,6 +172,116 @@ func TestOrganize(t *testing.T) {
 	}
 }
 
+// TestOrganizeOrderIndependent: the pages must not depend on the order the
+// aggregator happened to list documents in, or paging would repeat or skip
+// documents. Mixed timestamp forms once made the comparison cyclic.
+func TestOrganizeOrderIndependent(t *testing.T) {
+	base := []protocol.DPEDocumentSummary{
+		doc("s", "a", "2026-03-01T01:00:00+08:00"), doc("s", "b", "2026-02-28T23:00:00Z"),
+		doc("s", "c", "2026-03-01"), doc("s", "d", "not a date"), doc("s", "e", ""),
+		doc("t", "f", "2026-01-01T00:00:00Z"),
+	}
+	want := []string{"c", "b", "a", "d", "e", "f"}
+	perm := slices.Clone(base)
+	var permute func(k int)
+	permute = func(k int) {
+		if k == len(perm) {
+			got, _ := Organize(perm, nil, "", nil, 0, 20)
+			if g := refs(got); !slices.Equal(g, want) {
+				t.Fatalf("input %v gave %v, want %v", refs(perm), g, want)
+			}
+			return
+		}
+		for i := k; i < len(perm); i++ {
+			perm[k], perm[i] = perm[i], perm[k]
+			permute(k + 1)
+			perm[k], perm[i] = perm[i], perm[k]
+		}
+	}
+	permute(0)
+}
+
+// TestOrganizeMatchesReference checks the bounded-heap path and the full
+// sort against a plain stable sort over random catalogs and pages.
+func TestOrganizeMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	stamps := []string{"", "", "2026-01-01T00:00:00Z", "2026-01-01T08:00:00+08:00", "2026-01-02", "junk", "2025-12-31T23:59:59.5Z"}
+	for round := range 200 {
+		n := rng.IntN(400)
+		docs := make([]protocol.DPEDocumentSummary, n)
+		for i := range docs {
+			docs[i] = doc(fmt.Sprintf("s%d", rng.IntN(5)), fmt.Sprintf("d%d", i), stamps[rng.IntN(len(stamps))])
+			if rng.IntN(20) == 0 {
+				docs[i].URI = "dpe://"
+			}
+		}
+		history := []string{"s3", "s1", "s3"}
+		offset, limit := rng.IntN(n+5)-2, rng.IntN(120)-5
+		got, total := Organize(docs, nil, "", history, offset, limit)
+		want, wantTotal := referenceOrganize(docs, history, offset, limit)
+		if total != wantTotal || !slices.Equal(refs(got), refs(want)) {
+			t.Fatalf("round %d (n=%d offset=%d limit=%d):\n got %v (%d)\nwant %v (%d)", round, n, offset, limit, refs(got), total, refs(want), wantTotal)
+		}
+	}
+}
+
+// referenceOrganize is the obvious implementation: filter, stable sort by
+// (server rank, time class, instant desc, raw desc), slice.
+func referenceOrganize(docs []protocol.DPEDocumentSummary, history []string, offset, limit int) ([]protocol.DPEDocumentSummary, int) {
+	var kept []protocol.DPEDocumentSummary
+	for _, d := range docs {
+		if _, err := dpe.Parse(d.URI); err == nil {
+			kept = append(kept, d)
+		}
+	}
+	var order []string
+	for i := len(history) - 1; i >= 0; i-- {
+		if !slices.Contains(order, history[i]) {
+			order = append(order, history[i])
+		}
+	}
+	var rest []string
+	for _, d := range kept {
+		if !slices.Contains(order, d.Server) && !slices.Contains(rest, d.Server) {
+			rest = append(rest, d.Server)
+		}
+	}
+	slices.Sort(rest)
+	order = append(order, rest...)
+	when := func(s string) (int, time.Time) {
+		if s == "" {
+			return 2, time.Time{}
+		}
+		for _, l := range []string{time.RFC3339Nano, "2006-01-02"} {
+			if t, err := time.Parse(l, s); err == nil {
+				return 0, t
+			}
+		}
+		return 1, time.Time{}
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		a, b := kept[i], kept[j]
+		if ra, rb := slices.Index(order, a.Server), slices.Index(order, b.Server); ra != rb {
+			return ra < rb
+		}
+		ca, ta := when(a.LastModified)
+		cb, tb := when(b.LastModified)
+		if ca != cb {
+			return ca < cb
+		}
+		if ca == 0 {
+			return ta.After(tb)
+		}
+		return a.LastModified > b.LastModified
+	})
+	total := len(kept)
+	offset = max(offset, 0)
+	if limit <= 0 || offset >= total {
+		return nil, total
+	}
+	return kept[offset:min(offset+min(limit, MaxLimit), total)], total
+}
+
 func TestOrganizeLimitCapped(t *testing.T) {
 	var docs []protocol.DPEDocumentSummary
 	for i := range 250 {
@@ -191,6 +321,12 @@ func BenchmarkOrganize100k(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			Organize(docs, nil, "", history, 40, 20)
+		}
+	})
+	b.Run("no-filter-last-page", func(b *testing.B) { // offset near the end: full sort
+		b.ReportAllocs()
+		for b.Loop() {
+			Organize(docs, nil, "", history, 99_980, 20)
 		}
 	})
 }

@@ -1,7 +1,10 @@
 package desktop
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
+	"strings"
 	"reflect"
 	"slices"
 	"testing"
@@ -31,6 +34,10 @@ func TestParseWindowURI(t *testing.T) {
 		{"window://h?fullscreen=0", WindowURI{Host: "h", Fullscreen: bp(false)}},
 		{"window://h?fullscreen=No", WindowURI{Host: "h", Fullscreen: bp(false)}},
 		{"window://h?fullscreen=off", WindowURI{Host: "h", Fullscreen: bp(false)}},
+		// other parameters are ignored, even when malformed; the first occurrence wins
+		{"window://h/a?x=%zz&priority=%35%30&fullscreen=true&fullscreen=maybe#frag",
+			WindowURI{Host: "h", Path: []string{"a"}, Priority: ip(50), Fullscreen: bp(true)}},
+		{"WINDOW://h/a/", WindowURI{Host: "h", Path: []string{"a", ""}}},
 	}
 	for _, tt := range ok {
 		t.Run(tt.raw, func(t *testing.T) {
@@ -59,6 +66,12 @@ func TestParseWindowURI(t *testing.T) {
 		{"window://h?fullscreen=maybe", RuleFullscreen},
 		{"window://h?fullscreen=", RuleFullscreen},
 		{"window://h/a%zz", RulePath},
+		{"window://h?priority=", RulePriority},
+		{"window://h?priority=%zz", RulePriority},
+		{"window://h?priority=+5", RulePriority},
+		{"window://h?utm=%zz&priority=7;x=1&priority=9", RulePriority},
+		{"window://h?fullscreen=%zz", RuleFullscreen},
+		{"window://h h/x", RuleHost},
 	}
 	for _, tt := range bad {
 		t.Run("reject "+tt.raw, func(t *testing.T) {
@@ -153,6 +166,18 @@ func TestOrganize(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestOrganizeWarnsOnBlob(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	got := Organize([]Window{{Server: "a", URI: "window://a/img", Contents: []protocol.ResourceContents{{URI: "x", Blob: "AAAA"}}}}, nil, nil, log)
+	if len(got) != 0 {
+		t.Errorf("blob-only window rendered: %q", got)
+	}
+	if !strings.Contains(buf.String(), "level=WARN") || !strings.Contains(buf.String(), "window://a/img") {
+		t.Errorf("no warning naming the window was logged: %q", buf.String())
 	}
 }
 

@@ -76,23 +76,33 @@ func ParseWindowURI(raw string) (WindowURI, error) {
 			w.Path = append(w.Path, s)
 		}
 	}
-	vals, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return fail(RulePath, "query %q is not valid percent-encoding", rawQuery)
-	}
-	if v, ok := vals["priority"]; ok {
-		n, err := strconv.Atoi(v[0])
-		if err != nil || n < 0 || n > 100 || strings.TrimLeft(v[0], "0123456789") != "" {
-			return fail(RulePriority, "priority %q must be an integer in [0, 100]", v[0])
+	var seenPriority, seenFullscreen bool // the first occurrence wins
+	for rawQuery != "" {
+		var kv string
+		kv, rawQuery, _ = strings.Cut(rawQuery, "&")
+		k, v, _ := strings.Cut(kv, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			continue // not a parameter this parser knows; ignored like any other
 		}
-		w.Priority = &n
-	}
-	if v, ok := vals["fullscreen"]; ok {
-		b, ok := parseBool(v[0])
-		if !ok {
-			return fail(RuleFullscreen, "fullscreen %q must be true/1/yes/on or false/0/no/off", v[0])
+		switch {
+		case key == "priority" && !seenPriority:
+			seenPriority = true
+			val, err := url.QueryUnescape(v)
+			n, convErr := strconv.Atoi(val)
+			if err != nil || convErr != nil || n < 0 || n > 100 || strings.TrimLeft(val, "0123456789") != "" {
+				return fail(RulePriority, "priority %q must be an integer in [0, 100]", v)
+			}
+			w.Priority = &n
+		case key == "fullscreen" && !seenFullscreen:
+			seenFullscreen = true
+			val, err := url.QueryUnescape(v)
+			b, ok := parseBool(val)
+			if err != nil || !ok {
+				return fail(RuleFullscreen, "fullscreen %q must be true/1/yes/on or false/0/no/off", v)
+			}
+			w.Fullscreen = &b
 		}
-		w.Fullscreen = &b
 	}
 	return w, nil
 }

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
-	"strings"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/protocol"

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"log/slog"
+	"sync"
+
+	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+)
+
+// lenientParser is the Socket.IO parser with one change: a packet that does
+// not decode (broken JSON, a bad attachment count, text where a binary
+// attachment was due) is dropped with a log line instead of closing the
+// whole connection, so one bad message never costs a client its other
+// requests.
+type lenientParser struct {
+	log *slog.Logger
+}
+
+func (p lenientParser) NewEncoder() parser.Encoder { return parser.NewEncoder() }
+
+func (p lenientParser) NewDecoder() parser.Decoder {
+	d := &lenientDecoder{EventEmitter: types.NewEventEmitter(), log: p.log}
+	d.inner = d.fresh()
+	return d
+}
+
+// lenientDecoder forwards the packets of an inner decoder and replaces the
+// inner decoder after an error, which also discards a half-built binary
+// packet.
+type lenientDecoder struct {
+	types.EventEmitter
+	log *slog.Logger
+
+	mu    sync.Mutex
+	inner parser.Decoder
+}
+
+func (d *lenientDecoder) fresh() parser.Decoder {
+	in := parser.NewDecoder()
+	_ = in.On("decoded", func(args ...any) { d.Emit("decoded", args...) })
+	return in
+}
+
+// Add decodes data; errors are logged, never returned.
+func (d *lenientDecoder) Add(data any) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.inner.Add(data); err != nil {
+		d.log.Warn("dropped a Socket.IO packet that does not decode", "err", err)
+		d.inner.Destroy()
+		d.inner = d.fresh()
+	}
+	return nil
+}
+
+// Destroy releases the inner decoder.
+func (d *lenientDecoder) Destroy() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.inner.Destroy()
+}

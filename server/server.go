@@ -1,0 +1,230 @@
+// Package server is the SMCP Server role: a Socket.IO router in namespace
+// /smcp that admits clients whose a2c_version it supports, keeps offices
+// (one agent, any number of computers, unique names), routes every
+// client:* request by computer name inside the caller's office and returns
+// the computer's ack unchanged, and broadcasts notify:* events to the rest
+// of an office. It knows nothing about MCP.
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	engine "github.com/zishang520/socket.io/servers/engine/v3"
+	"github.com/zishang520/socket.io/servers/socket/v3"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// Defaults applied to zero Options fields.
+const (
+	DefaultRequestTimeout  = 30 * time.Second
+	DefaultToolCallGrace   = 5 * time.Second
+	DefaultMaxPayloadBytes = 16 << 20
+	DefaultMaxRequestBytes = 4 << 20
+	DefaultShutdownTimeout = 5 * time.Second
+	DefaultPingInterval    = 25 * time.Second
+	DefaultPingTimeout     = 20 * time.Second
+)
+
+// maxToolTimeout caps the timeout a tool call may ask for.
+const maxToolTimeout = 24 * time.Hour
+
+// Paths the engine.io endpoint is served at: the Socket.IO default and the
+// one the Python SDK uses (socketio_path="/smcp").
+const (
+	PathSocketIO = "/socket.io/"
+	PathSMCP     = "/smcp/"
+)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Token, when set, must be sent as auth.token by every client.
+	Token string
+	// Logger receives structured logs (default: discard).
+	Logger *slog.Logger
+	// RequestTimeout bounds how long a routed request waits for the
+	// computer's answer (default 30 s).
+	RequestTimeout time.Duration
+	// ToolCallGrace is added to a client:tool_call's own timeout (default 5 s).
+	ToolCallGrace time.Duration
+	// MaxPayloadBytes is engine.io's maxHttpBufferSize: the largest message
+	// a connection accepts (default 16 MiB). Bigger ones close it.
+	MaxPayloadBytes int64
+	// MaxRequestBytes bounds one request payload; bigger ones get a 400
+	// answer and the connection stays up (default 4 MiB).
+	MaxRequestBytes int
+	// ShutdownTimeout bounds the graceful part of Serve's shutdown (default 5 s).
+	ShutdownTimeout time.Duration
+	// PingInterval and PingTimeout are engine.io's heartbeat (defaults
+	// 25 s and 20 s): a peer that vanishes is noticed within their sum.
+	PingInterval, PingTimeout time.Duration
+}
+
+func (o *Options) setDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.ToolCallGrace <= 0 {
+		o.ToolCallGrace = DefaultToolCallGrace
+	}
+	if o.MaxPayloadBytes <= 0 {
+		o.MaxPayloadBytes = DefaultMaxPayloadBytes
+	}
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = DefaultPingInterval
+	}
+	if o.PingTimeout <= 0 {
+		o.PingTimeout = DefaultPingTimeout
+	}
+}
+
+// Server is an SMCP Server.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	io       *socket.Server
+	engine   http.Handler
+	reg      *registry
+	ids      atomic.Uint64 // routing ids of forwarded requests
+	draining atomic.Bool   // refuse new sessions during shutdown
+}
+
+// New returns a Server; mount Handler or call Serve.
+func New(opts Options) *Server {
+	opts.setDefaults()
+	s := &Server{opts: opts, log: opts.Logger, reg: newRegistry()}
+	so := socket.DefaultServerOptions()
+	so.SetServeClient(false)
+	so.SetMaxHttpBufferSize(opts.MaxPayloadBytes)
+	so.SetPingInterval(opts.PingInterval)
+	so.SetPingTimeout(opts.PingTimeout)
+	so.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
+	so.SetParser(lenientParser{log: s.log})
+	s.io = socket.NewServer(nil, so)
+	s.engine = s.io.ServeHandler(nil)
+	nsp := s.io.Of(protocol.Namespace, nil)
+	nsp.Use(s.authenticate)
+	_ = nsp.On("connection", func(args ...any) {
+		if sock, ok := firstArg(args).(*socket.Socket); ok {
+			s.onConnection(sock)
+		}
+	})
+	return s
+}
+
+func firstArg(args []any) any {
+	if len(args) == 0 {
+		return nil
+	}
+	return args[0]
+}
+
+// Handler returns the HTTP handler: the a2c_version check in front of the
+// engine.io endpoint at /socket.io/ and /smcp/.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	h := http.HandlerFunc(s.serveEngine)
+	mux.Handle(PathSocketIO, h)
+	mux.Handle(PathSMCP, h)
+	return mux
+}
+
+// serveEngine checks the version of a session-starting request, then hands
+// the request to engine.io.
+func (s *Server) serveEngine(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("sid") == "" && s.draining.Load() {
+		http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	if e := checkVersion(r); e != nil {
+		s.log.Info("handshake refused", "code", e.Code, "msg", e.Message,
+			"a2c_version", r.URL.Query().Get("a2c_version"), "remote", r.RemoteAddr)
+		writeError(w, e)
+		return
+	}
+	s.engine.ServeHTTP(w, r)
+}
+
+// authenticate is the namespace middleware checking the shared token.
+func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedError)) {
+	if s.opts.Token == "" {
+		next(nil)
+		return
+	}
+	token, _ := sock.Handshake().Auth["token"].(string)
+	if subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1 {
+		next(nil)
+		return
+	}
+	msg := "invalid token"
+	if token == "" {
+		msg = "missing token: send auth.token"
+	}
+	s.log.Info("connection refused", "reason", msg, "remote", sock.Handshake().Address)
+	next(socket.NewExtendedError("unauthorized: "+msg, map[string]any{
+		"code": protocol.CodeUnauthorized, "message": "unauthorized: " + msg,
+	}))
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: it
+// refuses new sessions, disconnects every client, and waits (up to
+// ShutdownTimeout) for HTTP requests in flight. It returns nil after a
+// shutdown caused by ctx, or the listener's error.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "paths", []string{PathSocketIO, PathSMCP})
+	select {
+	case err := <-errc:
+		s.Close()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down")
+	s.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		s.log.Warn("graceful shutdown timed out; closing connections", "err", err)
+		_ = hs.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	sessions, offices := s.reg.counts()
+	s.log.Info("stopped", "sessions_left", sessions, "offices_left", offices)
+	return nil
+}
+
+// Close refuses new sessions and disconnects every client; their offices
+// hear the leave notifications and requests in flight get an error answer.
+// Serve calls it; call it yourself when you mounted Handler elsewhere.
+func (s *Server) Close() {
+	if s.draining.Swap(true) {
+		return
+	}
+	s.io.Close(nil)
+}

@@ -1,0 +1,236 @@
+package tui
+
+import (
+	"context"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// desktopScreen shows a Computer's Desktop (client:get_desktop): its windows
+// in the organizer's order, each a title bar (the window:// URI) and its
+// text. It re-reads on notify:update_desktop, keeping the scroll offset.
+type desktopScreen struct {
+	e       *env
+	comp    string
+	windows []string
+	starts  []int // first line of each window in the pager
+	w, h    int
+	req     uint64
+	loading bool
+	loaded  bool
+	err     string
+	gone    bool
+	pg      pager
+}
+
+type desktopMsg struct {
+	req uint64
+	ret *protocol.GetDeskTopRet
+	err error
+}
+
+func newDesktopScreen(e *env, computer string) *desktopScreen {
+	return &desktopScreen{e: e, comp: computer, pg: newPager()}
+}
+
+func (s *desktopScreen) init() tea.Cmd { return s.load() }
+
+func (s *desktopScreen) load() tea.Cmd {
+	req := s.e.req()
+	s.req, s.loading = req, true
+	comp, size := s.comp, s.e.opts.DesktopSize
+	return call(s.e, func(ctx context.Context, b Backend) (*protocol.GetDeskTopRet, error) {
+		ret, err := b.GetDesktop(ctx, comp, size, "")
+		if ret != nil {
+			c := *ret
+			c.Desktops = sanitizeStrings(ret.Desktops)
+			ret = &c
+		}
+		return ret, err
+	}, func(ret *protocol.GetDeskTopRet, err error) tea.Msg { return desktopMsg{req: req, ret: ret, err: err} })
+}
+
+func (s *desktopScreen) setSize(w, h int) tea.Cmd {
+	s.w, s.h = w, h
+	s.layout()
+	return nil
+}
+
+func (s *desktopScreen) layout() {
+	extra := 1
+	if s.err != "" || s.gone {
+		extra++
+	}
+	s.pg.setSize(s.w, max(s.h-extra, 1))
+	s.renderWindows()
+}
+
+// renderWindows lays the windows out for the current width. Desktops are
+// small (desktop_size bounds them), so this runs in Update.
+func (s *desktopScreen) renderWindows() {
+	if s.w <= 0 {
+		return
+	}
+	st := s.e.styles
+	var lines []string
+	s.starts = s.starts[:0]
+	for _, d := range s.windows {
+		uri, body, _ := strings.Cut(d, "\n\n")
+		s.starts = append(s.starts, len(lines))
+		lines = append(lines, st.Window.Render(cell(" ▣ "+oneLine(uri), s.w)))
+		if strings.TrimSpace(body) != "" {
+			lines = append(lines, strings.Split(wrapPlain(body, s.w), "\n")...)
+		}
+		lines = append(lines, "")
+	}
+	y := s.pg.y
+	s.pg.setContent(strings.Join(lines, "\n"))
+	s.pg.setY(y)
+}
+
+func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case desktopMsg:
+		if msg.req != s.req {
+			return nil
+		}
+		s.loading = false
+		if msg.err != nil {
+			s.err = describeError(msg.err, opDesktop)
+		} else {
+			s.err, s.loaded = "", true
+			s.windows = nil
+			if msg.ret != nil {
+				s.windows = msg.ret.Desktops
+			}
+			s.e.refreshed = s.e.now()
+		}
+		s.layout()
+	case UpdateDesktopMsg:
+		if msg.Computer == s.comp {
+			return s.load()
+		}
+	case reconnectedMsg:
+		return s.load()
+	case themeMsg:
+		s.renderWindows()
+	case LeaveOfficeMsg:
+		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
+			s.gone = true
+			s.layout()
+		}
+	case EnterOfficeMsg:
+		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
+			s.gone = false
+			s.layout()
+			return s.load()
+		}
+	case tea.KeyPressMsg:
+		k := s.e.keys
+		switch {
+		case key.Matches(msg, k.Back):
+			return pop
+		case key.Matches(msg, k.Refresh):
+			return s.load()
+		case key.Matches(msg, k.NextPage):
+			s.jump(1)
+			return nil
+		case key.Matches(msg, k.PrevPage):
+			s.jump(-1)
+			return nil
+		}
+		s.pg.update(msg, k)
+	case tea.MouseWheelMsg:
+		s.pg.update(msg, s.e.keys)
+	}
+	return nil
+}
+
+// current is the index of the window at the top of the view.
+func (s *desktopScreen) current() int {
+	cur := 0
+	for i, st := range s.starts {
+		if st <= s.pg.y {
+			cur = i
+		}
+	}
+	return cur
+}
+
+// jump scrolls to the next (1) or previous (-1) window.
+func (s *desktopScreen) jump(d int) {
+	if len(s.starts) == 0 {
+		return
+	}
+	i := min(max(s.current()+d, 0), len(s.starts)-1)
+	s.pg.setY(s.starts[i])
+}
+
+func (s *desktopScreen) view() string {
+	st := s.e.styles
+	head := st.Title.Render("Desktop") + st.Muted.Render(" · "+oneLine(s.comp))
+	if s.loaded {
+		head += st.Muted.Render(" · " + itoa(len(s.windows)) + " windows")
+	}
+	if s.loading {
+		head += st.Muted.Render(" · loading…")
+	}
+	lines := []string{head}
+	if s.gone {
+		lines = append(lines, st.Error.Render("✗ computer left the office"))
+	} else if s.err != "" {
+		lines = append(lines, st.Error.Render("✗ "+s.err))
+	}
+	if s.loaded && len(s.windows) == 0 {
+		lines = append(lines, st.Muted.Render("This computer's desktop is empty."))
+	} else {
+		lines = append(lines, s.pg.view(st))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (s *desktopScreen) crumb() string { return "desktop" }
+
+func (s *desktopScreen) keys() help.KeyMap {
+	k := s.e.keys
+	next := key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev window"))
+	return helpKeys{
+		short: []key.Binding{k.Up, k.Down, next, k.Back, k.Refresh, k.Copy, k.Help, k.Quit},
+		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, next, k.Back, k.Refresh}},
+	}
+}
+
+func (s *desktopScreen) uri() string {
+	if len(s.windows) == 0 {
+		return ""
+	}
+	u, _, _ := strings.Cut(s.windows[s.current()], "\n\n")
+	return oneLine(u)
+}
+
+func (s *desktopScreen) capturing() bool  { return false }
+func (s *desktopScreen) computer() string { return s.comp }
+
+func (s *desktopScreen) status() string {
+	if len(s.windows) == 0 {
+		return ""
+	}
+	return "window " + itoa(s.current()+1) + "/" + itoa(len(s.windows))
+}
+
+func (s *desktopScreen) export() (string, string, bool) {
+	if len(s.windows) == 0 {
+		return "", "", false
+	}
+	var b strings.Builder
+	b.WriteString("# Desktop of " + oneLine(s.comp) + "\n")
+	for _, d := range s.windows {
+		uri, body, _ := strings.Cut(d, "\n\n")
+		b.WriteString("\n## " + oneLine(uri) + "\n\n```\n" + body + "\n```\n")
+	}
+	return "desktop-" + s.comp, b.String(), true
+}

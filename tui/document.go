@@ -1,0 +1,310 @@
+package tui
+
+import (
+	"context"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// documentScreen shows a document's metadata and its page index, read in
+// chunks with depth=pages&offset&limit as the user scrolls.
+type documentScreen struct {
+	e    *env
+	comp string
+	sum  protocol.DPEDocumentSummary // from the catalog, shown until the read lands
+	doc  *protocol.DPEDocument       // metadata of the latest read
+	w, h int
+
+	total     int
+	haveTotal bool
+	chunks    map[int][]protocol.DPEPageSummary
+	stale     map[int][]protocol.DPEPageSummary
+	pending   map[int]uint64
+	nav       listNav
+	err       string
+	gone      bool
+}
+
+type docPagesMsg struct {
+	req   uint64
+	chunk int
+	doc   *protocol.DPEDocument
+	err   error
+}
+
+func newDocumentScreen(e *env, computer string, sum protocol.DPEDocumentSummary) *documentScreen {
+	return &documentScreen{
+		e: e, comp: computer, sum: sum,
+		chunks: map[int][]protocol.DPEPageSummary{}, pending: map[int]uint64{},
+	}
+}
+
+func (s *documentScreen) init() tea.Cmd { return s.ensure() }
+
+// headerLines renders the metadata block.
+func (s *documentScreen) headerLines() []string {
+	st := s.e.styles
+	d := s.sum
+	if s.doc != nil {
+		d = s.doc.CatalogEntry(s.sum.Server)
+	}
+	w := max(s.w, 20)
+	lines := wrapStyledLines(st.Title, oneLine(d.Title), w, 2)
+	meta := st.BadgeFor(d.FileType) + " " + st.Muted.Render(itoa(d.PageCount)+" pages")
+	if t := parseTime(d.LastModified); !t.IsZero() {
+		meta += st.Muted.Render(" · modified " + t.In(s.e.now().Location()).Format("2006-01-02 15:04") + " (" + relTime(t, s.e.now()) + ")")
+	}
+	if d.Server != "" {
+		meta += st.Muted.Render(" · " + oneLine(d.Server))
+	}
+	lines = append(lines, meta)
+	if len(d.Keywords) > 0 {
+		lines = append(lines, wrapStyledLines(st.Keyword, "# "+oneLine(strings.Join(d.Keywords, "  # ")), w, 1)...)
+	}
+	if d.Summary != "" {
+		lines = append(lines, wrapText(oneLine(d.Summary), w, 3)...)
+	}
+	if d.FileURI != "" {
+		lines = append(lines, st.Label.Render("file ")+cell(oneLine(d.FileURI), w-5))
+	}
+	if s.gone {
+		lines = append(lines, st.Error.Render("✗ computer left the office"))
+	}
+	if s.err != "" {
+		lines = append(lines, st.Error.Render("✗ "+s.err))
+	}
+	return lines
+}
+
+func (s *documentScreen) listHeight() int {
+	return max(s.h-len(s.headerLines())-2, 1)
+}
+
+func (s *documentScreen) setSize(w, h int) tea.Cmd {
+	s.w, s.h = w, h
+	s.nav.setHeight(s.listHeight())
+	return s.ensure()
+}
+
+func (s *documentScreen) page(i int) (protocol.DPEPageSummary, bool) {
+	c, off := i/pageChunk, i%pageChunk
+	if ps, ok := s.chunks[c]; ok {
+		if off < len(ps) {
+			return ps[off], true
+		}
+		return protocol.DPEPageSummary{}, false
+	}
+	if ps, ok := s.stale[c]; ok && off < len(ps) {
+		return ps[off], true
+	}
+	return protocol.DPEPageSummary{}, false
+}
+
+func (s *documentScreen) ensure() tea.Cmd {
+	from, to := s.nav.visible()
+	if !s.haveTotal {
+		from, to = 0, 1
+	}
+	var cmds []tea.Cmd
+	for c := from / pageChunk; to > from && c <= (to-1)/pageChunk; c++ {
+		if _, ok := s.chunks[c]; ok {
+			continue
+		}
+		if _, ok := s.pending[c]; ok {
+			continue
+		}
+		cmds = append(cmds, s.fetch(c))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (s *documentScreen) fetch(chunk int) tea.Cmd {
+	req := s.e.req()
+	s.pending[chunk] = req
+	comp, uri := s.comp, s.sum.URI
+	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEDocument, error) {
+		doc, err := b.ReadDocumentPages(ctx, comp, uri, chunk*pageChunk, pageChunk)
+		if doc != nil {
+			doc = sanitizeDocument(doc)
+		}
+		return doc, err
+	}, func(doc *protocol.DPEDocument, err error) tea.Msg {
+		return docPagesMsg{req: req, chunk: chunk, doc: doc, err: err}
+	})
+}
+
+// reload re-reads in place, keeping the cursor.
+func (s *documentScreen) reload() tea.Cmd {
+	s.stale = s.chunks
+	s.chunks = map[int][]protocol.DPEPageSummary{}
+	s.pending = map[int]uint64{}
+	return s.ensure()
+}
+
+func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case docPagesMsg:
+		if req, ok := s.pending[msg.chunk]; !ok || req != msg.req {
+			return nil
+		}
+		delete(s.pending, msg.chunk)
+		if msg.err != nil {
+			s.err = describeError(msg.err, opDocument)
+			s.nav.setHeight(s.listHeight())
+			return nil
+		}
+		s.err = ""
+		s.doc = msg.doc
+		s.chunks[msg.chunk] = msg.doc.Pages
+		delete(s.stale, msg.chunk)
+		total := msg.doc.PageCount
+		if msg.doc.PageTotal != nil {
+			total = *msg.doc.PageTotal
+		}
+		s.total, s.haveTotal = max(total, msg.chunk*pageChunk+len(msg.doc.Pages)), true
+		if len(s.pending) == 0 {
+			s.stale = nil
+		}
+		s.nav.setHeight(s.listHeight())
+		s.nav.setLen(s.total)
+		s.e.refreshed = s.e.now()
+		return s.ensure()
+	case UpdateFinderMsg:
+		if msg.Computer == s.comp {
+			return s.reload()
+		}
+	case reconnectedMsg:
+		return s.reload()
+	case LeaveOfficeMsg:
+		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
+			s.gone = true
+			s.nav.setHeight(s.listHeight())
+		}
+	case EnterOfficeMsg:
+		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
+			s.gone = false
+			s.nav.setHeight(s.listHeight())
+			return s.reload()
+		}
+	case tea.KeyPressMsg:
+		k := s.e.keys
+		switch {
+		case key.Matches(msg, k.Back):
+			return pop
+		case key.Matches(msg, k.Enter):
+			if p, ok := s.page(s.nav.cursor); ok {
+				return push(newPageScreen(s.e, s.comp, s.sum.URI, s.docTitle(), p.PageIndex, s.total))
+			}
+			return nil
+		case key.Matches(msg, k.Refresh):
+			return s.reload()
+		}
+		if s.nav.update(msg, k) {
+			return s.ensure()
+		}
+	case tea.MouseWheelMsg:
+		s.nav.update(msg, s.e.keys)
+		return s.ensure()
+	}
+	return nil
+}
+
+func (s *documentScreen) docTitle() string {
+	if s.doc != nil && s.doc.Title != "" {
+		return s.doc.Title
+	}
+	return s.sum.Title
+}
+
+func (s *documentScreen) view() string {
+	st := s.e.styles
+	lines := s.headerLines()
+	label := "Pages"
+	if s.haveTotal {
+		from, to := s.nav.visible()
+		label += "  " + st.Muted.Render(rangeLabel(from, to, s.total))
+	} else if len(s.pending) > 0 {
+		label += "  " + st.Muted.Render("loading…")
+	}
+	lines = append(lines, "", st.Label.Render(label))
+	if s.haveTotal && s.total == 0 {
+		lines = append(lines, st.Muted.Render("  this document has no pages"))
+	}
+	from, to := s.nav.visible()
+	numW := len(itoa(max(s.total, 1))) + 1
+	for i := from; i < to; i++ {
+		p, ok := s.page(i)
+		var row string
+		if ok {
+			count := itoa(p.ElementCount) + " elements"
+			if p.ElementCount == 1 {
+				count = "1 element"
+			}
+			titleW := max(s.w-numW-2-14-3, 8)
+			row = cellLeft(itoa(p.PageIndex+1), numW) + "  " + cell(oneLine(p.Title), titleW) + " " + s.e.styles.Muted.Render(cellLeft(count, 14))
+		} else {
+			row = cellLeft(itoa(i+1), numW) + "  " + st.Muted.Render("loading…")
+		}
+		if i == s.nav.cursor {
+			lines = append(lines, st.Selected.Render("▸ "+ansiStripForSelect(row)))
+		} else {
+			lines = append(lines, "  "+row)
+		}
+	}
+	return strings.Join(padLines(lines, s.h), "\n")
+}
+
+func (s *documentScreen) crumb() string { return s.docTitle() }
+
+func (s *documentScreen) keys() help.KeyMap {
+	k := s.e.keys
+	return helpKeys{
+		short: []key.Binding{k.Up, k.Down, k.Enter, k.Back, k.Refresh, k.Copy, k.Save, k.Help, k.Quit},
+		full:  [][]key.Binding{k.navKeys(), {k.Refresh}},
+	}
+}
+
+func (s *documentScreen) uri() string      { return s.sum.URI }
+func (s *documentScreen) capturing() bool  { return false }
+func (s *documentScreen) computer() string { return s.comp }
+
+func (s *documentScreen) status() string {
+	if !s.haveTotal {
+		return ""
+	}
+	return "page " + itoa(s.nav.cursor+1) + "/" + itoa(s.total)
+}
+
+// export writes the metadata and the loaded part of the page index.
+func (s *documentScreen) export() (string, string, bool) {
+	d := s.sum
+	if s.doc != nil {
+		d = s.doc.CatalogEntry(s.sum.Server)
+	}
+	var b strings.Builder
+	b.WriteString("# " + oneLine(d.Title) + "\n\n")
+	b.WriteString("- URI: " + d.URI + "\n- File: " + d.FileURI + "\n- Type: " + d.FileType +
+		"\n- Pages: " + itoa(d.PageCount) + "\n- Modified: " + d.LastModified + "\n")
+	if len(d.Keywords) > 0 {
+		b.WriteString("- Keywords: " + strings.Join(d.Keywords, ", ") + "\n")
+	}
+	if d.Summary != "" {
+		b.WriteString("\n" + d.Summary + "\n")
+	}
+	b.WriteString("\n## Pages\n\n")
+	for i := 0; i < s.total; i++ {
+		if p, ok := s.page(i); ok {
+			b.WriteString(itoa(p.PageIndex+1) + ". " + oneLine(p.Title) + " (" + itoa(p.ElementCount) + " elements)\n")
+		}
+	}
+	name := d.DocRef
+	if u, err := dpe.Parse(d.URI); err == nil && name == "" {
+		name = u.DocRef
+	}
+	return name, b.String(), true
+}

@@ -1,0 +1,274 @@
+package tui
+
+import (
+	"context"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// elementScreen shows a Level 3 element: its Markdown rendering, then its
+// content and metadata as coloured JSON.
+type elementScreen struct {
+	e      *env
+	comp   string
+	docURI string
+	doc    dpe.URI
+	docErr error
+	brief  protocol.DPEElementDetail // from the page, shown until the read lands
+	el     *protocol.DPEElementDetail
+	w, h   int
+
+	req       uint64
+	loading   bool
+	err       string
+	gone      bool
+	cache     map[renderKey]string
+	renderReq uint64
+	renderKey renderKey
+	shown     renderKey
+	pg        pager
+	keepY     int
+}
+
+type elementMsg struct {
+	req uint64
+	el  *protocol.DPEElementDetail
+	err error
+}
+
+func newElementScreen(e *env, computer, docURI string, brief protocol.DPEElementDetail) *elementScreen {
+	s := &elementScreen{
+		e: e, comp: computer, docURI: docURI, brief: brief,
+		cache: map[renderKey]string{}, pg: newPager(), keepY: -1,
+	}
+	s.doc, s.docErr = dpe.Parse(docURI)
+	return s
+}
+
+func (s *elementScreen) init() tea.Cmd { return s.load() }
+
+func (s *elementScreen) load() tea.Cmd {
+	if s.docErr != nil {
+		s.err = describeError(s.docErr, opElement)
+		return nil
+	}
+	req := s.e.req()
+	s.req, s.loading = req, true
+	comp, doc, id := s.comp, s.docURI, s.brief.ElementID
+	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEElementDetail, error) {
+		el, err := b.ReadElement(ctx, comp, doc, id)
+		if el != nil {
+			c := sanitizeElement(*el)
+			el = &c
+		}
+		return el, err
+	}, func(el *protocol.DPEElementDetail, err error) tea.Msg { return elementMsg{req: req, el: el, err: err} })
+}
+
+func (s *elementScreen) current() protocol.DPEElementDetail {
+	if s.el != nil {
+		return *s.el
+	}
+	return s.brief
+}
+
+func (s *elementScreen) headerLines() []string {
+	st := s.e.styles
+	el := s.current()
+	head := st.Title.Render(oneLine(el.Category)) + "  " + oneLine(el.ElementID)
+	if el.PageIndex != nil {
+		head += st.Muted.Render(" · page " + itoa(*el.PageIndex+1))
+	}
+	if s.loading {
+		head += st.Muted.Render(" · loading…")
+	}
+	lines := []string{head}
+	if el.Summary != "" {
+		lines = append(lines, wrapText(oneLine(el.Summary), max(s.w, 10), 2)...)
+	}
+	if s.gone {
+		lines = append(lines, st.Error.Render("✗ computer left the office"))
+	} else if s.err != "" {
+		lines = append(lines, st.Error.Render("✗ "+s.err))
+	}
+	return lines
+}
+
+func (s *elementScreen) setSize(w, h int) tea.Cmd {
+	s.w, s.h = w, h
+	return s.layout()
+}
+
+func (s *elementScreen) layout() tea.Cmd {
+	s.pg.setSize(s.w, max(s.h-len(s.headerLines())-1, 1))
+	return s.rerender()
+}
+
+func (s *elementScreen) wantKey() renderKey {
+	return renderKey{width: s.w, style: s.e.styles.Glamour + "/" + s.e.styles.Chroma}
+}
+
+func (s *elementScreen) rerender() tea.Cmd {
+	if s.el == nil || s.w <= 0 {
+		return nil
+	}
+	k := s.wantKey()
+	if out, ok := s.cache[k]; ok {
+		if s.shown != k || s.keepY >= 0 {
+			s.shown = k
+			s.pg.setContent(out)
+			if s.keepY >= 0 {
+				s.pg.setY(s.keepY)
+				s.keepY = -1
+			}
+		}
+		return nil
+	}
+	if s.renderReq != 0 && s.renderKey == k {
+		return nil
+	}
+	req := s.e.req()
+	s.renderReq, s.renderKey = req, k
+	el, st := *s.el, s.e.styles
+	return func() tea.Msg { return renderedMsg{req: req, key: k, out: renderElement(el, k, st)} }
+}
+
+// renderElement lays out the rendering, the content JSON and the metadata.
+func renderElement(el protocol.DPEElementDetail, k renderKey, st Styles) string {
+	section := func(name string) string {
+		return st.Label.Render("── " + name + " " + strings.Repeat("─", max(0, k.width-len([]rune(name))-4)))
+	}
+	var b strings.Builder
+	b.WriteString(section("Rendered") + "\n")
+	md := dpe.RenderElementMarkdown(el)
+	b.WriteString(renderMarkdown(md, k.width, glamourOf(k.style)) + "\n\n")
+	b.WriteString(section("Content") + "\n")
+	b.WriteString(wrapStyled(renderJSON(el.Content, chromaOf(k.style)), k.width) + "\n\n")
+	b.WriteString(section("Metadata") + "\n")
+	meta := map[string]any{"element_id": el.ElementID, "category": el.Category, "uri": el.URI, "doc_ref": el.DocRef}
+	if el.PageIndex != nil {
+		meta["page_index"] = *el.PageIndex
+	}
+	if len(el.Metadata) > 0 {
+		meta["metadata"] = el.Metadata
+	}
+	b.WriteString(wrapStyled(renderJSON(meta, chromaOf(k.style)), k.width))
+	return b.String()
+}
+
+func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case elementMsg:
+		if msg.req != s.req {
+			return nil
+		}
+		s.loading = false
+		if msg.err != nil {
+			s.err = describeError(msg.err, opElement)
+			s.keepY = -1
+			return s.layout()
+		}
+		s.err = ""
+		s.el = msg.el
+		s.e.refreshed = s.e.now()
+		s.cache = map[renderKey]string{}
+		s.renderReq = 0
+		s.shown = renderKey{}
+		return s.layout()
+	case renderedMsg:
+		if msg.req != s.renderReq {
+			return nil
+		}
+		s.renderReq = 0
+		s.cache[msg.key] = msg.out
+		return s.rerender()
+	case themeMsg:
+		s.cache = map[renderKey]string{}
+		return s.rerender()
+	case UpdateFinderMsg:
+		if msg.Computer == s.comp {
+			if s.el != nil {
+				s.keepY = s.pg.y
+			}
+			return s.load()
+		}
+	case reconnectedMsg:
+		return s.load()
+	case LeaveOfficeMsg:
+		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
+			s.gone = true
+			return s.layout()
+		}
+	case EnterOfficeMsg:
+		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
+			s.gone = false
+			return tea.Batch(s.layout(), s.load())
+		}
+	case tea.KeyPressMsg:
+		k := s.e.keys
+		switch {
+		case key.Matches(msg, k.Back):
+			return pop
+		case key.Matches(msg, k.Refresh):
+			s.keepY = s.pg.y
+			return s.load()
+		}
+		s.pg.update(msg, k)
+	case tea.MouseWheelMsg:
+		s.pg.update(msg, s.e.keys)
+	}
+	return nil
+}
+
+func (s *elementScreen) view() string {
+	lines := s.headerLines()
+	lines = append(lines, "")
+	switch {
+	case s.el == nil && s.loading:
+		lines = append(lines, s.e.styles.Muted.Render("loading…"))
+	case s.el != nil && s.pg.lines == nil:
+		lines = append(lines, s.e.styles.Muted.Render("rendering…"))
+	default:
+		lines = append(lines, s.pg.view(s.e.styles))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (s *elementScreen) crumb() string { return s.brief.ElementID }
+
+func (s *elementScreen) keys() help.KeyMap {
+	k := s.e.keys
+	return helpKeys{
+		short: []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Back, k.Copy, k.Save, k.Pager, k.Help, k.Quit},
+		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Back, k.Refresh}},
+	}
+}
+
+func (s *elementScreen) uri() string {
+	if s.docErr != nil {
+		return ""
+	}
+	return dpe.Element(s.doc.Host, s.doc.DocRef, s.brief.ElementID).String()
+}
+
+func (s *elementScreen) capturing() bool  { return false }
+func (s *elementScreen) computer() string { return s.comp }
+
+func (s *elementScreen) status() string {
+	if s.pg.lines == nil {
+		return ""
+	}
+	return itoa(s.pg.percent()) + "%"
+}
+
+func (s *elementScreen) export() (string, string, bool) {
+	if s.el == nil {
+		return "", "", false
+	}
+	return s.doc.DocRef + "-" + s.el.ElementID, dpe.RenderElementMarkdown(*s.el) + "\n", true
+}

@@ -1,0 +1,455 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/finder"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// fakeBackend serves an in-memory corpus through the Backend interface, with
+// the real Finder organizer behind get_finder and JSON round trips behind
+// reads, so the screens see what they would see from a Computer. Tests can
+// inject errors, hold calls at a gate and change the corpus.
+type fakeBackend struct {
+	mu        sync.Mutex
+	office    string
+	computers []string
+	docs      []fakeDoc
+	desktop   []string
+	errs      map[string]error // op -> error returned by every call of op
+	calls     []string         // "op arg" log
+	gate      chan struct{}     // when set, calls wait on it
+	blocked   int
+}
+
+type fakeDoc struct {
+	sum   protocol.DPEDocumentSummary
+	pages []protocol.DPEPage
+	meta  map[string]map[string]any // element id -> metadata
+}
+
+func (f *fakeBackend) Office() string { return f.office }
+
+func (f *fakeBackend) enter(op, arg string) error {
+	f.mu.Lock()
+	f.calls = append(f.calls, op+" "+arg)
+	gate, err := f.gate, f.errs[op]
+	if gate != nil {
+		f.blocked++
+	}
+	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+		f.mu.Lock()
+		f.blocked--
+		f.mu.Unlock()
+	}
+	return err
+}
+
+// hold makes every later call wait until release.
+func (f *fakeBackend) hold() {
+	f.mu.Lock()
+	f.gate = make(chan struct{})
+	f.mu.Unlock()
+}
+
+func (f *fakeBackend) release() {
+	f.mu.Lock()
+	if f.gate != nil {
+		close(f.gate)
+		f.gate = nil
+	}
+	f.mu.Unlock()
+}
+
+func (f *fakeBackend) blockedCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.blocked
+}
+
+func (f *fakeBackend) setErr(op string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.errs == nil {
+		f.errs = map[string]error{}
+	}
+	if err == nil {
+		delete(f.errs, op)
+	} else {
+		f.errs[op] = err
+	}
+}
+
+func (f *fakeBackend) callLog() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+func (f *fakeBackend) countCalls(prefix string) int {
+	n := 0
+	for _, c := range f.callLog() {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func (f *fakeBackend) checkComputer(c string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !slices.Contains(f.computers, c) {
+		return protocol.Errorf(protocol.CodeNotFound, "computer %q is not in the office", c)
+	}
+	return nil
+}
+
+func (f *fakeBackend) ListRoom(ctx context.Context) ([]protocol.SessionInfo, error) {
+	if err := f.enter("list_room", ""); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []protocol.SessionInfo{{SID: "sid-agent", Name: "browser", Role: protocol.RoleAgent, OfficeID: f.office}}
+	for i, c := range f.computers {
+		out = append(out, protocol.SessionInfo{SID: fmt.Sprintf("sid-%02d", i+1), Name: c, Role: protocol.RoleComputer, OfficeID: f.office, A2CVersion: "0.2.0"})
+	}
+	return out, nil
+}
+
+func (f *fakeBackend) GetFinder(ctx context.Context, computer string, q FinderQuery) (*protocol.GetFinderRet, error) {
+	if err := f.enter("get_finder", fmt.Sprintf("%v|%s|%d|%d", q.Keywords, q.FileType, q.Offset, q.Limit)); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	sums := make([]protocol.DPEDocumentSummary, len(f.docs))
+	for i, d := range f.docs {
+		sums[i] = d.sum
+	}
+	f.mu.Unlock()
+	limit := q.Limit
+	if limit == 0 {
+		limit = finder.DefaultLimit
+	}
+	page, total := finder.Organize(sums, q.Keywords, q.FileType, nil, q.Offset, limit)
+	return &protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: "r"}, nil
+}
+
+func (f *fakeBackend) findDoc(raw string) (dpe.URI, *fakeDoc, error) {
+	u, err := dpe.Parse(raw)
+	if err != nil {
+		return u, nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.docs {
+		d := &f.docs[i]
+		if d.sum.DocRef == u.DocRef && strings.HasPrefix(d.sum.URI, "dpe://"+u.Host+"/") {
+			c := *d
+			return u, &c, nil
+		}
+	}
+	return u, nil, protocol.Errorf(protocol.CodeDocumentNotFound, "document %q not found", u.DocRef).
+		WithDetails(map[string]any{"uri": raw})
+}
+
+func (f *fakeBackend) ReadDocumentPages(ctx context.Context, computer, docURI string, offset, limit int) (*protocol.DPEDocument, error) {
+	if err := f.enter("read_document", fmt.Sprintf("%s|%d|%d", docURI, offset, limit)); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	_, d, err := f.findDoc(docURI)
+	if err != nil {
+		return nil, err
+	}
+	s := d.sum
+	doc := &protocol.DPEDocument{
+		DocRef: s.DocRef, URI: s.URI, FileURI: s.FileURI, FileType: s.FileType, Title: s.Title,
+		PageCount: len(d.pages), Keywords: s.Keywords, Summary: s.Summary, LastModified: s.LastModified,
+		Pages: []protocol.DPEPageSummary{},
+	}
+	total := len(d.pages)
+	for i := offset; i < min(offset+limit, total); i++ {
+		p := d.pages[i]
+		doc.Pages = append(doc.Pages, protocol.DPEPageSummary{PageIndex: i, Title: p.Title, ElementCount: len(p.Elements), URI: p.URI, DocRef: s.DocRef})
+	}
+	doc.PageOffset, doc.PageLimit, doc.PageTotal = &offset, &limit, &total
+	return roundTrip(doc)
+}
+
+func (f *fakeBackend) ReadJSON(ctx context.Context, computer, uri string, v any) error {
+	if err := f.enter("read_json", uri); err != nil {
+		return err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return err
+	}
+	u, d, err := f.findDoc(uri)
+	if err != nil {
+		return err
+	}
+	if u.Level() != dpe.LevelPage {
+		return protocol.Errorf(protocol.CodeInvalidDPEURI, "fake reads only pages as JSON")
+	}
+	if u.Page >= len(d.pages) {
+		return protocol.Errorf(protocol.CodePageOutOfRange, "page %d out of range [0, %d)", u.Page, len(d.pages))
+	}
+	p := d.pages[u.Page]
+	if len(u.Query.Categories) > 0 {
+		var kept []protocol.DPEElementDetail
+		for _, e := range p.Elements {
+			if slices.Contains(u.Query.Categories, dpe.Category(e.Category)) {
+				kept = append(kept, e)
+			}
+		}
+		p.Elements = kept
+		p.ElementCount = len(kept)
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+func (f *fakeBackend) ReadElement(ctx context.Context, computer, docURI, elementID string) (*protocol.DPEElementDetail, error) {
+	if err := f.enter("read_element", docURI+"|"+elementID); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	u, d, err := f.findDoc(docURI)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range d.pages {
+		for _, e := range p.Elements {
+			if e.ElementID == elementID {
+				idx := i
+				e.PageIndex = &idx
+				e.DocRef = d.sum.DocRef
+				e.URI = dpe.Element(u.Host, u.DocRef, elementID).String()
+				e.Metadata = d.meta[elementID]
+				return roundTrip(&e)
+			}
+		}
+	}
+	return nil, protocol.Errorf(protocol.CodeElementNotFound, "element %q not found", elementID)
+}
+
+func (f *fakeBackend) GetDesktop(ctx context.Context, computer string, size int, window string) (*protocol.GetDeskTopRet, error) {
+	if err := f.enter("get_desktop", fmt.Sprint(size)); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := slices.Clone(f.desktop)
+	if size > 0 && len(d) > size {
+		d = d[:size]
+	}
+	return &protocol.GetDeskTopRet{Desktops: d, ReqID: "r"}, nil
+}
+
+// roundTrip passes v through JSON, as the wire would.
+func roundTrip[T any](v *T) (*T, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out T
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// mutate changes the corpus under the lock.
+func (f *fakeBackend) mutate(fn func(docs *[]fakeDoc)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(&f.docs)
+}
+
+// --- the sample corpus ---------------------------------------------------------
+
+// testNow is the clock of every test: relative times in goldens stay put.
+var testNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+const testHost = "com.smcp.docs"
+
+func el(id, cat, summary string, content map[string]any) protocol.DPEElementDetail {
+	return protocol.DPEElementDetail{ElementID: id, Category: cat, Summary: summary, Content: content}
+}
+
+func mkDoc(host, ref, server, ftype, title string, kw []string, summary string, modified time.Time, pages ...protocol.DPEPage) fakeDoc {
+	uri := dpe.Document(host, ref).String()
+	for i := range pages {
+		pages[i].PageIndex = i
+		pages[i].DocRef = ref
+		pages[i].URI = dpe.Page(host, ref, i).String()
+		pages[i].ElementCount = len(pages[i].Elements)
+	}
+	return fakeDoc{
+		sum: protocol.DPEDocumentSummary{
+			DocRef: ref, URI: uri, FileURI: "file:///data/docs/" + ref + "." + ftype, FileType: ftype,
+			Title: title, PageCount: len(pages), Keywords: kw, Summary: summary, Server: server,
+			LastModified: modified.Format(time.RFC3339),
+		},
+		pages: pages,
+		meta:  map[string]map[string]any{},
+	}
+}
+
+func sampleCorpus() []fakeDoc {
+	ago := func(d time.Duration) time.Time { return testNow.Add(-d) }
+	report := mkDoc(testHost, "rpt-2026", "docs", "xlsx", "2026 年度报告", []string{"财务", "年报"},
+		"2026 年度财务与运营报告：收入、成本与区域表现。", ago(3*24*time.Hour),
+		protocol.DPEPage{Title: "概览", Elements: []protocol.DPEElementDetail{
+			el("h-001", "heading", "2026 年度总结", map[string]any{"level": 1, "text": "2026 年度总结"}),
+			el("txt-001", "text", "报告引言段落", map[string]any{"text": "本报告总结了 2026 年度公司在各业务领域的运营情况。Revenue grew in every quarter."}),
+			el("tbl-001", "table", "季度收入对比表（4行3列）", map[string]any{
+				"headers": []any{"季度", "收入（万元）", "同比增长"},
+				"rows": []any{
+					[]any{"Q1", "1,250", "+12%"}, []any{"Q2", "1,380", "+15%"},
+					[]any{"Q3", "1,420", "+8%"}, []any{"Q4", "1,560", "+18%"},
+				},
+			}),
+			el("chart-001", "chart", "季度收入趋势图", map[string]any{"chart_type": "line", "title": "季度收入趋势", "data_summary": "Q1-Q4 收入呈上升趋势，Q4 达到最高点 1,560 万元"}),
+		}},
+		protocol.DPEPage{Title: "收入分析", Elements: []protocol.DPEElementDetail{
+			el("h-002", "heading", "收入分析", map[string]any{"level": 2, "text": "收入分析"}),
+			el("lst-001", "list", "增长来源", map[string]any{"ordered": true, "items": []any{"新客户", "续约", "海外市场"}}),
+			el("f-001", "formula", "年度合计", map[string]any{"expression": "SUM(B2:B5)", "cell": "B6", "value": 5610}),
+		}},
+		protocol.DPEPage{Title: "成本", Elements: []protocol.DPEElementDetail{
+			el("h-003", "heading", "成本", map[string]any{"level": 2, "text": "成本"}),
+			el("txt-003", "text", "成本说明", map[string]any{"text": "Costs stayed flat; see the appendix for the breakdown by region."}),
+		}},
+	)
+	report.meta["tbl-001"] = map[string]any{"source_range": "A1:C5", "has_formulas": true}
+
+	contract := mkDoc(testHost, "contract-a1", "docs", "pdf", "A1 合同", []string{"合同"},
+		"A1 项目服务合同", ago(10*24*time.Hour),
+		protocol.DPEPage{Title: "封面", Elements: []protocol.DPEElementDetail{
+			el("h-c1", "heading", "服务合同", map[string]any{"level": 1, "text": "服务合同"}),
+			el("txt-c1", "text", "合同双方", map[string]any{"text": "甲方：示例科技有限公司\n乙方：A1 项目组"}),
+		}},
+		protocol.DPEPage{Title: "条款", Elements: []protocol.DPEElementDetail{
+			el("lst-c2", "list", "主要条款", map[string]any{"ordered": false, "items": []any{"服务期限 12 个月", "按季度付款", "保密义务"}}),
+		}},
+	)
+
+	readme := mkDoc(testHost, "readme", "docs", "md", "README — smcp-browse", []string{"guide", "cli"},
+		"How to run the demo and browse documents from the terminal.", ago(2*time.Hour),
+		protocol.DPEPage{Title: "Getting started", Elements: []protocol.DPEElementDetail{
+			el("h-r1", "heading", "Getting started", map[string]any{"level": 1, "text": "Getting started"}),
+			el("txt-r1", "text", "intro", map[string]any{"text": "Run the demo, then press / to filter the catalog by keywords."}),
+			el("code-r1", "code", "demo command", map[string]any{"language": "sh", "code": "smcp-browse --demo --docs ./testdata/corpus"}),
+			el("lnk-r1", "link", "spec link", map[string]any{"text": "Finder spec", "url": "https://example.com/finder"}),
+		}},
+		protocol.DPEPage{Title: "Keys", Elements: []protocol.DPEElementDetail{
+			el("lst-r2", "list", "keys", map[string]any{"ordered": false, "items": []any{"enter opens", "esc goes back", "? shows help"}}),
+		}},
+	)
+
+	var salesRows []any
+	for i, region := range []string{"North", "South", "East", "West", "Central", "Overseas"} {
+		salesRows = append(salesRows, []any{region, fmt.Sprintf("%d", 1200+i*130), fmt.Sprintf("%+d%%", 3+i)})
+	}
+	sales := mkDoc(testHost, "sales-q3", "docs", "csv", "Q3 sales by region", []string{"sales", "finance"},
+		"Quarterly sales per region with growth.", ago(26*time.Hour),
+		protocol.DPEPage{Title: "sales-q3.csv", Elements: []protocol.DPEElementDetail{
+			el("tbl-s1", "table", "sales table (6 rows)", map[string]any{"headers": []any{"Region", "Sales", "Growth"}, "rows": salesRows}),
+		}},
+	)
+
+	roadmap := mkDoc(testHost, "roadmap", "docs", "pptx", "Product roadmap 2027", []string{"plan"},
+		"Themes and milestones for next year.", ago(40*24*time.Hour),
+		protocol.DPEPage{Title: "Themes", Elements: []protocol.DPEElementDetail{
+			el("h-p1", "heading", "Themes", map[string]any{"level": 1, "text": "Themes"}),
+			el("img-p1", "image", "timeline picture", map[string]any{"alt": "timeline", "description": "A timeline from Q1 to Q4"}),
+		}},
+		protocol.DPEPage{Title: "Milestones", Elements: []protocol.DPEElementDetail{
+			el("dg-p2", "diagram", "release train", map[string]any{"title": "Release train", "description": "Monthly releases"}),
+		}},
+	)
+
+	notes := mkDoc(testHost, "notes", "docs", "txt", "Meeting notes \x1b]0;pwned\x07(untrusted)", []string{"notes"},
+		"Notes with \x1b[31mcontrol\x1b[0m sequences.", ago(5*time.Minute),
+		protocol.DPEPage{Title: "notes.txt", Elements: []protocol.DPEElementDetail{
+			el("txt-n1", "text", "notes body", map[string]any{"text": "Decisions:\x1b[2J ship it.\x07 Owner: \x1b]8;;http://evil\x1b\\Ann\x1b]8;;\x1b\\."}),
+		}},
+	)
+
+	onboarding := mkDoc("com.smcp.wiki", "onboarding", "wiki", "docx", "Onboarding guide", []string{"guide", "hr"},
+		"First week checklist.", ago(400*24*time.Hour),
+		protocol.DPEPage{Title: "Week one", Elements: []protocol.DPEElementDetail{
+			el("lst-o1", "list", "checklist", map[string]any{"ordered": true, "items": []any{"Laptop", "Accounts", "Meet the team"}}),
+		}},
+	)
+	return []fakeDoc{report, contract, readme, sales, roadmap, notes, onboarding}
+}
+
+func newFake() *fakeBackend {
+	return &fakeBackend{
+		office:    "office-1",
+		computers: []string{"laptop", "build-box"},
+		docs:      sampleCorpus(),
+		desktop: []string{
+			"window://com.smcp.docs/recent?priority=80\n\nRecently opened:\n- 2026 年度报告\n- README — smcp-browse",
+			"window://com.example.logger\n\n[2026-11-22 11:58:01] INFO indexing finished (7 documents)\n[2026-11-22 11:59:30] WARN notes.txt has control characters",
+		},
+	}
+}
+
+// bigCorpus returns n generated documents.
+func bigCorpus(n int) []fakeDoc {
+	docs := make([]fakeDoc, n)
+	types := []string{"pdf", "xlsx", "docx", "md", "csv", "pptx", "txt"}
+	for i := range docs {
+		ref := fmt.Sprintf("doc-%05d", i)
+		docs[i] = fakeDoc{sum: protocol.DPEDocumentSummary{
+			DocRef: ref, URI: dpe.Document(testHost, ref).String(), FileURI: "file:///big/" + ref,
+			FileType: types[i%len(types)], Title: fmt.Sprintf("Generated document number %d", i),
+			PageCount: 1 + i%40, Keywords: []string{fmt.Sprintf("k%d", i%13)}, Summary: "generated",
+			Server: "docs", LastModified: testNow.Add(-time.Duration(i) * time.Minute).Format(time.RFC3339),
+		}}
+	}
+	return docs
+}
+
+// bigTablePage returns a page holding one table of rows rows.
+func bigTablePage(rows int) *protocol.DPEPage {
+	rs := make([]any, rows)
+	for i := range rs {
+		rs[i] = []any{fmt.Sprintf("%d", i), fmt.Sprintf("item %d", i), fmt.Sprintf("%d.%02d", i*37, i%100), "a note about row " + fmt.Sprint(i)}
+	}
+	return &protocol.DPEPage{
+		PageIndex: 0, Title: "Ledger", DocRef: "ledger", URI: dpe.Page(testHost, "ledger", 0).String(),
+		Elements: []protocol.DPEElementDetail{
+			el("h-l", "heading", "Ledger", map[string]any{"level": 1, "text": "Ledger"}),
+			el("tbl-l", "table", "ledger", map[string]any{"headers": []any{"id", "name", "amount", "note"}, "rows": rs}),
+		},
+		ElementCount: 2,
+	}
+}

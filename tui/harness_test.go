@@ -1,0 +1,234 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// harness drives an App the way tea.Program does: Update on the test
+// goroutine, commands on their own goroutines, their messages fed back in
+// order of arrival. It never sleeps for a fixed time: settle waits until
+// every command has reported (or is held at the fake's gate).
+type harness struct {
+	t        testing.TB
+	app      *App
+	fake     *fakeBackend
+	msgs     chan tea.Msg
+	inflight atomic.Int64
+	quit     bool
+}
+
+func testOptions() Options {
+	return Options{
+		Now:      func() time.Time { return testNow },
+		Debounce: time.Millisecond,
+		Timeout:  5 * time.Second,
+		SaveDir:  "",
+	}
+}
+
+func newHarness(t testing.TB, f *fakeBackend, o Options, w, h int) *harness {
+	t.Helper()
+	m := New(f, o)
+	app := m.(*App)
+	app.e.previewDelay = time.Millisecond
+	hs := &harness{t: t, app: app, fake: f, msgs: make(chan tea.Msg, 1024)}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.exec(app.Init())
+	hs.settle()
+	return hs
+}
+
+func (h *harness) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	h.inflight.Add(1)
+	go func() {
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range b {
+				h.exec(c)
+			}
+			h.inflight.Add(-1)
+			return
+		}
+		if msg != nil {
+			h.msgs <- msg
+		}
+		h.inflight.Add(-1)
+	}()
+}
+
+// send delivers msg to Update and starts the command it returns.
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	if _, ok := msg.(tea.QuitMsg); ok {
+		h.quit = true
+		return
+	}
+	_, cmd := h.app.Update(msg)
+	h.exec(cmd)
+}
+
+// settle processes messages until no command is running except those held
+// at the fake's gate.
+func (h *harness) settle() {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for n := 0; ; n++ {
+		select {
+		case msg := <-h.msgs:
+			h.send(msg)
+			continue
+		default:
+		}
+		if h.inflight.Load() <= int64(h.fake.blockedCalls()) && len(h.msgs) == 0 {
+			// A held call is counted once it reached the gate; make sure no
+			// message raced in meanwhile.
+			select {
+			case msg := <-h.msgs:
+				h.send(msg)
+				continue
+			default:
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("harness: commands still running after 10s (%d in flight)", h.inflight.Load())
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+// press sends key presses: single characters, or names such as "enter",
+// "esc", "down", "ctrl+c", "space", "tab".
+func (h *harness) press(keys ...string) {
+	h.t.Helper()
+	for _, k := range keys {
+		h.send(keyMsg(k))
+		h.settle()
+	}
+}
+
+// typeText types s one rune at a time without settling in between.
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+// screen returns the plain text of the current frame.
+func (h *harness) screen() string {
+	return ansi.Strip(h.app.View().Content)
+}
+
+// requireContains fails unless the frame contains every s.
+func (h *harness) requireContains(ss ...string) {
+	h.t.Helper()
+	scr := h.screen()
+	for _, s := range ss {
+		if !strings.Contains(scr, s) {
+			h.t.Fatalf("screen lacks %q:\n%s", s, scr)
+		}
+	}
+}
+
+func (h *harness) requireNotContains(ss ...string) {
+	h.t.Helper()
+	scr := h.screen()
+	for _, s := range ss {
+		if strings.Contains(scr, s) {
+			h.t.Fatalf("screen unexpectedly has %q:\n%s", s, scr)
+		}
+	}
+}
+
+// checkFrame asserts the frame fits the terminal: h lines, none wider than w.
+func checkFrame(t testing.TB, content string, w, h int) {
+	t.Helper()
+	lines := strings.Split(content, "\n")
+	if len(lines) > h {
+		t.Errorf("frame has %d lines, terminal has %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Errorf("line %d is %d cells wide (terminal %d): %q", i, lw, w, ansi.Strip(l))
+		}
+	}
+}
+
+// updateGolden reports whether the golden files should be rewritten
+// (go test ./tui -run Golden -update; the flag is registered by the golden
+// package that teatest uses).
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// requireGolden compares got with testdata/tui/name.golden at the
+// repository root.
+func requireGolden(t testing.TB, name, got string) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "tui", name+".golden")
+	got = strings.Join(trimRight(strings.Split(got, "\n")), "\n") + "\n"
+	if updateGolden() {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create it): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file %s:\n--- want\n%s\n--- got\n%s", name, path, want, got)
+	}
+}
+
+func trimRight(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}

@@ -1,0 +1,580 @@
+package tui
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// pageScreen shows a Level 2 page: rendered Markdown, raw JSON or plain text
+// in a pager, with an element list, a category filter, search and paging.
+type pageScreen struct {
+	e        *env
+	comp     string
+	docURI   string
+	doc      dpe.URI
+	docErr   error
+	docTitle string
+	count    int // pages in the document; 0 when unknown
+	index    int
+	cats     []dpe.Category
+	w, h     int
+
+	page    *protocol.DPEPage
+	req     uint64
+	loading bool
+	err     string
+	gone    bool
+
+	mode       int
+	cache      map[renderKey]string
+	renderReq  uint64
+	renderKey  renderKey
+	shown      renderKey // the render the pager holds
+	pg         pager
+	keepY      int // scroll offset to restore after a reload, -1 for none
+	keepRatio  float64
+	useRatio   bool
+	els        listNav
+	showEls    bool
+	focusEls   bool
+	searching  bool
+	input      textinput.Model
+	picker     *picker
+	pickerCats []dpe.Category
+}
+
+type pageMsg struct {
+	req  uint64
+	page *protocol.DPEPage
+	err  error
+}
+
+type renderedMsg struct {
+	req uint64
+	key renderKey
+	out string
+}
+
+func newPageScreen(e *env, computer, docURI, docTitle string, index, count int) *pageScreen {
+	ti := textinput.New()
+	ti.Prompt = "search: "
+	ti.CharLimit = 256
+	s := &pageScreen{
+		e: e, comp: computer, docURI: docURI, docTitle: docTitle, index: index, count: count,
+		cache: map[renderKey]string{}, pg: newPager(), keepY: -1, input: ti,
+	}
+	s.doc, s.docErr = dpe.Parse(docURI)
+	s.styleInput()
+	return s
+}
+
+func (s *pageScreen) styleInput() {
+	st := s.input.Styles()
+	st.Focused.Prompt = s.e.styles.Prompt
+	st.Blurred.Prompt = s.e.styles.Prompt
+	st.Cursor.Blink = false
+	s.input.SetStyles(st)
+}
+
+func (s *pageScreen) init() tea.Cmd { return s.load() }
+
+// pageURI is the Level 2 URI read, with the category filter.
+func (s *pageScreen) pageURI() string {
+	u := dpe.Page(s.doc.Host, s.doc.DocRef, s.index)
+	if len(s.cats) > 0 {
+		u = u.WithQuery(dpe.Query{Categories: s.cats})
+	}
+	return u.String()
+}
+
+func (s *pageScreen) load() tea.Cmd {
+	if s.docErr != nil {
+		s.err = describeError(s.docErr, opPage)
+		return nil
+	}
+	req := s.e.req()
+	s.req, s.loading = req, true
+	comp, uri := s.comp, s.pageURI()
+	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEPage, error) {
+		var p protocol.DPEPage
+		if err := b.ReadJSON(ctx, comp, uri, &p); err != nil {
+			return nil, err
+		}
+		return sanitizePage(&p), nil
+	}, func(p *protocol.DPEPage, err error) tea.Msg { return pageMsg{req: req, page: p, err: err} })
+}
+
+// reloadInPlace re-reads the page and restores the scroll offset.
+func (s *pageScreen) reloadInPlace() tea.Cmd {
+	if s.page != nil {
+		s.keepY = s.pg.y
+	}
+	return s.load()
+}
+
+// goTo opens page index of the same document.
+func (s *pageScreen) goTo(index int) tea.Cmd {
+	if index < 0 || (s.count > 0 && index >= s.count) {
+		return nil
+	}
+	s.index = index
+	s.page, s.err, s.keepY = nil, "", -1
+	s.pg = newPager()
+	s.pg.setSize(s.contentWidth(), s.pagerHeight())
+	s.els = listNav{}
+	s.els.setHeight(s.pagerHeight())
+	s.cache = map[renderKey]string{}
+	s.renderReq = 0
+	return s.load()
+}
+
+func (s *pageScreen) elsWidth() int {
+	if !s.showEls {
+		return 0
+	}
+	if s.w < 80 {
+		return s.w
+	}
+	return min(44, s.w*2/5)
+}
+
+func (s *pageScreen) contentWidth() int {
+	if !s.showEls {
+		return s.w
+	}
+	if s.w < 80 {
+		return s.w
+	}
+	return max(s.w-s.elsWidth()-1, 20)
+}
+
+func (s *pageScreen) pagerHeight() int {
+	h := s.h - 1
+	if s.err != "" || s.gone {
+		h--
+	}
+	if s.searching {
+		h--
+	}
+	return max(h, 1)
+}
+
+func (s *pageScreen) layout() tea.Cmd {
+	s.pg.setSize(s.contentWidth(), s.pagerHeight())
+	s.els.setHeight(max(s.pagerHeight()-3, 1))
+	s.input.SetWidth(max(10, s.w-12))
+	return s.rerender()
+}
+
+func (s *pageScreen) setSize(w, h int) tea.Cmd {
+	s.w, s.h = w, h
+	return s.layout()
+}
+
+func (s *pageScreen) wantKey() renderKey {
+	return renderKey{mode: s.mode, width: s.contentWidth(), style: s.e.styles.Glamour + "/" + s.e.styles.Chroma}
+}
+
+// rerender shows the cached render for the current mode and width, or
+// starts rendering it in a command.
+func (s *pageScreen) rerender() tea.Cmd {
+	if s.page == nil || s.w <= 0 {
+		return nil
+	}
+	k := s.wantKey()
+	if out, ok := s.cache[k]; ok {
+		s.show(k, out)
+		return nil
+	}
+	if s.renderReq != 0 && s.renderKey == k {
+		return nil
+	}
+	req := s.e.req()
+	s.renderReq, s.renderKey = req, k
+	page := s.page
+	return func() tea.Msg { return renderedMsg{req: req, key: k, out: renderPage(page, k)} }
+}
+
+func (s *pageScreen) show(k renderKey, out string) {
+	if s.shown == k && s.pg.lines != nil && s.keepY < 0 && !s.useRatio {
+		return
+	}
+	s.shown = k
+	s.pg.setContent(out)
+	switch {
+	case s.keepY >= 0:
+		s.pg.setY(s.keepY)
+		s.keepY = -1
+	case s.useRatio:
+		s.pg.setY(int(s.keepRatio * float64(s.pg.maxY())))
+		s.useRatio = false
+	}
+}
+
+// renderPage renders a page in one of the three modes for a width.
+func renderPage(p *protocol.DPEPage, k renderKey) string {
+	switch k.mode {
+	case modeJSON:
+		return wrapStyled(renderJSON(p, chromaOf(k.style)), k.width)
+	case modeText:
+		return wrapPlain(dpe.RenderPageText(*p), k.width)
+	}
+	md := dpe.RenderPageMarkdown(*p)
+	if strings.TrimSpace(md) == "" {
+		md = "*(no elements)*"
+	}
+	return renderMarkdown(md, k.width, glamourOf(k.style))
+}
+
+func glamourOf(style string) string { g, _, _ := strings.Cut(style, "/"); return g }
+func chromaOf(style string) string  { _, c, _ := strings.Cut(style, "/"); return c }
+
+func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case pageMsg:
+		if msg.req != s.req {
+			return nil
+		}
+		s.loading = false
+		if msg.err != nil {
+			s.err = describeError(msg.err, opPage)
+			s.keepY = -1
+			return s.layout()
+		}
+		s.err = ""
+		s.page = msg.page
+		s.e.refreshed = s.e.now()
+		s.cache = map[renderKey]string{}
+		s.renderReq = 0
+		s.shown = renderKey{}
+		s.els.setLen(len(s.page.Elements))
+		return s.layout()
+	case renderedMsg:
+		if msg.req != s.renderReq {
+			return nil
+		}
+		s.renderReq = 0
+		if len(s.cache) >= 8 {
+			s.cache = map[renderKey]string{}
+		}
+		s.cache[msg.key] = msg.out
+		if msg.key == s.wantKey() {
+			s.show(msg.key, msg.out)
+			return nil
+		}
+		return s.rerender()
+	case themeMsg:
+		s.cache = map[renderKey]string{}
+		s.styleInput()
+		return s.rerender()
+	case UpdateFinderMsg:
+		if msg.Computer == s.comp {
+			return s.reloadInPlace()
+		}
+	case reconnectedMsg:
+		return s.reloadInPlace()
+	case LeaveOfficeMsg:
+		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
+			s.gone = true
+			return s.layout()
+		}
+	case EnterOfficeMsg:
+		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
+			s.gone = false
+			return tea.Batch(s.layout(), s.reloadInPlace())
+		}
+	case tea.KeyPressMsg:
+		return s.key(msg)
+	case tea.MouseWheelMsg:
+		if s.focusEls {
+			s.els.update(msg, s.e.keys)
+		} else {
+			s.pg.update(msg, s.e.keys)
+		}
+	}
+	return nil
+}
+
+func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.e.keys
+	if s.picker != nil {
+		switch s.picker.update(msg, k) {
+		case pickerApplied:
+			var cats []dpe.Category
+			for _, i := range s.picker.selected() {
+				cats = append(cats, s.pickerCats[i])
+			}
+			s.picker = nil
+			if !slices.Equal(cats, s.cats) {
+				s.cats = cats
+				s.keepY = -1
+				return s.load()
+			}
+		case pickerCanceled:
+			s.picker = nil
+		}
+		return nil
+	}
+	if s.searching {
+		switch {
+		case key.Matches(msg, k.Submit):
+			s.searching = false
+			s.input.Blur()
+			return s.layout()
+		case key.Matches(msg, k.Cancel):
+			s.searching = false
+			s.input.Blur()
+			s.pg.search("")
+			return s.layout()
+		}
+		old := s.input.Value()
+		var cmd tea.Cmd
+		s.input, cmd = s.input.Update(msg)
+		if v := s.input.Value(); v != old {
+			s.pg.search(v)
+		}
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		if s.showEls {
+			s.showEls, s.focusEls = false, false
+			return s.layout()
+		}
+		if s.pg.query != "" {
+			s.pg.search("")
+			return nil
+		}
+		return pop
+	case key.Matches(msg, k.Enter):
+		if s.showEls && s.focusEls {
+			return s.openElement()
+		}
+		s.showEls, s.focusEls = true, true
+		return s.layout()
+	case key.Matches(msg, k.Elements):
+		s.showEls = !s.showEls
+		s.focusEls = s.showEls
+		return s.layout()
+	case key.Matches(msg, k.Focus):
+		if s.showEls {
+			s.focusEls = !s.focusEls
+		}
+		return nil
+	case key.Matches(msg, k.Mode):
+		s.mode = (s.mode + 1) % modeCount
+		if s.pg.maxY() > 0 {
+			s.keepRatio, s.useRatio = float64(s.pg.y)/float64(s.pg.maxY()), true
+		}
+		return s.rerender()
+	case key.Matches(msg, k.Categories):
+		all := dpe.Categories()
+		items := make([]string, len(all))
+		chosen := map[int]bool{}
+		for i, c := range all {
+			items[i] = string(c)
+			if slices.Contains(s.cats, c) {
+				chosen[i] = true
+			}
+		}
+		s.pickerCats = all
+		s.picker = newPicker("Show categories (none = all)", items, true, chosen, 0)
+		return nil
+	case key.Matches(msg, k.PrevPage):
+		return s.goTo(s.index - 1)
+	case key.Matches(msg, k.NextPage):
+		return s.goTo(s.index + 1)
+	case key.Matches(msg, k.Filter):
+		s.searching = true
+		s.input.SetValue(s.pg.query)
+		s.input.CursorEnd()
+		return tea.Batch(s.input.Focus(), s.layout())
+	case key.Matches(msg, k.NextMatch):
+		s.pg.next(1)
+		return nil
+	case key.Matches(msg, k.PrevMatch):
+		s.pg.next(-1)
+		return nil
+	case key.Matches(msg, k.Refresh):
+		return s.reloadInPlace()
+	}
+	if s.focusEls {
+		s.els.update(msg, k)
+		return nil
+	}
+	s.pg.update(msg, k)
+	return nil
+}
+
+func (s *pageScreen) openElement() tea.Cmd {
+	if s.page == nil || s.els.cursor >= len(s.page.Elements) {
+		return nil
+	}
+	el := s.page.Elements[s.els.cursor]
+	return push(newElementScreen(s.e, s.comp, s.docURI, el))
+}
+
+func (s *pageScreen) view() string {
+	st := s.e.styles
+	title := st.Title.Render("Page "+s.pageLabel()) + "  " + oneLine(s.pageTitle())
+	info := "  " + modeName(s.mode)
+	if len(s.cats) > 0 {
+		info += " · " + catList(s.cats)
+	}
+	if s.loading {
+		info += " · loading…"
+	} else if s.renderReq != 0 {
+		info += " · rendering…"
+	}
+	lines := []string{title + st.Muted.Render(info)}
+	if s.gone {
+		lines = append(lines, st.Error.Render("✗ computer left the office"))
+	} else if s.err != "" {
+		lines = append(lines, st.Error.Render("✗ "+s.err))
+	}
+	var content string
+	switch {
+	case s.page == nil && s.loading:
+		content = st.Muted.Render("loading " + s.pageURI() + " …")
+	case s.page == nil:
+		content = ""
+	case s.pg.lines == nil && s.renderReq != 0:
+		content = st.Muted.Render("rendering…")
+	case len(s.page.Elements) == 0:
+		content = st.Muted.Render("(no elements on this page" + map[bool]string{true: " in these categories", false: ""}[len(s.cats) > 0] + ")")
+	default:
+		content = s.pg.view(st)
+	}
+	if s.showEls {
+		list := s.elementsView()
+		if s.w < 80 {
+			content = list
+		} else {
+			content = joinColumns(content, list, s.contentWidth(), s.pagerHeight())
+		}
+	}
+	lines = append(lines, padLines(strings.Split(content, "\n"), s.pagerHeight())...)
+	if s.searching {
+		lines = append(lines, s.input.View())
+	}
+	body := strings.Join(lines, "\n")
+	if s.picker != nil {
+		return overlay(body, s.picker.view(s.w, s.h, st, s.e.keys), s.w, s.h)
+	}
+	return body
+}
+
+func (s *pageScreen) elementsView() string {
+	st := s.e.styles
+	w := s.elsWidth()
+	inner := max(w-4, 8)
+	var lines []string
+	head := "Elements"
+	if s.page != nil {
+		head += " (" + itoa(len(s.page.Elements)) + ")"
+	}
+	lines = append(lines, st.Label.Render(head))
+	if s.page != nil {
+		from, to := s.els.visible()
+		for i := from; i < to; i++ {
+			el := s.page.Elements[i]
+			text := el.Summary
+			if text == "" {
+				text = el.ElementID
+			}
+			row := cell(oneLine(el.Category), 9) + " " + cell(oneLine(text), inner-12)
+			if i == s.els.cursor && s.focusEls {
+				lines = append(lines, st.Selected.Render("▸ "+ansiStripForSelect(row)))
+			} else if i == s.els.cursor {
+				lines = append(lines, "▸ "+row)
+			} else {
+				lines = append(lines, "  "+row)
+			}
+		}
+	}
+	pane := st.Pane
+	if s.focusEls {
+		pane = st.PaneFocused
+	}
+	return pane.Width(w).Height(s.pagerHeight()).MaxHeight(s.pagerHeight()).Render(strings.Join(lines, "\n"))
+}
+
+func (s *pageScreen) pageLabel() string {
+	if s.count > 0 {
+		return itoa(s.index+1) + "/" + itoa(s.count)
+	}
+	return itoa(s.index + 1)
+}
+
+func (s *pageScreen) pageTitle() string {
+	if s.page != nil {
+		return s.page.Title
+	}
+	return ""
+}
+
+func catList(cats []dpe.Category) string {
+	parts := make([]string, len(cats))
+	for i, c := range cats {
+		parts[i] = string(c)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (s *pageScreen) crumb() string { return "page " + s.pageLabel() }
+
+func (s *pageScreen) keys() help.KeyMap {
+	k := s.e.keys
+	if s.searching {
+		return helpKeys{short: []key.Binding{k.Submit, k.Cancel}, full: [][]key.Binding{{k.Submit, k.Cancel}}}
+	}
+	return helpKeys{
+		short: []key.Binding{k.Up, k.Down, k.Back, k.Elements, k.PrevPage, k.NextPage, k.Mode, k.Categories, k.Filter, k.Help},
+		full: [][]key.Binding{
+			{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom},
+			{k.Back, k.Elements, k.Focus, k.Enter, k.PrevPage, k.NextPage},
+			{k.Mode, k.Categories, k.Filter, k.NextMatch, k.PrevMatch, k.Refresh},
+		},
+	}
+}
+
+func (s *pageScreen) uri() string {
+	if s.docErr != nil {
+		return ""
+	}
+	return s.pageURI()
+}
+
+func (s *pageScreen) capturing() bool  { return s.searching || s.picker != nil }
+func (s *pageScreen) computer() string { return s.comp }
+
+func (s *pageScreen) status() string {
+	parts := []string{}
+	if len(s.cats) > 0 {
+		parts = append(parts, "categories: "+catList(s.cats))
+	}
+	if m := s.pg.matchStatus(); m != "" {
+		parts = append(parts, m)
+	}
+	if s.page != nil && s.pg.lines != nil {
+		parts = append(parts, itoa(s.pg.percent())+"%")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (s *pageScreen) export() (string, string, bool) {
+	if s.page == nil {
+		return "", "", false
+	}
+	md := "# " + oneLine(s.page.Title) + "\n\n" + dpe.RenderPageMarkdown(*s.page)
+	name := s.doc.DocRef + "-page-" + itoa(s.index+1)
+	return name, md, true
+}

@@ -1,0 +1,233 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// pager is a scrollable view over pre-rendered lines with in-text search. It
+// only slices: the content is rendered once (per width) by its owner, and a
+// frame touches just the visible lines. (bubbles' viewport places search
+// highlights by walking the ANSI-stripped text while indexing the styled one,
+// which misplaces them on glamour output; this pager matches on stripped lines
+// and styles cell ranges.)
+type pager struct {
+	lines []string // styled content lines
+	plain []string // ANSI-stripped lines, built on the first search
+	y     int      // first visible line
+	w, h  int
+
+	query   string
+	matches []match
+	cur     int // index of the current match, -1 when none
+}
+
+// match is a search hit: a cell range on one line.
+type match struct{ line, start, end int }
+
+func newPager() pager { return pager{cur: -1} }
+
+// setContent replaces the content, keeping the scroll offset where it can and
+// re-running the current search.
+func (p *pager) setContent(s string) {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		p.lines = nil
+	} else {
+		p.lines = strings.Split(s, "\n")
+	}
+	p.plain = nil
+	p.clampY()
+	if p.query != "" {
+		p.search(p.query)
+	}
+}
+
+func (p *pager) setSize(w, h int) {
+	p.w, p.h = max(w, 0), max(h, 0)
+	p.clampY()
+}
+
+func (p *pager) maxY() int { return max(0, len(p.lines)-p.h) }
+
+func (p *pager) clampY() { p.y = min(max(p.y, 0), p.maxY()) }
+
+// setY scrolls so that line n is the first visible one (clamped).
+func (p *pager) setY(n int) {
+	p.y = n
+	p.clampY()
+}
+
+func (p *pager) scroll(n int) { p.setY(p.y + n) }
+
+// update handles the scrolling keys and the mouse wheel; it reports whether
+// msg was one of them.
+func (p *pager) update(msg tea.Msg, k KeyMap) bool {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, k.Down):
+			p.scroll(1)
+		case key.Matches(msg, k.Up):
+			p.scroll(-1)
+		case key.Matches(msg, k.PageDown):
+			p.scroll(max(1, p.h))
+		case key.Matches(msg, k.PageUp):
+			p.scroll(-max(1, p.h))
+		case key.Matches(msg, k.HalfDown):
+			p.scroll(max(1, p.h/2))
+		case key.Matches(msg, k.HalfUp):
+			p.scroll(-max(1, p.h/2))
+		case key.Matches(msg, k.Top):
+			p.setY(0)
+		case key.Matches(msg, k.Bottom):
+			p.setY(p.maxY())
+		default:
+			return false
+		}
+		return true
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelDown:
+			p.scroll(3)
+		case tea.MouseWheelUp:
+			p.scroll(-3)
+		default:
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// search finds every case-insensitive occurrence of q, makes the first one
+// at or below the top of the view current and scrolls to it. It returns the
+// number of matches; an empty q clears the search.
+func (p *pager) search(q string) int {
+	p.query, p.matches, p.cur = q, nil, -1
+	if q == "" {
+		return 0
+	}
+	if p.plain == nil {
+		p.plain = make([]string, len(p.lines))
+		for i, l := range p.lines {
+			p.plain[i] = ansi.Strip(l)
+		}
+	}
+	lowQ := strings.ToLower(q)
+	for i, l := range p.plain {
+		hay, needle := strings.ToLower(l), lowQ
+		if len(hay) != len(l) || len(needle) != len(q) {
+			hay, needle = l, q // case mapping changed byte lengths: match exactly
+		}
+		for off := 0; off < len(hay); {
+			j := strings.Index(hay[off:], needle)
+			if j < 0 {
+				break
+			}
+			start, end := off+j, off+j+len(needle)
+			p.matches = append(p.matches, match{
+				line:  i,
+				start: ansi.StringWidth(l[:start]),
+				end:   ansi.StringWidth(l[:end]),
+			})
+			off = end
+		}
+	}
+	if len(p.matches) == 0 {
+		return 0
+	}
+	p.cur = 0
+	for i, m := range p.matches {
+		if m.line >= p.y {
+			p.cur = i
+			break
+		}
+	}
+	p.reveal()
+	return len(p.matches)
+}
+
+// next moves to the following match (wrapping); delta -1 moves back.
+func (p *pager) next(delta int) {
+	if len(p.matches) == 0 {
+		return
+	}
+	p.cur = (p.cur + delta + len(p.matches)) % len(p.matches)
+	p.reveal()
+}
+
+// reveal scrolls the current match into view, a third from the top.
+func (p *pager) reveal() {
+	if p.cur < 0 {
+		return
+	}
+	l := p.matches[p.cur].line
+	if l < p.y || l >= p.y+p.h {
+		p.setY(l - p.h/3)
+	}
+}
+
+// matchStatus describes the search for the status line ("3/17 'foo'").
+func (p *pager) matchStatus() string {
+	if p.query == "" {
+		return ""
+	}
+	if len(p.matches) == 0 {
+		return "no match for “" + p.query + "”"
+	}
+	return "match " + itoa(p.cur+1) + "/" + itoa(len(p.matches)) + " “" + p.query + "”"
+}
+
+// view renders exactly h lines of at most w cells.
+func (p *pager) view(st Styles) string {
+	if p.h <= 0 {
+		return ""
+	}
+	end := min(len(p.lines), p.y+p.h)
+	out := make([]string, 0, p.h)
+	mi := 0
+	for mi < len(p.matches) && p.matches[mi].line < p.y {
+		mi++
+	}
+	for i := p.y; i < end; i++ {
+		line := p.lines[i]
+		var ranges []lipgloss.Range
+		for ; mi < len(p.matches) && p.matches[mi].line == i; mi++ {
+			stl := st.Match
+			if mi == p.cur {
+				stl = st.MatchActive
+			}
+			m := p.matches[mi]
+			ranges = append(ranges, lipgloss.NewRange(m.start, m.end, stl))
+		}
+		if len(ranges) > 0 {
+			line = lipgloss.StyleRanges(line, ranges...)
+		}
+		out = append(out, fit(line, p.w))
+	}
+	for len(out) < p.h {
+		out = append(out, "")
+	}
+	return strings.Join(out, "\n")
+}
+
+// percent is how far down the view is, for the status line.
+func (p *pager) percent() int {
+	if p.maxY() == 0 {
+		return 100
+	}
+	return p.y * 100 / p.maxY()
+}
+
+// fit truncates a styled line to w cells.
+func fit(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}

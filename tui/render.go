@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/glamour/v2"
+	"github.com/alecthomas/chroma/v2/quick"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Render modes of the page view, cycled with `m`.
+const (
+	modeRendered = iota
+	modeJSON
+	modeText
+	modeCount
+)
+
+func modeName(m int) string {
+	switch m {
+	case modeJSON:
+		return "raw JSON"
+	case modeText:
+		return "plain text"
+	}
+	return "rendered"
+}
+
+// renderKey identifies one rendering of a screen's content; a screen caches
+// its renders by key, so scrolling never re-renders and resizing back to a
+// width seen before is free.
+type renderKey struct {
+	mode  int
+	width int
+	style string
+}
+
+// renderMarkdown renders Markdown for a terminal of the given width with a
+// glamour standard style. On a glamour failure the Markdown is returned
+// word-wrapped, so the user still reads the text.
+func renderMarkdown(md string, width int, style string) string {
+	width = max(width, 20)
+	r, err := glamour.NewTermRenderer(
+		glamour.WithStandardStyle(style),
+		glamour.WithWordWrap(width), // lines come out a margin narrower
+		glamour.WithTableWrap(true),
+	)
+	if err == nil {
+		out, rerr := r.Render(md)
+		if rerr == nil {
+			return trimBlankEdges(out)
+		}
+		err = rerr
+	}
+	return fmt.Sprintf("(markdown rendering failed: %v)\n\n", err) + wrapPlain(md, width)
+}
+
+// renderJSON pretty-prints v (HTML characters kept as they are) and colours
+// it with a chroma style; an empty style gives plain JSON.
+func renderJSON(v any, style string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "(cannot encode JSON: " + err.Error() + ")"
+	}
+	src := strings.TrimRight(buf.String(), "\n")
+	if style == "" {
+		return src
+	}
+	var out strings.Builder
+	if err := quick.Highlight(&out, src, "json", "terminal256", style); err != nil {
+		return src
+	}
+	return strings.TrimRight(out.String(), "\n")
+}
+
+// wrapPlain hard-wraps text to width cells, breaking long words.
+func wrapPlain(s string, width int) string {
+	return ansi.Wrap(s, max(width, 1), "")
+}
+
+// wrapLines wraps every line of styled text (such as coloured JSON) to width.
+func wrapStyled(s string, width int) string {
+	return ansi.Hardwrap(s, max(width, 1), true)
+}
+
+// trimBlankEdges drops the blank lines glamour puts around a document.
+func trimBlankEdges(s string) string {
+	lines := strings.Split(s, "\n")
+	start, end := 0, len(lines)
+	for start < end && strings.TrimSpace(ansi.Strip(lines[start])) == "" {
+		start++
+	}
+	for end > start && strings.TrimSpace(ansi.Strip(lines[end-1])) == "" {
+		end--
+	}
+	return strings.Join(lines[start:end], "\n")
+}

@@ -34,9 +34,10 @@ func clean(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
+	s = strings.ReplaceAll(s, "\r\n", "\n")
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
 		if r == '\r' {
-			continue
+			r = '\n' // a lone carriage return ends a line
 		}
 		if !isDropped(r) {
 			b.WriteRune(r)
@@ -86,7 +87,11 @@ func firstSentences(text string, n int) string {
 		rest = strings.TrimLeft(rest[end:], " ")
 		cand := s
 		if out != "" {
-			cand = out + " " + s
+			sep := " "
+			if last, _ := utf8.DecodeLastRuneInString(out); last == '。' || last == '！' || last == '？' {
+				sep = ""
+			}
+			cand = out + sep + s
 		}
 		if utf8.RuneCountInString(cand) > n {
 			if out == "" {
@@ -164,7 +169,10 @@ func elementSummary(e Element) string {
 		}
 		return truncate("Link: "+collapse(t), elementSummaryChars)
 	case dpe.Formula:
-		return truncate(strings.TrimSpace(str("cell")+" = "+str("expression")), elementSummaryChars)
+		if cell := str("cell"); cell != "" {
+			return truncate(cell+": "+str("expression"), elementSummaryChars)
+		}
+		return truncate(str("expression"), elementSummaryChars)
 	case dpe.Chart:
 		return truncate(collapse("Chart: "+str("title")), elementSummaryChars)
 	case dpe.Separator:

@@ -1,0 +1,399 @@
+package extract
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+)
+
+// OOXML (DOCX, PPTX, XLSX) packages are zip files of XML parts. This file
+// holds what the three readers share: bounded part reads (a zip bomb
+// cannot make them allocate more than MaxZipEntry per part), a small
+// generic XML tree, relationships and the core properties.
+
+// maxXMLDepth and maxXMLNodes bound the trees built from hostile parts.
+const (
+	maxXMLDepth = 256
+	maxXMLNodes = 2_000_000
+)
+
+// pkg is an opened OOXML package.
+type pkg struct {
+	zr    *zip.Reader
+	files map[string]*zip.File // by lower-case name
+	max   int64
+}
+
+func openPackage(r io.ReaderAt, size int64, maxEntry int64) (*pkg, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("open package: %w", err)
+	}
+	p := &pkg{zr: zr, files: make(map[string]*zip.File, len(zr.File)), max: maxEntry}
+	for _, f := range zr.File {
+		p.files[strings.ToLower(strings.TrimPrefix(f.Name, "/"))] = f
+	}
+	return p, nil
+}
+
+// errPartTooLarge reports a part over the decompressed size bound.
+var errPartTooLarge = errors.New("package part exceeds the size bound")
+
+// has reports whether the package holds a part.
+func (p *pkg) has(name string) bool {
+	_, ok := p.files[strings.ToLower(strings.TrimPrefix(name, "/"))]
+	return ok
+}
+
+// read returns a part's bytes, refusing parts whose declared or actual
+// size passes the bound.
+func (p *pkg) read(name string) ([]byte, error) {
+	f, ok := p.files[strings.ToLower(strings.TrimPrefix(name, "/"))]
+	if !ok {
+		return nil, fmt.Errorf("part %s: %w", name, fs404)
+	}
+	if f.UncompressedSize64 > uint64(p.max) {
+		return nil, fmt.Errorf("part %s (%d bytes): %w", name, f.UncompressedSize64, errPartTooLarge)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("part %s: %w", name, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, p.max+1))
+	if err != nil {
+		return nil, fmt.Errorf("part %s: %w", name, err)
+	}
+	if int64(len(data)) > p.max {
+		return nil, fmt.Errorf("part %s: %w", name, errPartTooLarge)
+	}
+	return data, nil
+}
+
+// fs404 is the error of a missing part.
+var fs404 = errors.New("part not found")
+
+// tree reads a part as an XML tree.
+func (p *pkg) tree(name string) (*xnode, error) {
+	data, err := p.read(name)
+	if err != nil {
+		return nil, err
+	}
+	n, err := parseXML(data)
+	if err != nil {
+		return nil, fmt.Errorf("part %s: %w", name, err)
+	}
+	return n, nil
+}
+
+// rels returns a part's relationships: id → {type, target resolved to a
+// package path}. A missing rels part is no relationships.
+func (p *pkg) rels(part string) map[string]rel {
+	dir, base := path.Split(part)
+	t, err := p.tree(dir + "_rels/" + base + ".rels")
+	out := map[string]rel{}
+	if err != nil {
+		return out
+	}
+	for _, r := range t.all("Relationship") {
+		target := r.attr("Target")
+		if r.attr("TargetMode") == "External" {
+			out[r.attr("Id")] = rel{typ: r.attr("Type"), target: target, external: true}
+			continue
+		}
+		if strings.HasPrefix(target, "/") {
+			target = strings.TrimPrefix(target, "/")
+		} else {
+			target = path.Clean(path.Join(dir, target))
+		}
+		out[r.attr("Id")] = rel{typ: r.attr("Type"), target: target}
+	}
+	return out
+}
+
+type rel struct {
+	typ, target string
+	external    bool
+}
+
+// coreProps are the Dublin Core properties of docProps/core.xml.
+type coreProps struct {
+	title, subject, description, keywords string
+}
+
+func (p *pkg) core() coreProps {
+	t, err := p.tree("docProps/core.xml")
+	if err != nil {
+		return coreProps{}
+	}
+	get := func(name string) string {
+		if n := t.first(name); n != nil {
+			return clean(collapse(n.text()))
+		}
+		return ""
+	}
+	return coreProps{title: get("title"), subject: get("subject"), description: get("description"), keywords: get("keywords")}
+}
+
+// summaryOf is the description or subject of the core properties.
+func (c coreProps) summary() string {
+	if c.description != "" {
+		return firstSentences(c.description, SummaryChars)
+	}
+	return firstSentences(c.subject, SummaryChars)
+}
+
+// xnode is an element of a small XML tree: its local name, attributes (by
+// local name), children and the character data directly inside it.
+type xnode struct {
+	name     string
+	attrs    []xml.Attr
+	children []*xnode
+	data     string // character data directly inside, in order
+	// parts interleaves character data and children, for text extraction
+	// that must keep their order.
+	order []any // string or *xnode
+}
+
+// parseXML builds a tree, refusing documents deeper than maxXMLDepth or
+// larger than maxXMLNodes.
+func parseXML(data []byte) (*xnode, error) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = false
+	root := &xnode{name: "#root"}
+	stack := []*xnode{root}
+	nodes := 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("xml: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			nodes++
+			if nodes > maxXMLNodes || len(stack) > maxXMLDepth {
+				return nil, errors.New("xml: document too large or too deep")
+			}
+			n := &xnode{name: t.Name.Local, attrs: t.Attr}
+			parent := stack[len(stack)-1]
+			parent.children = append(parent.children, n)
+			parent.order = append(parent.order, n)
+			stack = append(stack, n)
+		case xml.EndElement:
+			if len(stack) > 1 {
+				stack = stack[:len(stack)-1]
+			}
+		case xml.CharData:
+			top := stack[len(stack)-1]
+			top.data += string(t)
+			top.order = append(top.order, string(t))
+		}
+	}
+	return root, nil
+}
+
+// attr returns an attribute by local name.
+func (n *xnode) attr(local string) string {
+	if n == nil {
+		return ""
+	}
+	for _, a := range n.attrs {
+		if a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// relID returns the r:id attribute (the "id" attribute in the
+// relationships namespace), which elements such as p:sldId carry beside a
+// plain "id".
+func (n *xnode) relID() string {
+	if n == nil {
+		return ""
+	}
+	for _, a := range n.attrs {
+		if a.Name.Local == "id" && strings.HasSuffix(a.Name.Space, "/relationships") {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// child returns the first direct child with a local name.
+func (n *xnode) child(name string) *xnode {
+	if n == nil {
+		return nil
+	}
+	for _, c := range n.children {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// kids returns the direct children with a local name.
+func (n *xnode) kids(name string) []*xnode {
+	if n == nil {
+		return nil
+	}
+	var out []*xnode
+	for _, c := range n.children {
+		if c.name == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// first returns the first descendant with a local name (depth first).
+func (n *xnode) first(name string) *xnode {
+	if n == nil {
+		return nil
+	}
+	for _, c := range n.children {
+		if c.name == name {
+			return c
+		}
+		if f := c.first(name); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// all returns every descendant with a local name, in document order.
+func (n *xnode) all(name string) []*xnode {
+	var out []*xnode
+	var walk func(*xnode)
+	walk = func(x *xnode) {
+		for _, c := range x.children {
+			if c.name == name {
+				out = append(out, c)
+			}
+			walk(c)
+		}
+	}
+	if n != nil {
+		walk(n)
+	}
+	return out
+}
+
+// text concatenates the character data of n and its descendants.
+func (n *xnode) text() string {
+	var b strings.Builder
+	var walk func(*xnode)
+	walk = func(x *xnode) {
+		for _, o := range x.order {
+			switch o := o.(type) {
+			case string:
+				b.WriteString(o)
+			case *xnode:
+				walk(o)
+			}
+		}
+	}
+	if n != nil {
+		walk(n)
+	}
+	return b.String()
+}
+
+// drawingML text: a:p paragraphs of a:r runs (a:t), a:br breaks and a:fld
+// fields, as used by PPTX shapes, tables and chart titles.
+func dmlParagraphs(body *xnode) []string {
+	var out []string
+	for _, p := range body.kids("p") {
+		var b strings.Builder
+		for _, c := range p.children {
+			switch c.name {
+			case "r", "fld":
+				if t := c.child("t"); t != nil {
+					b.WriteString(t.text())
+				}
+			case "br":
+				b.WriteByte('\n')
+			}
+		}
+		out = append(out, clean(b.String()))
+	}
+	return out
+}
+
+// chartInfo reads a DrawingML chart part: its type (from the first
+// *Chart element of the plot area), title, and a one-line data summary.
+func (p *pkg) chartInfo(part string) (Element, bool) {
+	t, err := p.tree(part)
+	if err != nil {
+		return Element{}, false
+	}
+	chart := t.first("chart")
+	if chart == nil {
+		return Element{}, false
+	}
+	title := ""
+	if tt := chart.child("title"); tt != nil {
+		var parts []string
+		for _, tx := range tt.all("t") {
+			parts = append(parts, tx.text())
+		}
+		title = clean(collapse(strings.Join(parts, "")))
+	}
+	kind := "chart"
+	var series []string
+	points := 0
+	if pa := chart.child("plotArea"); pa != nil {
+		for _, c := range pa.children {
+			if strings.HasSuffix(c.name, "Chart") {
+				kind = strings.TrimSuffix(c.name, "Chart")
+				if bd := c.child("barDir"); bd != nil && bd.attr("val") == "col" {
+					kind = "column"
+				}
+				for _, s := range c.kids("ser") {
+					name := ""
+					if tx := s.child("tx"); tx != nil {
+						if v := tx.first("v"); v != nil {
+							name = v.text()
+						} else if f := tx.first("f"); f != nil {
+							name = f.text() // a reference without a cached value
+						}
+					}
+					series = append(series, clean(collapse(name)))
+					if val := s.child("val"); val != nil {
+						if pc := val.first("ptCount"); pc != nil {
+							var n int
+							fmt.Sscan(pc.attr("val"), &n)
+							points = max(points, n)
+						}
+					}
+				}
+				break
+			}
+		}
+	}
+	summary := fmt.Sprintf("%s chart", kind)
+	if len(series) > 0 {
+		summary = fmt.Sprintf("%s chart with %d series (%s)", kind, len(series), strings.Join(series, ", "))
+		if points > 0 {
+			summary += fmt.Sprintf(", %d points", points)
+		}
+	}
+	if title == "" {
+		title = kind + " chart"
+	}
+	return Element{Category: dpe.Chart, Content: map[string]any{
+		"chart_type": kind, "title": title, "data_summary": truncate(summary, SummaryChars),
+	}, Metadata: map[string]any{"part": part}}, true
+}

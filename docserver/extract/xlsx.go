@@ -1,0 +1,271 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+)
+
+// XLSX is read with excelize: one page per sheet (in workbook order); the
+// used range of a sheet (leading empty rows and columns dropped) becomes a
+// table whose first row is the header, chunked into elements of at most
+// TableRowsPerPage rows, all on the sheet's page. Formula cells are marked
+// (metadata.has_formulas on the table) and the first ones are listed as
+// formula elements. excelize has no chart reader, so charts come from the
+// package itself: sheet → drawing → chart parts.
+
+// maxFormulaCells bounds the cells checked for formulas per sheet, and
+// maxFormulaElements the formula elements listed per sheet.
+const (
+	maxFormulaCells    = 200_000
+	maxFormulaElements = 50
+)
+
+func excelizeOptions(p *parser) excelize.Options {
+	return excelize.Options{UnzipSizeLimit: 4 * p.opts.MaxZipEntry, UnzipXMLSizeLimit: p.opts.MaxZipEntry}
+}
+
+// parseXLSX reads a workbook.
+func parseXLSX(p *parser, src []byte) (*Document, error) {
+	pk, err := openPackage(bytes.NewReader(src), int64(len(src)), p.opts.MaxZipEntry)
+	if err != nil {
+		return nil, err
+	}
+	if !pk.has("xl/workbook.xml") {
+		return nil, errors.New("not an XLSX package: xl/workbook.xml is missing")
+	}
+	f, err := excelize.OpenReader(bytes.NewReader(src), excelizeOptions(p))
+	if err != nil {
+		return nil, fmt.Errorf("open workbook: %w", err)
+	}
+	defer f.Close()
+	core := pk.core()
+	doc := &Document{Title: core.title, Summary: core.summary(), Keywords: splitKeywords(core.keywords)}
+	sheets := f.GetSheetList()
+	if doc.Summary == "" {
+		doc.Summary = workbookSummary(sheets)
+	}
+	charts := sheetCharts(pk)
+	for _, name := range sheets {
+		if err := p.cancelled(); err != nil {
+			return nil, err
+		}
+		if len(doc.Pages) >= p.opts.MaxPages {
+			doc.Truncated = true
+			break
+		}
+		pg, cut, err := readSheet(p, f, name)
+		if err != nil {
+			pg = Page{Title: clean(name), Elements: []Element{{Category: dpe.Text, Content: map[string]any{"text": "(this sheet could not be read)"}}}}
+		}
+		for _, part := range charts[name] {
+			if el, ok := pk.chartInfo(part); ok {
+				pg.Elements = append(pg.Elements, el)
+			}
+		}
+		doc.Truncated = doc.Truncated || cut
+		doc.Pages = append(doc.Pages, pg)
+	}
+	return doc, nil
+}
+
+func workbookSummary(sheets []string) string {
+	if len(sheets) == 1 {
+		return truncate("Workbook with 1 sheet: "+clean(sheets[0]), SummaryChars)
+	}
+	return truncate(fmt.Sprintf("Workbook with %d sheets: %s", len(sheets), clean(strings.Join(sheets, ", "))), SummaryChars)
+}
+
+// readSheet reads the used range of one sheet.
+func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
+	pg := Page{Title: clean(name)}
+	it, err := f.Rows(name)
+	if err != nil {
+		return pg, false, err
+	}
+	defer it.Close()
+	var rows [][]string
+	cut := false
+	for it.Next() {
+		if len(rows) > p.opts.MaxRows {
+			cut = true
+			break
+		}
+		if len(rows)%1024 == 0 {
+			if err := p.cancelled(); err != nil {
+				return pg, false, err
+			}
+		}
+		cols, err := it.Columns()
+		if err != nil {
+			return pg, false, err
+		}
+		if len(cols) > p.opts.MaxColumns {
+			cols = cols[:p.opts.MaxColumns]
+		}
+		for i, c := range cols {
+			cols[i] = truncate(clean(c), p.opts.MaxCellChars)
+		}
+		if cols == nil {
+			cols = []string{}
+		}
+		rows = append(rows, cols)
+	}
+	// The used range: drop leading empty rows and columns, trailing empty rows.
+	top := 0
+	for top < len(rows) && allEmpty(rows[top]) {
+		top++
+	}
+	bottom := len(rows)
+	for bottom > top && allEmpty(rows[bottom-1]) {
+		bottom--
+	}
+	rows = rows[top:bottom]
+	if len(rows) == 0 {
+		return pg, cut, nil
+	}
+	left := -1
+	for _, r := range rows {
+		for i, c := range r {
+			if strings.TrimSpace(c) != "" {
+				if left < 0 || i < left {
+					left = i
+				}
+				break
+			}
+		}
+	}
+	if left > 0 {
+		for i, r := range rows {
+			if len(r) > left {
+				rows[i] = r[left:]
+			} else {
+				rows[i] = []string{}
+			}
+		}
+	}
+	left = max(left, 0)
+	headers, body := rows[0], rows[1:]
+	cols := len(headers)
+	for _, r := range body {
+		cols = max(cols, len(r))
+	}
+	formulas, hasFormulas := sheetFormulas(f, name, top+1, left, len(rows), cols)
+	for _, el := range tableElements(headers, body, p.opts.TableRowsPerPage, top+1, left) {
+		el.Metadata["sheet"] = clean(name)
+		el.Metadata["has_formulas"] = hasFormulas
+		pg.Elements = append(pg.Elements, el)
+	}
+	if cut {
+		pg.Elements[len(pg.Elements)-1].Metadata["truncated"] = true
+	}
+	pg.Elements = append(pg.Elements, formulas...)
+	return pg, cut, nil
+}
+
+func allEmpty(r []string) bool {
+	for _, c := range r {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// sheetFormulas checks the used range (firstRow one-based, firstCol
+// zero-based) for formula cells: whether there are any, and up to
+// maxFormulaElements formula elements with their cached values.
+func sheetFormulas(f *excelize.File, sheet string, firstRow, firstCol, nrows, ncols int) ([]Element, bool) {
+	var out []Element
+	found := false
+	checked := 0
+	for r := 0; r < nrows; r++ {
+		for c := 0; c < ncols; c++ {
+			if checked++; checked > maxFormulaCells {
+				return out, found
+			}
+			cell := cellName(firstCol+c, firstRow+r)
+			fx, err := f.GetCellFormula(sheet, cell)
+			if err != nil || fx == "" {
+				continue
+			}
+			found = true
+			if len(out) >= maxFormulaElements {
+				continue
+			}
+			val, _ := f.GetCellValue(sheet, cell)
+			if !strings.HasPrefix(fx, "=") {
+				fx = "=" + fx
+			}
+			el := Element{Category: dpe.Formula,
+				Content:  map[string]any{"expression": clean(fx), "cell": cell},
+				Metadata: map[string]any{"sheet": clean(sheet)}}
+			if val != "" { // a cached result; files saved without calculation have none
+				el.Content["value"] = clean(val)
+			}
+			out = append(out, el)
+		}
+	}
+	return out, found
+}
+
+// sheetCharts maps sheet names to their chart parts, following the
+// workbook's and sheets' relationships to drawings and their charts.
+func sheetCharts(pk *pkg) map[string][]string {
+	out := map[string][]string{}
+	wb, err := pk.tree("xl/workbook.xml")
+	if err != nil {
+		return out
+	}
+	wbRels := pk.rels("xl/workbook.xml")
+	for _, s := range wb.all("sheet") {
+		r, ok := wbRels[s.relID()]
+		if !ok {
+			continue
+		}
+		for _, d := range pk.rels(r.target) {
+			if !strings.HasSuffix(d.typ, "/drawing") {
+				continue
+			}
+			dt, err := pk.tree(d.target)
+			if err != nil {
+				continue
+			}
+			drels := pk.rels(d.target)
+			for _, ch := range dt.all("chart") {
+				if cr, ok := drels[ch.relID()]; ok && strings.HasSuffix(cr.typ, relChart) {
+					out[s.attr("name")] = append(out[s.attr("name")], cr.target)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// peekXLSX reads the core properties and the sheet names.
+func peekXLSX(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
+	pk, err := openPackage(ra, size, p.opts.MaxZipEntry)
+	if err != nil {
+		return Meta{}, err
+	}
+	wb, err := pk.tree("xl/workbook.xml")
+	if err != nil {
+		return Meta{}, fmt.Errorf("not an XLSX package: %w", err)
+	}
+	core := pk.core()
+	m := Meta{Title: core.title, Summary: core.summary()}
+	if m.Summary == "" {
+		var names []string
+		for _, s := range wb.all("sheet") {
+			names = append(names, s.attr("name"))
+		}
+		m.Summary = workbookSummary(names)
+	}
+	return m, nil
+}

@@ -442,9 +442,9 @@ func TestKindOf(t *testing.T) {
 
 func TestFirstSentences(t *testing.T) {
 	for in, want := range map[string]string{
-		"One. Two. Three.": "One. Two. Three.",
-		"":                 "",
-		"版本 1.2 已发布。后续计划。": "版本 1.2 已发布。后续计划。",
+		"One. Two. Three.":          "One. Two. Three.",
+		"":                          "",
+		"版本 1.2 已发布。后续计划。":          "版本 1.2 已发布。后续计划。",
 		strings.Repeat("long ", 60): strings.TrimSpace(strings.Repeat("long ", 31)) + "…",
 	} {
 		if got := firstSentences(in, SummaryChars); got != want {

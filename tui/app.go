@@ -320,14 +320,14 @@ func (a *App) statusBar() string {
 		conn = st.Closed.Render(" ✕ " + oneLine(a.conn) + " ")
 	}
 	parts := []string{conn}
+	if a.e.notice != "" {
+		parts = append(parts, st.StatusNote.Render(" "+oneLine(a.e.notice)+" "))
+	}
 	if s := a.top().status(); s != "" {
 		parts = append(parts, st.StatusInfo.Render(" "+s+" "))
 	}
 	if !a.e.refreshed.IsZero() {
 		parts = append(parts, st.StatusInfo.Render(" refreshed "+a.e.refreshed.Format("15:04:05")+" "))
-	}
-	if a.e.notice != "" {
-		parts = append(parts, st.StatusNote.Render(" "+oneLine(a.e.notice)+" "))
 	}
 	line := strings.Join(parts, st.StatusInfo.Render("│"))
 	return line + st.Status.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(line))))

@@ -422,7 +422,7 @@ func (s *catalogScreen) moved() tea.Cmd {
 	}
 	s.previewSeq++
 	seq := s.previewSeq
-	return tea.Batch(cmd, tea.Tick(s.e.previewDelay, func(time.Time) tea.Msg { return previewTickMsg{owner: s, seq: seq} }))
+	return tea.Batch(cmd, s.e.tick(s.e.previewDelay, func(time.Time) tea.Msg { return previewTickMsg{owner: s, seq: seq} }))
 }
 
 func (s *catalogScreen) fetchPreview() tea.Cmd {
@@ -500,7 +500,7 @@ func (s *catalogScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		s.filterSeq++
 		seq := s.filterSeq
-		return tea.Batch(cmd, tea.Tick(s.e.opts.Debounce, func(time.Time) tea.Msg { return filterTickMsg{owner: s, seq: seq} }))
+		return tea.Batch(cmd, s.e.tick(s.e.opts.Debounce, func(time.Time) tea.Msg { return filterTickMsg{owner: s, seq: seq} }))
 	}
 	switch {
 	case key.Matches(msg, k.Filter):

@@ -18,6 +18,7 @@ type desktopScreen struct {
 	comp    string
 	windows []string
 	starts  []int // first line of each window in the pager
+	sel     int   // the selected window: `y` copies its URI
 	w, h    int
 	req     uint64
 	loading bool
@@ -78,10 +79,14 @@ func (s *desktopScreen) renderWindows() {
 	st := s.e.styles
 	var lines []string
 	s.starts = s.starts[:0]
-	for _, d := range s.windows {
+	for i, d := range s.windows {
 		uri, body, _ := strings.Cut(d, "\n\n")
 		s.starts = append(s.starts, len(lines))
-		lines = append(lines, st.Window.Render(cell(" ▣ "+oneLine(uri), s.w)))
+		bar := st.Window
+		if i == s.sel && len(s.windows) > 1 {
+			bar = st.Selected
+		}
+		lines = append(lines, bar.Render(cell(" ▣ "+oneLine(uri), s.w)))
 		if strings.TrimSpace(body) != "" {
 			lines = append(lines, strings.Split(wrapPlain(body, s.w), "\n")...)
 		}
@@ -107,6 +112,7 @@ func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
 			if msg.ret != nil {
 				s.windows = msg.ret.Desktops
 			}
+			s.sel = min(s.sel, max(len(s.windows)-1, 0))
 			s.e.refreshed = s.e.now()
 		}
 		s.layout()
@@ -150,24 +156,17 @@ func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// current is the index of the window at the top of the view.
-func (s *desktopScreen) current() int {
-	cur := 0
-	for i, st := range s.starts {
-		if st <= s.pg.y {
-			cur = i
-		}
-	}
-	return cur
-}
+// current is the index of the selected window.
+func (s *desktopScreen) current() int { return s.sel }
 
-// jump scrolls to the next (1) or previous (-1) window.
+// jump selects the next (1) or previous (-1) window and scrolls to it.
 func (s *desktopScreen) jump(d int) {
 	if len(s.starts) == 0 {
 		return
 	}
-	i := min(max(s.current()+d, 0), len(s.starts)-1)
-	s.pg.setY(s.starts[i])
+	s.sel = min(max(s.sel+d, 0), len(s.starts)-1)
+	s.renderWindows()
+	s.pg.setY(s.starts[s.sel])
 }
 
 func (s *desktopScreen) view() string {

@@ -26,7 +26,7 @@ type fakeBackend struct {
 	desktop   []string
 	errs      map[string]error // op -> error returned by every call of op
 	calls     []string         // "op arg" log
-	gate      chan struct{}     // when set, calls wait on it
+	gates     map[string]*gate // calls matching a key wait at the gate
 	blocked   int
 }
 
@@ -39,36 +39,51 @@ type fakeDoc struct {
 func (f *fakeBackend) Office() string { return f.office }
 
 func (f *fakeBackend) enter(op, arg string) error {
+	call := op + " " + arg
 	f.mu.Lock()
-	f.calls = append(f.calls, op+" "+arg)
-	gate, err := f.gate, f.errs[op]
-	if gate != nil {
+	f.calls = append(f.calls, call)
+	err := f.errs[op]
+	var g *gate
+	for k, gg := range f.gates {
+		if strings.Contains(call, k) {
+			g = gg
+			break
+		}
+	}
+	if g != nil {
+		g.waiting++
 		f.blocked++
 	}
 	f.mu.Unlock()
-	if gate != nil {
-		<-gate
-		f.mu.Lock()
-		f.blocked--
-		f.mu.Unlock()
+	if g != nil {
+		<-g.ch // release has already taken this call off the blocked count
 	}
 	return err
 }
 
-// hold makes every later call wait until release.
-func (f *fakeBackend) hold() {
-	f.mu.Lock()
-	f.gate = make(chan struct{})
-	f.mu.Unlock()
+// gate holds calls until it is released.
+type gate struct {
+	ch      chan struct{}
+	waiting int
 }
 
-func (f *fakeBackend) release() {
+// holdCalls makes every later call whose "op arg" contains substr wait
+// until the returned release is called ("" holds every call).
+func (f *fakeBackend) holdCalls(substr string) (release func()) {
+	g := &gate{ch: make(chan struct{})}
 	f.mu.Lock()
-	if f.gate != nil {
-		close(f.gate)
-		f.gate = nil
+	if f.gates == nil {
+		f.gates = map[string]*gate{}
 	}
+	f.gates[substr] = g
 	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		delete(f.gates, substr)
+		f.blocked -= g.waiting
+		f.mu.Unlock()
+		close(g.ch)
+	}
 }
 
 func (f *fakeBackend) blockedCalls() int {

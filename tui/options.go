@@ -69,6 +69,9 @@ type env struct {
 	keys    KeyMap
 	office  string
 
+	// tick schedules a timer message (tea.Tick; tests replace it to fire
+	// debounce timers by hand).
+	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 	// previewDelay is how long the catalog cursor must rest before the
 	// preview is fetched.
 	previewDelay time.Duration
@@ -113,6 +116,7 @@ func newEnv(b Backend, o Options) *env {
 		keys:    keys,
 		office:  office,
 
+		tick:         tea.Tick,
 		previewDelay: previewDelay,
 	}
 }

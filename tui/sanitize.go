@@ -80,9 +80,9 @@ func skipEscape(s string, i int) int {
 	}
 	switch c := s[i]; {
 	case c == '[':
-		return skipCSI(s, i+1, i)
+		return skipCSI(s, i+1, i+1)
 	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
-		return skipString(s, i+1, i)
+		return skipString(s, i+1, i+1)
 	case c >= 0x20 && c <= 0x2f: // nF: intermediates then a final byte
 		j := i
 		for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {

@@ -1,0 +1,661 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// manualTicks replaces the timer with one the test fires by hand.
+func (h *harness) manualTicks() *[]func(time.Time) tea.Msg {
+	var ticks []func(time.Time) tea.Msg
+	h.app.e.tick = func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		ticks = append(ticks, fn)
+		return nil
+	}
+	return &ticks
+}
+
+func startOn(t *testing.T, f *fakeBackend, computer string, w, h int) *harness {
+	o := testOptions()
+	o.Computer = computer
+	return newHarness(t, f, o, w, h)
+}
+
+func (h *harness) crumbs() string {
+	return strings.SplitN(h.screen(), "\n", 2)[0]
+}
+
+func TestNavigationInAndBack(t *testing.T) {
+	hs := newHarness(t, newFake(), testOptions(), 100, 30)
+	hs.requireContains("Computers in office-1", "build-box", "laptop")
+	hs.press("down", "enter")
+	if got := hs.crumbs(); !strings.Contains(got, "office-1 › laptop") {
+		t.Fatalf("crumbs after opening laptop: %q", got)
+	}
+	hs.requireContains("1–7 of 7", "2026 年度报告")
+
+	hs.press("j", "j", "j", "l") // l opens too
+	hs.requireContains("2026 年度报告", "file file:///data/docs/rpt-2026.xlsx", "收入分析", "3 elements")
+	hs.press("j", "right") // → opens too
+	if got := hs.crumbs(); !strings.Contains(got, "2026 年度报告 › page 2/3") {
+		t.Fatalf("crumbs on page 2: %q", got)
+	}
+	hs.requireContains("新客户", "SUM(B2:B5)")
+	hs.press("e", "j", "enter")
+	if got := hs.crumbs(); !strings.HasSuffix(strings.TrimSpace(got), "page 2/3 › lst-001") {
+		t.Fatalf("crumbs on the element: %q", got)
+	}
+	hs.requireContains("list  lst-001 · page 2", "── Content", `"ordered": true`)
+
+	// Every back key works; the element list closes before leaving the page.
+	hs.press("backspace")
+	hs.requireContains("Elements (3)")
+	hs.press("h")
+	hs.requireNotContains("Elements (3)")
+	hs.press("left")
+	hs.requireContains("Pages  1–3 of 3")
+	hs.press("esc")
+	hs.requireContains("Catalog · laptop")
+	hs.press("esc")
+	hs.requireContains("Computers in office-1")
+	hs.press("esc") // the root stays
+	hs.requireContains("Computers in office-1")
+}
+
+func TestQuitAndHelp(t *testing.T) {
+	hs := startOn(t, newFake(), "laptop", 100, 30)
+	hs.press("?")
+	hs.requireContains("Keys", "open in $PAGER", "file type", "press any key to close")
+	hs.press("j") // closes the help, does not move
+	hs.requireNotContains("press any key to close")
+	hs.requireContains("▸ Meeting notes")
+
+	// While the filter field has the keyboard, q is text.
+	hs.manualTicks()
+	hs.press("/", "q")
+	if hs.quit {
+		t.Fatal("q in the filter field quit the browser")
+	}
+	hs.requireContains("/ q")
+	hs.press("esc", "q")
+	if !hs.quit {
+		t.Fatal("q did not quit")
+	}
+}
+
+func TestCatalogFilterIsDebouncedAndStaleTicksIgnored(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	ticks := hs.manualTicks()
+	before := f.countCalls("get_finder")
+
+	hs.press("/")
+	hs.typeText("gu")
+	hs.settle()
+	if n := f.countCalls("get_finder"); n != before {
+		t.Fatalf("typing queried the computer before the pause: %d calls", n-before)
+	}
+	if len(*ticks) != 2 {
+		t.Fatalf("want one debounce timer per keystroke, got %d", len(*ticks))
+	}
+	hs.send((*ticks)[0](time.Now())) // the first keystroke's timer is stale
+	hs.settle()
+	if n := f.countCalls("get_finder"); n != before {
+		t.Fatalf("a stale debounce timer queried the computer")
+	}
+	hs.send((*ticks)[1](time.Now()))
+	hs.settle()
+	if n := f.countCalls("get_finder [gu]"); n != 1 {
+		t.Fatalf("want exactly one query for [gu], log: %v", f.callLog())
+	}
+	hs.requireContains("1–2 of 2", "README — smcp-browse", "Onboarding guide")
+
+	hs.typeText(",hr")
+	hs.settle()
+	hs.send((*ticks)[len(*ticks)-1](time.Now()))
+	hs.settle()
+	hs.requireContains("1–2 of 2") // gu OR hr: README and Onboarding
+	if f.countCalls("get_finder [gu hr]") != 1 {
+		t.Fatalf("keywords are not split on commas: %v", f.callLog())
+	}
+
+	// Enter applies at once; esc on the catalog clears the filter.
+	hs.press("backspace", "backspace", "backspace", "enter")
+	hs.requireContains("keywords: gu", "1–2 of 2")
+	hs.press("esc")
+	hs.requireContains("1–7 of 7", "no filter")
+}
+
+func TestCatalogDropsStaleResponses(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	ticks := hs.manualTicks()
+
+	releaseA := f.holdCalls("[合同]")
+	releaseB := f.holdCalls("[guide]")
+	hs.press("/")
+	hs.typeText("合同")
+	hs.send((*ticks)[len(*ticks)-1](time.Now())) // query A goes out and is held
+	hs.settle()
+	hs.press("backspace", "backspace")
+	hs.typeText("guide")
+	hs.send((*ticks)[len(*ticks)-1](time.Now())) // query B goes out and is held
+	hs.settle()
+	if f.blockedCalls() != 2 {
+		t.Fatalf("want both queries in flight, %d held; log %v", f.blockedCalls(), f.callLog())
+	}
+	releaseB()
+	hs.settle()
+	hs.requireContains("README — smcp-browse", "Onboarding guide", "1–2 of 2")
+	releaseA() // A answers last: the user already moved on
+	hs.settle()
+	hs.requireContains("README — smcp-browse", "Onboarding guide", "1–2 of 2")
+	hs.requireNotContains("A1 合同")
+}
+
+func TestCatalogPagesThroughTenThousandDocuments(t *testing.T) {
+	f := newFake()
+	f.docs = bigCorpus(10000)
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.requireContains("1–25 of 10000", "Generated document number 0 ", "Generated document number 24 ")
+	if n := f.countCalls("get_finder"); n != 1 {
+		t.Fatalf("first screen made %d get_finder calls, want 1", n)
+	}
+	hs.press("pgdown")
+	hs.requireContains("26–50 of 10000")
+	hs.press("pgdown", "pgdown") // rows 76–100 need the second chunk
+	hs.requireContains("76–100 of 10000", "Generated document number 99 ")
+	if !slices.Contains(f.callLog(), "get_finder []||50|50") {
+		t.Fatalf("scrolling past the first chunk did not fetch offset 50: %v", f.callLog())
+	}
+	hs.press("G")
+	hs.requireContains("9976–10000 of 10000", "Generated document number 9999 ")
+	log := f.callLog()
+	if n := f.countCalls("get_finder"); n > 4 {
+		t.Fatalf("jumping to the end fetched %d chunks, want only the visible ones: %v", n, log)
+	}
+	if !slices.Contains(log, "get_finder []||9950|50") {
+		t.Fatalf("the last chunk was not requested: %v", log)
+	}
+	checkFrame(t, hs.app.View().Content, 100, 30)
+}
+
+func TestLiveUpdateKeepsSelectionAndSaysWhatChanged(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("j", "j", "j")
+	hs.requireContains("▸ 2026 年度报告")
+	calls := f.countCalls("get_finder")
+
+	f.mutate(func(docs *[]fakeDoc) {
+		// two new documents sort above the selection, one is removed, one changes
+		*docs = slices.DeleteFunc(*docs, func(d fakeDoc) bool { return d.sum.DocRef == "contract-a1" })
+		for _, ref := range []string{"new-a", "new-b"} {
+			d := mkDoc(testHost, ref, "docs", "md", "Fresh "+ref, nil, "", testNow.Add(-time.Minute),
+				protocol.DPEPage{Title: "p"})
+			*docs = append(*docs, d)
+		}
+		(*docs)[2].sum.Title = "README (edited)"
+		(*docs)[2].sum.LastModified = testNow.Format(time.RFC3339)
+	})
+	hs.send(UpdateFinderMsg{Computer: "build-box"}) // another computer: ignored
+	hs.settle()
+	if f.countCalls("get_finder") != calls {
+		t.Fatal("an update for another computer reloaded this catalog")
+	}
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	hs.requireContains("▸ 2026 年度报告", "catalog updated: +2 −1 ~1 documents", "1–8 of 8")
+	hs.requireContains("● Fresh new-a", "● README (edited)")
+	hs.requireNotContains("A1 合同")
+}
+
+func TestLivePageReloadKeepsScroll(t *testing.T) {
+	f := newFake()
+	big := bigTablePage(300)
+	f.docs = append(f.docs, mkDoc(testHost, "ledger", "docs", "xlsx", "Ledger", nil, "", testNow, *big))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("enter", "enter") // the ledger is the newest document
+	hs.requireContains("Page 1/1", "Ledger")
+	page := hs.app.top().(*pageScreen)
+	for range 10 {
+		hs.press("pgdown")
+	}
+	y := page.pg.y
+	if y < 200 {
+		t.Fatalf("pgdown did not scroll: y=%d", y)
+	}
+	f.mutate(func(docs *[]fakeDoc) {
+		d := &(*docs)[len(*docs)-1]
+		rows := d.pages[0].Elements[1].Content["rows"].([]any)
+		rows[y-2] = []any{"EDITED", "changed row", "0", "x"}
+	})
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	if page.pg.y != y {
+		t.Fatalf("live reload moved the view from line %d to %d", y, page.pg.y)
+	}
+	hs.requireContains("EDITED")
+}
+
+func TestErrorsAreShownWhereTheyHappen(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(f *fakeBackend)
+		keys  []string
+		act   func(hs *harness, f *fakeBackend)
+		want  []string
+	}{
+		{
+			name: "document deleted while open",
+			keys: []string{"j", "j", "j", "enter"},
+			act: func(hs *harness, f *fakeBackend) {
+				f.mutate(func(docs *[]fakeDoc) { *docs = (*docs)[1:] })
+				hs.send(UpdateFinderMsg{Computer: "laptop"})
+			},
+			want: []string{"4201 · this document no longer exists", "2026 年度报告"},
+		},
+		{
+			name: "page gone out of range",
+			keys: []string{"j", "j", "j", "enter", "G", "enter"},
+			act: func(hs *harness, f *fakeBackend) {
+				f.mutate(func(docs *[]fakeDoc) { (*docs)[0].pages = (*docs)[0].pages[:1] })
+				hs.send(UpdateFinderMsg{Computer: "laptop"})
+			},
+			want: []string{"4202 · this page is out of range"},
+		},
+		{
+			name: "element deleted",
+			keys: []string{"j", "j", "j", "enter", "enter", "e", "j", "j", "enter"},
+			act: func(hs *harness, f *fakeBackend) {
+				f.mutate(func(docs *[]fakeDoc) {
+					p := &(*docs)[0].pages[0]
+					p.Elements = p.Elements[:2]
+				})
+				hs.send(UpdateFinderMsg{Computer: "laptop"})
+			},
+			want: []string{"4203 · this element no longer exists"},
+		},
+		{
+			name:  "finder timeout",
+			setup: func(f *fakeBackend) { f.setErr("get_finder", fmtErr(context.DeadlineExceeded)) },
+			want:  []string{"408 · timed out waiting for the computer"},
+		},
+		{
+			name: "finder not supported",
+			setup: func(f *fakeBackend) {
+				f.setErr("get_finder", protocol.Errorf(protocol.CodeNotFound, "unknown event client:get_finder"))
+			},
+			want: []string{"404 · not supported by this computer"},
+		},
+		{
+			name: "computer left",
+			act: func(hs *harness, f *fakeBackend) {
+				hs.send(LeaveOfficeMsg{Name: "laptop", Role: "computer"})
+			},
+			want: []string{"computer left the office", "2026 年度报告"},
+		},
+		{
+			name:  "backend panics",
+			act: func(hs *harness, f *fakeBackend) {
+				hs.app.e.backend = panicky{f}
+				hs.press("r")
+			},
+			want: []string{"backend panic: boom"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake()
+			if tc.setup != nil {
+				tc.setup(f)
+			}
+			hs := startOn(t, f, "laptop", 100, 30)
+			hs.press(tc.keys...)
+			if tc.act != nil {
+				tc.act(hs, f)
+				hs.settle()
+			}
+			hs.requireContains(tc.want...)
+			checkFrame(t, hs.app.View().Content, 100, 30)
+		})
+	}
+}
+
+func fmtErr(err error) error { return errors.Join(errors.New("get_finder"), err) }
+
+// panicky is a backend whose catalog call panics.
+type panicky struct{ *fakeBackend }
+
+func (panicky) GetFinder(context.Context, string, FinderQuery) (*protocol.GetFinderRet, error) {
+	panic("boom")
+}
+
+func TestDescribeError(t *testing.T) {
+	cases := []struct {
+		err  error
+		op   operation
+		want string
+	}{
+		{protocol.NewError(4201, "doc x"), opDocument, "4201 · this document no longer exists — doc x"},
+		{protocol.NewError(4202, "page 9"), opPage, "4202 · this page is out of range — page 9"},
+		{protocol.NewError(4204, "rule 3: bad"), opPage, "4204 · the dpe:// URI is invalid — rule 3: bad"},
+		{protocol.NewError(404, "computer x not found"), opDocument, "404 · the computer is not in the office (it left or never joined) — computer x not found"},
+		{protocol.NewError(408, "slow"), opFinder, "408 · timed out waiting for the computer"},
+		{context.DeadlineExceeded, opFinder, "408 · timed out waiting for the computer"},
+		{errors.New("unknown event: client:get_finder"), opFinder, "not supported by this computer (unknown event: client:get_finder)"},
+		{protocol.NewError(4104, "x"), opFinder, "4104 · the computer belongs to another office — x"},
+		{protocol.NewError(4103, "x"), opFinder, "4103 · this session is not in the office — x"},
+		{protocol.NewError(4999, "odd\x1b[2J"), opFinder, "4999 · request failed — odd"},
+		{errors.New("socket closed"), opFinder, "socket closed"},
+	}
+	for _, tc := range cases {
+		if got := describeError(tc.err, tc.op); got != tc.want {
+			t.Errorf("describeError(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestBadDocumentURIShowsCode(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.send(pushMsg{newPageScreen(hs.app.e, "laptop", "http://not-dpe/x", "x", 0, 1)})
+	hs.settle()
+	hs.requireContains("4204 · the dpe:// URI is invalid")
+}
+
+func TestEveryFrameFitsTheTerminal(t *testing.T) {
+	sizes := [][2]int{{20, 6}, {40, 12}, {60, 20}, {100, 30}, {120, 40}, {200, 60}}
+	walk := [][]string{nil, {"j", "j", "j", "enter"}, {"enter"}, {"e"}, {"enter"}, {"esc", "esc", "m"}, {"m"}, {"c"}, {"esc", "/", "Q"}, {"enter", "d"}, {"?"}}
+	for _, sz := range sizes {
+		f := newFake()
+		hs := startOn(t, f, "laptop", sz[0], sz[1])
+		for i, step := range walk {
+			hs.press(step...)
+			checkFrame(t, hs.app.View().Content, sz[0], sz[1])
+			if t.Failed() {
+				t.Fatalf("size %dx%d, step %d (%v):\n%s", sz[0], sz[1], i, step, hs.screen())
+			}
+		}
+	}
+}
+
+func TestResizeReRendersThePage(t *testing.T) {
+	hs := startOn(t, newFake(), "laptop", 100, 30)
+	hs.press("j", "j", "j", "enter", "enter")
+	hs.requireContains("Q4 达到最高点 1,560 万元")
+	hs.send(tea.WindowSizeMsg{Width: 50, Height: 20})
+	hs.settle()
+	checkFrame(t, hs.app.View().Content, 50, 20)
+	page := hs.app.top().(*pageScreen)
+	if page.shown.width != 50 {
+		t.Fatalf("page still shows the render for width %d", page.shown.width)
+	}
+	hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	n := len(page.cache)
+	hs.settle()
+	if page.shown.width != 100 || len(page.cache) != n {
+		t.Fatalf("resizing back should reuse the cached render (width %d, cache %d→%d)", page.shown.width, n, len(page.cache))
+	}
+}
+
+func TestPageFeatures(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("j", "j", "j", "enter", "enter")
+
+	hs.press("[") // first page: nothing before it
+	hs.requireContains("Page 1/3")
+	hs.press("]")
+	hs.requireContains("Page 2/3  收入分析")
+	hs.press("]", "]") // stops at the last page
+	hs.requireContains("Page 3/3  成本")
+	hs.press("[", "[")
+	hs.requireContains("Page 1/3  概览")
+
+	// Category filter: re-requested with categories=
+	hs.press("c", "j", "j", "j", "j", "space", "enter")
+	if !slices.Contains(f.callLog(), "read_json dpe://com.smcp.docs/rpt-2026/pages/0?categories=table") {
+		t.Fatalf("no categories= read: %v", f.callLog())
+	}
+	hs.requireContains("categories: table", "1,560")
+	hs.requireNotContains("季度收入趋势")
+	hs.press("c", "a", "enter")
+	hs.requireContains("季度收入趋势")
+
+	// Search with n/N.
+	hs.press("/")
+	hs.typeText("q4")
+	hs.press("enter")
+	hs.requireContains("match 1/3 “q4”")
+	hs.press("n")
+	hs.requireContains("match 2/3")
+	hs.press("N", "N")
+	hs.requireContains("match 3/3")
+	hs.press("esc") // clears the search before leaving
+	hs.requireNotContains("match")
+	hs.requireContains("Page 1/3")
+
+	// Modes.
+	hs.press("m")
+	hs.requireContains("raw JSON", `"element_id": "h-001"`)
+	hs.press("m")
+	hs.requireContains("plain text", "Q4\t1,560\t+18%", "Chart: 季度收入趋势")
+	hs.press("m")
+	hs.requireContains("rendered")
+}
+
+func TestCopySaveAndPager(t *testing.T) {
+	f := newFake()
+	var clip bytes.Buffer
+	dir := t.TempDir()
+	o := testOptions()
+	o.Computer = "laptop"
+	o.Clipboard = &clip
+	o.SaveDir = dir
+	hs := newHarness(t, f, o, 100, 30)
+
+	hs.press("s")
+	hs.requireContains("nothing to save here")
+	hs.press("j", "j", "j", "y")
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("dpe://com.smcp.docs/rpt-2026")) + "\a"
+	if clip.String() != want {
+		t.Fatalf("clipboard got %q, want %q", clip.String(), want)
+	}
+	hs.requireContains("copied dpe://com.smcp.docs/rpt-2026")
+
+	hs.press("enter", "enter", "s")
+	path := filepath.Join(dir, "rpt-2026-page-1.md")
+	hs.requireContains("saved " + path)
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"# 概览", "# 2026 年度总结", "| Q4 | 1,560 | +18% |", "[图表: 季度收入趋势]"} {
+		if !strings.Contains(string(got), s) {
+			t.Errorf("saved page lacks %q:\n%s", s, got)
+		}
+	}
+	hs.press("s") // never overwrites
+	if _, err := os.Stat(filepath.Join(dir, "rpt-2026-page-1-2.md")); err != nil {
+		t.Fatalf("second save: %v", err)
+	}
+
+	// o writes the Markdown to a temporary file and hands it to the pager.
+	msg := hs.app.openPager()()
+	ready, ok := msg.(pagerReadyMsg)
+	if !ok || ready.err != nil {
+		t.Fatalf("openPager: %#v", msg)
+	}
+	content, err := os.ReadFile(ready.path)
+	if err != nil || !strings.Contains(string(content), "| Q1 | 1,250 | +12% |") {
+		t.Fatalf("pager file: %v %q", err, content)
+	}
+	if hs.app.runPager(ready) == nil {
+		t.Fatal("no exec command for the pager")
+	}
+	if m := (pagerDoneMsg{path: ready.path}).cleanup()(); m != nil {
+		t.Fatalf("cleanup: %v", m)
+	}
+	if _, err := os.Stat(ready.path); !os.IsNotExist(err) {
+		t.Fatalf("temporary file left behind: %v", err)
+	}
+}
+
+func TestSafeName(t *testing.T) {
+	for in, want := range map[string]string{
+		"rpt-2026":      "rpt-2026",
+		"../../etc/pwd": "_.._etc_pwd",
+		"a/b\\c":        "a_b_c",
+		"...":           "export",
+		"年度 报告":         "年度_报告",
+	} {
+		if got := safeName(in); got != want {
+			t.Errorf("safeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDesktopLive(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("d")
+	hs.requireContains("Desktop · laptop · 2 windows", "window://com.example.logger", "indexing finished")
+	calls := f.countCalls("get_desktop")
+	f.mu.Lock()
+	f.desktop = append(f.desktop, "window://com.example.editor/main.go\n\npackage main")
+	f.mu.Unlock()
+	hs.send(UpdateDesktopMsg{Computer: "build-box"})
+	hs.settle()
+	if f.countCalls("get_desktop") != calls {
+		t.Fatal("a desktop update for another computer was followed")
+	}
+	hs.send(UpdateDesktopMsg{Computer: "laptop"})
+	hs.settle()
+	hs.requireContains("3 windows", "window://com.example.editor/main.go", "package main")
+	hs.press("]")
+	hs.requireContains("window 2/3")
+	hs.press("esc")
+	hs.requireContains("Catalog · laptop")
+}
+
+func TestComputersFollowEnterAndLeave(t *testing.T) {
+	f := newFake()
+	hs := newHarness(t, f, testOptions(), 100, 30)
+	hs.requireContains("2 online")
+	f.mu.Lock()
+	f.computers = append(f.computers, "new-box")
+	f.mu.Unlock()
+	hs.send(EnterOfficeMsg{Name: "new-box", Role: "computer"})
+	hs.settle()
+	hs.requireContains("3 online", "new-box")
+	hs.send(EnterOfficeMsg{Name: "other-agent", Role: "agent"}) // agents do not matter here
+	f.mu.Lock()
+	f.computers = []string{"laptop"}
+	f.mu.Unlock()
+	hs.send(LeaveOfficeMsg{Name: "build-box", Role: "computer"})
+	hs.settle()
+	hs.requireContains("1 online", "laptop")
+	hs.requireNotContains("build-box")
+}
+
+func TestConnectionStateAndReconnectRefresh(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.requireContains("● connected")
+	hs.send(ConnStateMsg{State: ConnReconnecting})
+	hs.settle()
+	hs.requireContains("◌ reconnecting…")
+	calls := f.countCalls("get_finder")
+	hs.send(ConnStateMsg{State: ConnConnected})
+	hs.settle()
+	hs.requireContains("● connected", "catalog updated: no visible change")
+	if f.countCalls("get_finder") == calls {
+		t.Fatal("the catalog was not re-read after reconnecting")
+	}
+	hs.send(ConnStateMsg{State: ConnClosed})
+	hs.settle()
+	hs.requireContains("✕ closed")
+}
+
+func TestMouseIsOptIn(t *testing.T) {
+	hs := startOn(t, newFake(), "laptop", 100, 30)
+	if hs.app.View().MouseMode != tea.MouseModeNone {
+		t.Fatal("mouse captured without Options.Mouse")
+	}
+	o := testOptions()
+	o.Computer, o.Mouse = "laptop", true
+	hs = newHarness(t, newFake(), o, 100, 30)
+	if hs.app.View().MouseMode != tea.MouseModeCellMotion {
+		t.Fatal("Options.Mouse did not enable the mouse")
+	}
+	hs.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	hs.settle()
+	hs.requireContains("▸ 2026 年度报告") // wheel moves three rows
+}
+
+func TestThemeAndNoColor(t *testing.T) {
+	hs := startOn(t, newFake(), "laptop", 100, 30)
+	hs.press("j", "j", "j", "enter", "enter")
+	page := hs.app.top().(*pageScreen)
+	if page.shown.style != "dark/monokai" {
+		t.Fatalf("default style %q", page.shown.style)
+	}
+	hs.send(tea.BackgroundColorMsg{Color: whiteColor{}})
+	hs.settle()
+	if !strings.HasPrefix(page.shown.style, "light/") {
+		t.Fatalf("a light terminal did not switch the page to the light style: %q", page.shown.style)
+	}
+
+	o := testOptions()
+	o.Computer, o.NoColor = "laptop", true
+	hs = newHarness(t, newFake(), o, 100, 30)
+	hs.press("j", "j", "j", "enter", "enter", "m")
+	for _, s := range []string{hs.app.View().Content} {
+		if strings.Contains(s, "\x1b[38;") || strings.Contains(s, "\x1b[48;") || strings.Contains(s, ";38;") {
+			t.Fatalf("NO_COLOR frame has colours: %q", s)
+		}
+	}
+}
+
+type whiteColor struct{}
+
+func (whiteColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
+
+func TestUntrustedTextNeverReachesTheTerminal(t *testing.T) {
+	hs := startOn(t, newFake(), "laptop", 100, 30)
+	check := func() {
+		t.Helper()
+		raw := hs.app.View().Content
+		for _, bad := range []string{"pwned", "\x1b]0;", "\x1b[2J", "http://evil", "\x07", "\x1b[31m"} {
+			if strings.Contains(raw, bad) {
+				t.Fatalf("frame carries %q from a document", bad)
+			}
+		}
+	}
+	check()
+	hs.press("enter")
+	check()
+	hs.press("enter")
+	check()
+	hs.press("m")
+	check()
+	hs.press("m")
+	check()
+	hs.press("e", "enter")
+	check()
+	if title := hs.app.View().WindowTitle; strings.ContainsAny(title, "\x1b\x07") {
+		t.Fatalf("window title %q", title)
+	}
+}

@@ -1,18 +1,96 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/smcp-browse/smcp-browse/computer"
+	"github.com/smcp-browse/smcp-browse/computer/config"
 )
 
-// newComputerCmd is a placeholder until its issue lands.
+// newComputerCmd runs a Computer: the MCP servers of a configuration file
+// joined to an office of an SMCP Server.
 func newComputerCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "computer",
-		Short: "not built yet",
+	var (
+		serverURL, office, name, cfgPath, token string
+		logLevel, logFile                       string
+		requestTimeout                          time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "computer --server URL --office ID --name NAME --config FILE",
+		Short: "Run a Computer: start the configured MCP servers and serve them to an office",
+		Long: `computer starts the MCP servers listed in FILE and joins office ID of the SMCP
+Server at URL as computer NAME. It serves the Finder catalog (client:get_finder),
+reads of dpe:// and other resources (client:read_resource), the Desktop, tools
+and tool calls, and tells the office when documents, windows or tools change.
+
+FILE is either the A2C-SMCP Computer format
+  {"servers": {"docs": {"type": "stdio", "server_parameters": {"command": "smcp-browse",
+   "args": ["serve-docs", "./docs"]}}}, "inputs": [...]}
+or the common form
+  {"mcpServers": {"docs": {"command": "smcp-browse", "args": ["serve-docs", "./docs"]},
+   "web": {"url": "https://example.com/mcp"}}}.
+A bad entry is reported and skipped; the others still start. ${input:ID} is
+taken from A2C_SMCP_<ID>_<bundle_id>, A2C_SMCP_<ID> or the input's default, and
+${env:NAME} from the environment (no interactive prompts).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("computer: not built yet")
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level: %w", err)
+			}
+			var logOut io.Writer = cmd.ErrOrStderr()
+			if logFile != "" {
+				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				if err != nil {
+					return fmt.Errorf("--log-file: %w", err)
+				}
+				defer f.Close()
+				logOut = f
+			}
+			log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+			cfg, err := config.Load(cfgPath, config.Options{LookupEnv: os.LookupEnv})
+			if err != nil {
+				return err
+			}
+			for _, p := range cfg.Problems {
+				log.Error("config entry skipped", "problem", p.Error())
+			}
+			for _, w := range cfg.Warnings {
+				log.Warn("config", "warning", w.Error())
+			}
+			if len(cfg.Enabled()) == 0 {
+				if len(cfg.Problems) > 0 {
+					return fmt.Errorf("%s: no usable MCP server (%d entries skipped, see the log)", cfgPath, len(cfg.Problems))
+				}
+				log.Warn("no enabled MCP server in the configuration", "config", cfgPath)
+			}
+			c, err := computer.New(cfg, computer.Options{
+				Name: name, Office: office, ServerURL: serverURL, Token: token,
+				Logger: log, RequestTimeout: requestTimeout, Version: version,
+			})
+			if err != nil {
+				return err
+			}
+			return c.Run(cmd.Context())
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&serverURL, "server", "", "SMCP Server URL, e.g. http://127.0.0.1:9000 (required)")
+	f.StringVar(&office, "office", "", "office to join (required)")
+	f.StringVar(&name, "name", "", "this computer's name in the office (required)")
+	f.StringVar(&cfgPath, "config", "", "MCP server configuration file (required)")
+	f.StringVar(&token, "token", os.Getenv("SMCP_TOKEN"), "the Server's shared token (default $SMCP_TOKEN)")
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	f.DurationVar(&requestTimeout, "request-timeout", computer.DefaultRequestTimeout, "timeout of each MCP request")
+	for _, req := range []string{"server", "office", "name", "config"} {
+		_ = cmd.MarkFlagRequired(req) // fails only for an undefined flag
+	}
+	return cmd
 }

@@ -1,0 +1,307 @@
+// Package computer is the A2C-SMCP Computer role: it runs the configured
+// MCP servers, joins an office on the SMCP Server as a computer and serves
+// the client:* events (Finder catalog, resource read bridge, Desktop,
+// tools, config), emitting server:update_* when its servers change.
+package computer
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/finder"
+	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// Defaults of Options.
+const (
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultHandlerTimeout = 25 * time.Second
+	DefaultToolTimeout    = 60 * time.Second
+	MaxToolTimeout        = time.Hour
+	DefaultHistorySize    = 100
+)
+
+// Options configure a Computer. Name, Office and ServerURL are required
+// for Run.
+type Options struct {
+	Name      string // the computer's name in its office
+	Office    string // office to join
+	ServerURL string // SMCP Server base URL, e.g. http://127.0.0.1:9000
+	Token     string // the Server's shared token, if any
+	Logger    *slog.Logger
+	// Servers are MCP servers started beside the configuration's (e.g. the
+	// demo's own serve-docs children); their bundle IDs must not clash.
+	Servers []config.Server
+	// Dial opens MCP transports; nil uses stdio/sse/streamable.
+	Dial mcpclient.DialFunc
+	// RequestTimeout bounds every MCP request (default 30 s).
+	RequestTimeout time.Duration
+	// HandlerTimeout bounds the work of one client:* request other than
+	// tool calls (default 25 s, under an agent's usual 30 s).
+	HandlerTimeout time.Duration
+	// HistorySize bounds the tool-call history (default 100).
+	HistorySize int
+	// Debounce is the change-notification window (default 75 ms).
+	Debounce time.Duration
+	// MinBackoff and MaxBackoff bound MCP server restarts (1 s, 30 s).
+	MinBackoff, MaxBackoff time.Duration
+	// SocketPath is the engine.io HTTP path (default "/socket.io/").
+	SocketPath string
+	// Version is the Computer's version, sent to MCP servers.
+	Version string
+}
+
+// Computer is one Computer: its MCP servers, Finder aggregator and SMCP
+// connection.
+type Computer struct {
+	opts    Options
+	cfg     config.Config
+	servers []config.Server
+	log     *slog.Logger
+	mgr     *mcpclient.Manager
+	agg     *finder.Aggregator
+	hist    *history
+	tools   *toolTable
+
+	mu    sync.Mutex
+	conn  *sioconn.Conn
+	calls map[string]context.CancelCauseFunc // in-flight tool calls by req_id
+}
+
+// New checks the options and configuration and returns a Computer ready
+// to Run.
+func New(cfg config.Config, opts Options) (*Computer, error) {
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
+	opts.RequestTimeout = cmp.Or(opts.RequestTimeout, DefaultRequestTimeout)
+	opts.HandlerTimeout = cmp.Or(opts.HandlerTimeout, DefaultHandlerTimeout)
+	opts.HistorySize = cmp.Or(opts.HistorySize, DefaultHistorySize)
+	opts.Version = cmp.Or(opts.Version, "dev")
+	servers := slices.Clone(cfg.Servers)
+	seen := map[string]bool{}
+	for _, s := range servers {
+		seen[s.BundleID] = true
+	}
+	for _, s := range opts.Servers {
+		if err := config.ValidBundleID(s.BundleID); err != nil {
+			return nil, fmt.Errorf("server %q: %w", s.Key, err)
+		}
+		if seen[s.BundleID] {
+			return nil, fmt.Errorf("server %q: bundle_id %q is already configured", s.Key, s.BundleID)
+		}
+		seen[s.BundleID] = true
+		servers = append(servers, s)
+	}
+	c := &Computer{
+		opts: opts, cfg: cfg, servers: servers, log: opts.Logger.With("computer", opts.Name),
+		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{},
+	}
+	c.tools = newToolTable(c)
+	c.agg = finder.NewAggregator(finder.AggregatorOptions{
+		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange,
+	})
+	c.mgr = mcpclient.New(servers, mcpclient.Options{
+		Logger: c.log, RequestTimeout: opts.RequestTimeout, Dial: opts.Dial,
+		MinBackoff: opts.MinBackoff, MaxBackoff: opts.MaxBackoff,
+		ClientName: "smcp-browse-computer", ClientVersion: opts.Version,
+		Events: mcpclient.Events{Up: c.serverUp, Down: c.serverDown, Notification: c.notification},
+	})
+	return c, nil
+}
+
+// Run starts the MCP servers, connects to the SMCP Server, joins the
+// office (again after every reconnect) and serves until ctx ends; then it
+// disconnects and stops the MCP servers. It fails at once when the Server
+// refuses the handshake or the join (a *protocol.Error).
+func (c *Computer) Run(ctx context.Context) error {
+	if c.opts.Name == "" || c.opts.Office == "" || c.opts.ServerURL == "" {
+		return errors.New("computer: Name, Office and ServerURL are required")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	mgrDone := make(chan struct{})
+	go func() {
+		c.mgr.Run(ctx)
+		close(mgrDone)
+	}()
+	defer func() {
+		cancel()
+		<-mgrDone
+		c.agg.Close()
+	}()
+
+	conn, err := c.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	<-ctx.Done()
+	return nil
+}
+
+// dial connects and joins, retrying network failures with backoff.
+func (c *Computer) dial(ctx context.Context) (*sioconn.Conn, error) {
+	backoff := 200 * time.Millisecond
+	for {
+		conn, err := c.connectOnce(ctx)
+		if err == nil {
+			return conn, nil
+		}
+		var pe *protocol.Error
+		if errors.As(err, &pe) || ctx.Err() != nil {
+			return nil, err
+		}
+		c.log.Warn("cannot reach the SMCP server, retrying", "url", c.opts.ServerURL, "err", err, "retry_in", backoff)
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+func (c *Computer) connectOnce(ctx context.Context) (*sioconn.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	conn, err := sioconn.Dial(dctx, sioconn.Options{
+		URL: c.opts.ServerURL, Token: c.opts.Token, Logger: c.log, Path: c.opts.SocketPath,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", c.opts.ServerURL, err)
+	}
+	c.register(conn)
+	if err := c.join(dctx, conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	conn.OnReconnect(func(ctx context.Context) {
+		for i := 0; ctx.Err() == nil; i++ {
+			jctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := c.join(jctx, conn)
+			cancel()
+			if err == nil || errors.Is(err, sioconn.ErrClosed) {
+				return
+			}
+			c.log.Warn("re-join after reconnect failed", "err", err)
+			select {
+			case <-time.After(min(time.Duration(i+1)*200*time.Millisecond, 5*time.Second)):
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	c.mu.Lock()
+	c.conn = conn
+	c.mu.Unlock()
+	c.log.Info("joined office", "office", c.opts.Office, "server", c.opts.ServerURL)
+	return conn, nil
+}
+
+func (c *Computer) join(ctx context.Context, conn *sioconn.Conn) error {
+	_, err := conn.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{
+		Role: protocol.RoleComputer, Name: c.opts.Name, OfficeID: c.opts.Office,
+	})
+	if err != nil {
+		return fmt.Errorf("join office %s as %s: %w", c.opts.Office, c.opts.Name, err)
+	}
+	return nil
+}
+
+// emit sends a server:update_* event for this computer; while there is no
+// connection the change is dropped (agents pull on (re)join anyway).
+func (c *Computer) emit(event string) {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	if err := conn.Emit(event, protocol.UpdateComputerConfigReq{Computer: c.opts.Name}); err != nil {
+		c.log.Debug("update not sent", "event", event, "err", err)
+		return
+	}
+	c.log.Debug("update sent", "event", event)
+}
+
+// onChange turns aggregator changes into update events.
+func (c *Computer) onChange(ch finder.Change) {
+	if ch.Has(finder.FinderChanged) {
+		c.emit(protocol.EventUpdateFinder)
+	}
+	if ch.Has(finder.DesktopChanged) {
+		c.emit(protocol.EventUpdateDesktop)
+	}
+}
+
+// serverUp adds a Finder-capable server to the aggregator and announces
+// the new tool list.
+func (c *Computer) serverUp(conn *mcpclient.Conn) {
+	c.tools.invalidate()
+	if conn.FinderCapable() {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*c.opts.RequestTimeout)
+		c.agg.AddSource(ctx, conn.Name(), conn)
+		cancel()
+	} else {
+		c.log.Info("mcp server does not declare resources.subscribe; not part of Finder or Desktop", "server", conn.Name())
+	}
+	c.emit(protocol.EventUpdateToolList)
+}
+
+// serverDown takes a server's documents, windows and tools away.
+func (c *Computer) serverDown(name string, err error) {
+	c.tools.invalidate()
+	c.agg.RemoveSource(name)
+	c.emit(protocol.EventUpdateToolList)
+}
+
+// notification routes an MCP notification; it must not block.
+func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case mcp.MethodNotificationResourcesListChanged:
+		c.agg.ResourceListChanged(name)
+	case mcp.MethodNotificationResourceUpdated:
+		uri, _ := n.Params.AdditionalFields["uri"].(string)
+		c.agg.ResourceUpdated(name, uri)
+	case mcp.MethodNotificationToolsListChanged:
+		c.tools.invalidate()
+		go c.emit(protocol.EventUpdateToolList)
+	}
+}
+
+// register installs the client:* handlers on conn.
+func (c *Computer) register(conn *sioconn.Conn) {
+	conn.Handle(protocol.EventGetFinder, c.handleGetFinder)
+	conn.Handle(protocol.EventListFinder, c.handleGetFinder)
+	conn.Handle(protocol.EventReadResource, c.handleReadResource)
+	conn.Handle(protocol.EventGetDesktop, c.handleGetDesktop)
+	conn.Handle(protocol.EventGetTools, c.handleGetTools)
+	conn.Handle(protocol.EventToolCall, c.handleToolCall)
+	conn.Handle(protocol.EventGetConfig, c.handleGetConfig)
+	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
+}
+
+// Servers returns the state of every supervised MCP server by bundle_id.
+func (c *Computer) Servers() map[string]mcpclient.State { return c.mgr.States() }
+
+// History returns the tool-call history, oldest first.
+func (c *Computer) History() []ToolCallRecord { return c.hist.records() }
+
+// decode unmarshals a request payload, turning malformed input into 400.
+func decode(event string, raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed request: %v", event, err)
+	}
+	return nil
+}

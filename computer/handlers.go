@@ -1,0 +1,209 @@
+package computer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/desktop"
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/finder"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// desktopConcurrency bounds parallel window reads of one get_desktop.
+const desktopConcurrency = 8
+
+// handleGetFinder serves client:get_finder and client:list_finder (tags is
+// an alias of keywords): the aggregated catalog organized by keyword, file
+// type, tool-call history and paging.
+func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (any, error) {
+	var req protocol.GetFinderReq
+	if err := decode(protocol.EventGetFinder, raw, &req); err != nil {
+		return nil, err
+	}
+	offset, limit := 0, finder.DefaultLimit
+	if req.Offset != nil {
+		if *req.Offset < 0 {
+			return nil, protocol.Errorf(protocol.CodeBadRequest, "offset must be >= 0, got %d", *req.Offset)
+		}
+		offset = *req.Offset
+	}
+	if req.Limit != nil {
+		if *req.Limit < 0 {
+			return nil, protocol.Errorf(protocol.CodeBadRequest, "limit must be >= 0, got %d", *req.Limit)
+		}
+		limit = *req.Limit // above finder.MaxLimit it is capped
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
+	defer cancel()
+	docs := c.agg.Documents(ctx)
+	page, total := finder.Organize(docs, req.SearchKeywords(), req.FileType, c.hist.servers(), offset, limit)
+	return protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: req.ReqID}, nil
+}
+
+// handleReadResource serves client:read_resource: a dpe:// URI is
+// validated (4204) and routed by host to the server that lists it (4201
+// when none does); any other URI goes to the server that listed it. The
+// MCP ReadResourceResult is returned as the server sent it; its Finder
+// errors keep their code and details.
+func (c *Computer) handleReadResource(ctx context.Context, raw json.RawMessage) (any, error) {
+	var req protocol.ReadResourceReq
+	if err := decode(protocol.EventReadResource, raw, &req); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
+	defer cancel()
+	res, err := c.read(ctx, req.URI)
+	if err != nil {
+		c.log.Info("read_resource failed", "req_id", req.ReqID, "uri", req.URI, "err", err)
+		return nil, err
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternalError, "read %s: result is not JSON: %v", req.URI, err)
+	}
+	return json.RawMessage(out), nil
+}
+
+// read resolves, routes and performs one resources/read, returning a
+// *protocol.Error on failure.
+func (c *Computer) read(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	if uri == "" {
+		return nil, protocol.NewError(protocol.CodeBadRequest, "uri is required")
+	}
+	if strings.HasPrefix(strings.ToLower(uri), "dpe:") {
+		u, err := dpe.Parse(uri)
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "invalid dpe:// URI: %v", err).
+				WithDetails(map[string]any{"uri": uri, "rule": int(dpe.RuleOf(err))})
+		}
+		name, ok := c.agg.Owner(ctx, uri)
+		if !ok {
+			return nil, protocol.Errorf(protocol.CodeDocumentNotFound, "no MCP server of this computer serves host %q", u.Host).
+				WithDetails(map[string]any{"host": u.Host, "uri": uri})
+		}
+		return c.readFrom(ctx, name, uri)
+	}
+	name, ok := c.agg.Owner(ctx, uri)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeNotFound, "no MCP server of this computer lists %q", uri).
+			WithDetails(map[string]any{"uri": uri})
+	}
+	return c.readFrom(ctx, name, uri)
+}
+
+func (c *Computer) readFrom(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
+	conn, ok := c.mgr.Conn(server)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeNotFound, "MCP server %q is not running", server).
+			WithDetails(map[string]any{"server": server})
+	}
+	res, err := conn.Read(ctx, uri)
+	if err != nil {
+		return nil, readError(server, uri, err)
+	}
+	return res, nil
+}
+
+// readError maps an MCP read failure to the protocol error the Agent gets.
+// The Finder codes 4201-4204 keep their message and details (the JSON-RPC
+// error data); other JSON-RPC errors become 404 (resource not found) or
+// 500; a timeout is 408; a server that went away is 500.
+func readError(server, uri string, err error) *protocol.Error {
+	var re *mcpclient.RPCError
+	if errors.As(err, &re) {
+		details, _ := re.Data.(map[string]any)
+		switch re.Code {
+		case protocol.CodeDocumentNotFound, protocol.CodePageOutOfRange, protocol.CodeElementNotFound, protocol.CodeInvalidDPEURI:
+			pe := protocol.NewError(re.Code, re.Message)
+			if len(details) > 0 {
+				pe.Details = details
+			}
+			return pe
+		case mcp.RESOURCE_NOT_FOUND:
+			return protocol.Errorf(protocol.CodeNotFound, "%s: %s", server, re.Message).WithDetails(map[string]any{"uri": uri})
+		}
+		return protocol.Errorf(protocol.CodeInternalError, "MCP server %s answered error %d: %s", server, re.Code, re.Message).
+			WithDetails(map[string]any{"uri": uri, "mcp_code": re.Code})
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return protocol.Errorf(protocol.CodeTimeout, "MCP server %s did not answer the read of %s in time", server, uri)
+	}
+	if errors.Is(err, mcpclient.ErrDown) {
+		return protocol.Errorf(protocol.CodeInternalError, "MCP server %s went away during the read of %s", server, uri)
+	}
+	return protocol.Errorf(protocol.CodeInternalError, "read %s from %s: %v", uri, server, err)
+}
+
+// handleGetDesktop serves client:get_desktop: every window:// resource of
+// the Finder-capable servers is read and organized; window selects one by
+// exact URI (no match: an empty desktop).
+func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (any, error) {
+	var req protocol.GetDeskTopReq
+	if err := decode(protocol.EventGetDesktop, raw, &req); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
+	defer cancel()
+	listed := c.agg.Windows(ctx)
+	var picked []finder.Window
+	for _, w := range listed {
+		if req.Window == "" || w.URI == req.Window {
+			picked = append(picked, w)
+		}
+	}
+	windows := make([]desktop.Window, len(picked))
+	ok := make([]bool, len(picked))
+	sem := make(chan struct{}, desktopConcurrency)
+	var wg sync.WaitGroup
+	for i, w := range picked {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			res, err := c.readFrom(ctx, w.Server, w.URI)
+			if err != nil {
+				c.log.Warn("desktop: window read failed", "server", w.Server, "uri", w.URI, "err", err)
+				return
+			}
+			windows[i] = desktop.Window{Server: w.Server, URI: w.URI, Contents: mcpclient.Contents(res),
+				Priority: w.Priority, Fullscreen: w.Fullscreen}
+			ok[i] = true
+		})
+	}
+	wg.Wait()
+	var read []desktop.Window
+	for i, w := range windows {
+		if ok[i] {
+			read = append(read, w)
+		}
+	}
+	return protocol.GetDeskTopRet{Desktops: desktop.Organize(read, req.DesktopSize, c.hist.servers(), c.log), ReqID: req.ReqID}, nil
+}
+
+// handleGetConfig serves client:get_config: the inputs and every
+// configured server keyed by bundle_id, parameters as declared.
+func (c *Computer) handleGetConfig(ctx context.Context, raw json.RawMessage) (any, error) {
+	var req protocol.ComputerCall
+	if err := decode(protocol.EventGetConfig, raw, &req); err != nil {
+		return nil, err
+	}
+	ret := protocol.GetComputerConfigRet{Servers: map[string]json.RawMessage{}}
+	for _, in := range c.cfg.Inputs {
+		ret.Inputs = append(ret.Inputs, in.Raw)
+	}
+	for _, s := range c.servers {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("config of %s: %w", s.BundleID, err)
+		}
+		ret.Servers[s.BundleID] = b
+	}
+	return ret, nil
+}

@@ -8,6 +8,7 @@ NODE_STAMP  := $(NODE_DIR)/node_modules/.stamp
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME    ?= 10s
+FUZZPKGS    ?= ./...
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: all build test unit bench benchstat fuzz lint demo e2e interop node-deps clean
@@ -22,7 +23,8 @@ node-deps: $(NODE_STAMP)
 
 $(NODE_STAMP): $(NODE_DIR)/package.json $(wildcard $(NODE_DIR)/package-lock.json)
 	@command -v node >/dev/null || { echo "node is required for the wire tests (install Node.js >= 20)"; exit 1; }
-	cd $(NODE_DIR) && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+	cd $(NODE_DIR) && if npm ls --depth=0 >/dev/null 2>&1; then echo "npm test peers already installed"; \
+	  elif [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 	touch $@
 
 # Every test, with the race detector; the npm peers must be present.
@@ -40,16 +42,32 @@ bench:
 benchstat:
 	$(GO) run $(BENCHSTAT) $(OLD) $(NEW)
 
-# Short, bounded runs of every fuzz target.
+# Short, bounded runs of every fuzz target. A package whose tests do not
+# build fails the target. Go 1.26's fuzz coordinator can end a duration run
+# with a bare "context deadline exceeded" and no failing input
+# (golang/go#75804, fixed in Go 1.27); that case alone is reported and
+# ignored, anything else (a written failing input) fails.
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	for pkg in $$($(GO) list $(FUZZPKGS)); do \
+	  list=$$($(GO) test -list '^Fuzz' $$pkg) || { echo "fuzz: cannot list $$pkg"; exit 1; }; \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for f in $$(echo "$$list" | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; \
+	    before=$$(ls "$$dir/testdata/fuzz/$$f" 2>/dev/null | wc -l); \
+	    { rc=0; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || rc=$$?; echo $$rc > "$$tmp/rc"; } 2>&1 | tee "$$tmp/out"; \
+	    if [ "$$(cat "$$tmp/rc")" != 0 ]; then \
+	      after=$$(ls "$$dir/testdata/fuzz/$$f" 2>/dev/null | wc -l); \
+	      if [ "$$after" = "$$before" ] && grep -q 'context deadline exceeded' "$$tmp/out" && ! grep -q 'Failing input written' "$$tmp/out"; then \
+	        echo "fuzz: $$f hit the Go fuzz coordinator's deadline race (golang/go#75804), no failing input; ignored"; \
+	      else exit 1; fi; \
+	    fi; \
 	  done; \
 	done
 
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@files=$$(git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$$f" ] && echo "$$f"; done); \
+	out=$$(gofmt -l $$files); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 

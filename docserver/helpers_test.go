@@ -163,8 +163,16 @@ func startInProcess(t testing.TB, dir string, opts Options) (*Server, *client.Cl
 	return s, c, n
 }
 
-// connect starts and initializes a client over a transport.
+// connect starts and initializes a client over a transport with protocol
+// 2025-06-18 (resources/subscribe).
 func connect(t testing.TB, tr transport.Interface, opts ...client.ClientOption) (*client.Client, *notes) {
+	t.Helper()
+	return connectVersion(t, tr, "2025-06-18", opts...)
+}
+
+// connectVersion initializes with a protocol version ("" lets the client
+// negotiate the newest, 2026-07-28).
+func connectVersion(t testing.TB, tr transport.Interface, version string, opts ...client.ClientOption) (*client.Client, *notes) {
 	t.Helper()
 	c := client.NewClient(tr, opts...)
 	n := newNotes()
@@ -176,7 +184,7 @@ func connect(t testing.TB, tr transport.Interface, opts ...client.ClientOption) 
 	}
 	t.Cleanup(func() { c.Close() })
 	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = "2025-06-18"
+	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: "docserver-test", Version: "1"}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		t.Fatal(err)

@@ -509,9 +509,9 @@ func TestModernClientListen(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.md"), "# A\n")
 	s, _, _ := startInProcess(t, dir, Options{Debounce: 50 * time.Millisecond})
-	c, n := connect(t, s.InProcessTransport()) // negotiates 2026-07-28
+	c, n := connectVersion(t, s.InProcessTransport(), "")
 	if v := c.ProtocolVersion(); v != mcp.ProtocolVersion20260728 {
-		t.Skipf("client negotiated %s", v)
+		t.Fatalf("client negotiated %s, want %s", v, mcp.ProtocolVersion20260728)
 	}
 	uriA := "dpe://" + testHost + "/" + DocRef("a.md")
 	ctx, cancel := context.WithCancel(context.Background())

@@ -196,8 +196,11 @@ func RenderElementText(e protocol.DPEElementDetail) string {
 // from JSON (float64, []any) or from Go callers ([]string, [][]string, int).
 type content map[string]any
 
-func (c content) str(key string) string {
-	switch v := c[key].(type) {
+func (c content) str(key string) string { return valueString(c[key]) }
+
+// valueString renders a scalar content value as text.
+func valueString(v any) string {
+	switch v := v.(type) {
 	case string:
 		return v
 	case nil:
@@ -275,7 +278,7 @@ func toStrings(v any) []string {
 	case []any:
 		out := make([]string, len(v))
 		for i, x := range v {
-			out[i] = content{"x": x}.str("x")
+			out[i] = valueString(x)
 		}
 		return out
 	}
@@ -315,12 +318,10 @@ func markdownTable(headers []string, rows [][]string) string {
 	writeRow := func(cells []string) {
 		b.WriteByte('|')
 		for i := 0; i < cols; i++ {
-			cell := ""
-			if i < len(cells) {
-				cell = cellEscaper.Replace(cells[i])
-			}
 			b.WriteByte(' ')
-			b.WriteString(cell)
+			if i < len(cells) {
+				_, _ = cellEscaper.WriteString(&b, cells[i])
+			}
 			b.WriteString(" |")
 		}
 		b.WriteByte('\n')

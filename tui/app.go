@@ -7,6 +7,7 @@ package tui
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -72,6 +73,23 @@ type App struct {
 	showHelp bool
 	help     help.Model
 	mouse    bool
+
+	// memo holds the last short-help and breadcrumb lines: they rarely
+	// change between frames and are costly to lay out.
+	memo map[string]string
+}
+
+// memoized returns fn's result, recomputed when key changes.
+func (a *App) memoized(slot, key string, fn func() string) string {
+	if a.memo == nil {
+		a.memo = map[string]string{}
+	}
+	if a.memo[slot+"/key"] == key {
+		return a.memo[slot]
+	}
+	v := fn()
+	a.memo[slot+"/key"], a.memo[slot] = key, v
+	return v
 }
 
 // New returns the browser as a tea.Model. It starts on opts.Computer's
@@ -256,7 +274,15 @@ func (a *App) View() tea.View {
 	lines := make([]string, 0, a.h)
 	lines = append(lines, a.header())
 	lines = append(lines, padLines(strings.Split(body, "\n"), bh)...)
-	lines = append(lines, a.help.ShortHelpView(a.top().keys().ShortHelp()))
+	short := a.top().keys().ShortHelp()
+	var hk strings.Builder
+	hk.WriteString(itoa(a.w))
+	for _, b := range short {
+		hk.WriteString("\x00" + b.Help().Key + "\x01" + b.Help().Desc)
+	}
+	lines = append(lines, a.memoized("help", hk.String()+fmt.Sprint(a.e.styles.Dark), func() string {
+		return a.help.ShortHelpView(short)
+	}))
 	lines = append(lines, a.statusBar())
 	for i, l := range lines {
 		lines[i] = fit(l, a.w)
@@ -303,9 +329,16 @@ func (a *App) crumbs(w int) string {
 }
 
 func (a *App) header() string {
-	st := a.e.styles
-	left := st.Header.Render(" ") + a.crumbs(a.w-2)
-	return left + st.Header.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(left))))
+	var key strings.Builder
+	key.WriteString(itoa(a.w) + fmt.Sprint(a.e.styles.Dark))
+	for _, s := range a.stack {
+		key.WriteString("\x00" + s.crumb())
+	}
+	return a.memoized("header", key.String(), func() string {
+		st := a.e.styles
+		left := st.Header.Render(" ") + a.crumbs(a.w-2)
+		return left + st.Header.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(left))))
+	})
 }
 
 func (a *App) statusBar() string {

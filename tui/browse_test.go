@@ -307,7 +307,7 @@ func TestErrorsAreShownWhereTheyHappen(t *testing.T) {
 			want: []string{"computer left the office", "2026 年度报告"},
 		},
 		{
-			name:  "backend panics",
+			name: "backend panics",
 			act: func(hs *harness, f *fakeBackend) {
 				hs.app.e.backend = panicky{f}
 				hs.press("r")
@@ -658,4 +658,28 @@ func TestUntrustedTextNeverReachesTheTerminal(t *testing.T) {
 	if title := hs.app.View().WindowTitle; strings.ContainsAny(title, "\x1b\x07") {
 		t.Fatalf("window title %q", title)
 	}
+}
+
+func TestNotificationBurstsAreCoalesced(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("j", "j", "j", "enter", "enter")
+	finder, pages, docs := f.countCalls("get_finder"), f.countCalls("read_json"), f.countCalls("read_document")
+	release := f.holdCalls("")
+	for range 20 {
+		hs.send(UpdateFinderMsg{Computer: "laptop"})
+	}
+	hs.settle()
+	release()
+	hs.settle()
+	if n := f.countCalls("get_finder") - finder; n > 2 {
+		t.Errorf("20 notifications made %d catalog reloads, want at most 2", n)
+	}
+	if n := f.countCalls("read_document") - docs; n > 2 {
+		t.Errorf("20 notifications made %d document reloads, want at most 2", n)
+	}
+	if n := f.countCalls("read_json") - pages; n > 2 {
+		t.Errorf("20 notifications made %d page reloads, want at most 2", n)
+	}
+	hs.requireContains("Page 1/3", "1,560")
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -36,6 +37,7 @@ type catalogScreen struct {
 	gone      bool // the Computer left the office
 
 	reload *catalogReload
+	again  bool            // a notification came during a live reload
 	fresh  map[string]bool // URIs added or changed by the last live reload
 
 	input     textinput.Model
@@ -45,6 +47,12 @@ type catalogScreen struct {
 
 	picker *picker
 
+	// rowCache holds rendered rows by URI; cleared when rows, the width,
+	// the theme or the minute (relative times) change.
+	rowCache   map[string]string
+	rowCacheAt string
+
+	previewMemo  [2]string // key, pane
 	preview      map[string]*previewEntry
 	previewOrder []string
 	previewSeq   int
@@ -271,6 +279,10 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
 			s.preview, s.previewOrder = map[string]*previewEntry{}, nil
+			if s.reload != nil && s.reload.live && len(s.pending) > 0 {
+				s.again = true // a burst of notifications: one more reload at the end
+				return nil
+			}
 			return s.refresh(true)
 		}
 	case reconnectedMsg:
@@ -307,7 +319,7 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 		s.err = describeError(msg.err, opFinder)
 		s.nav.setHeight(s.rowsHeight())
 		if len(s.pending) == 0 {
-			s.reload = nil
+			s.reload, s.again = nil, false
 		}
 		return nil
 	}
@@ -318,6 +330,7 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 	}
 	s.chunks[msg.chunk] = ret.Documents
 	delete(s.stale, msg.chunk)
+	s.rowCache = nil
 	s.total, s.haveTotal = max(ret.TotalCount, msg.chunk*catalogChunk+len(ret.Documents)), true
 	s.nav.setHeight(s.rowsHeight())
 	s.nav.setLen(s.total)
@@ -334,6 +347,10 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 	cmd := s.ensure()
 	if len(s.pending) == 0 && s.reload != nil {
 		s.finishReload()
+		if s.again {
+			s.again = false
+			cmd = tea.Batch(cmd, s.refresh(true))
+		}
 	}
 	return tea.Batch(cmd, s.moved())
 }
@@ -614,7 +631,7 @@ func (s *catalogScreen) view() string {
 	lines = append(lines, rows...)
 	body := strings.Join(padLines(lines, s.h), "\n")
 	if wide {
-		body = joinColumns(body, s.previewView(s.w-listW-1, s.h), listW, s.h)
+		body = joinColumns(body, s.cachedPreview(s.w-listW-1, s.h), listW, s.h)
 	}
 	if s.picker != nil {
 		return overlay(body, s.picker.view(s.w, s.h, st, s.e.keys), s.w, s.h)
@@ -642,7 +659,7 @@ func (s *catalogScreen) rows(w int) []string {
 		if !ok {
 			line = cell("    loading…", w-2)
 		} else {
-			line = s.row(d, w, true)
+			line = s.cachedRow(d, w)
 		}
 		switch {
 		case sel:
@@ -655,6 +672,19 @@ func (s *catalogScreen) rows(w int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+func (s *catalogScreen) cachedRow(d protocol.DPEDocumentSummary, w int) string {
+	stamp := itoa(w) + "|" + s.e.now().Truncate(time.Minute).String() + "|" + s.e.styles.Glamour
+	if s.rowCache == nil || s.rowCacheAt != stamp {
+		s.rowCache, s.rowCacheAt = map[string]string{}, stamp
+	}
+	if r, ok := s.rowCache[d.URI]; ok {
+		return r
+	}
+	r := s.row(d, w, true)
+	s.rowCache[d.URI] = r
+	return r
 }
 
 // row lays out one catalog row (or the headings) in w cells, the cursor
@@ -693,6 +723,23 @@ func (s *catalogScreen) row(d protocol.DPEDocumentSummary, w int, data bool) str
 		out += " " + st.Muted.Render(cell(oneLine(d.Server), serverW))
 	}
 	return out + " " + st.Muted.Render(when)
+}
+
+// cachedPreview memoizes the preview pane for the highlighted document.
+func (s *catalogScreen) cachedPreview(w, h int) string {
+	key := itoa(w) + "x" + itoa(h) + "|" + s.rowCacheAt
+	if d, ok := s.selectedDoc(); ok {
+		key += "|" + d.URI + "|" + fingerprint(d)
+		if ent, ok := s.preview[d.URI]; ok {
+			key += fmt.Sprintf("|%p", ent)
+		}
+	}
+	if s.previewMemo[0] == key {
+		return s.previewMemo[1]
+	}
+	v := s.previewView(w, h)
+	s.previewMemo = [2]string{key, v}
+	return v
 }
 
 // previewView draws the highlighted document's summary, keywords and first

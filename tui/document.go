@@ -28,6 +28,7 @@ type documentScreen struct {
 	nav       listNav
 	err       string
 	gone      bool
+	again     bool // a live change arrived during a reload
 }
 
 type docPagesMsg struct {
@@ -138,8 +139,13 @@ func (s *documentScreen) fetch(chunk int) tea.Cmd {
 	})
 }
 
-// reload re-reads in place, keeping the cursor.
+// reload re-reads in place, keeping the cursor. A reload asked for while
+// one is in flight is coalesced into one more.
 func (s *documentScreen) reload() tea.Cmd {
+	if s.stale != nil && len(s.pending) > 0 {
+		s.again = true
+		return nil
+	}
 	s.stale = s.chunks
 	s.chunks = map[int][]protocol.DPEPageSummary{}
 	s.pending = map[int]uint64{}
@@ -169,6 +175,10 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 		s.total, s.haveTotal = max(total, msg.chunk*pageChunk+len(msg.doc.Pages)), true
 		if len(s.pending) == 0 {
 			s.stale = nil
+			if s.again {
+				s.again = false
+				return s.reload()
+			}
 		}
 		s.nav.setHeight(s.listHeight())
 		s.nav.setLen(s.total)

@@ -25,6 +25,7 @@ type elementScreen struct {
 
 	req       uint64
 	loading   bool
+	again     bool // a live change arrived while loading
 	err       string
 	gone      bool
 	cache     map[renderKey]string
@@ -168,6 +169,10 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.loading = false
+		if s.again {
+			s.again = false
+			return s.load()
+		}
 		if msg.err != nil {
 			s.err = describeError(msg.err, opElement)
 			s.keepY = -1
@@ -192,6 +197,10 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		return s.rerender()
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
+			if s.loading && s.el != nil {
+				s.again = true
+				return nil
+			}
 			if s.el != nil {
 				s.keepY = s.pg.y
 			}

@@ -30,6 +30,7 @@ type pageScreen struct {
 	page    *protocol.DPEPage
 	req     uint64
 	loading bool
+	again   bool // a live change arrived while loading
 	err     string
 	gone    bool
 
@@ -112,8 +113,13 @@ func (s *pageScreen) load() tea.Cmd {
 	}, func(p *protocol.DPEPage, err error) tea.Msg { return pageMsg{req: req, page: p, err: err} })
 }
 
-// reloadInPlace re-reads the page and restores the scroll offset.
+// reloadInPlace re-reads the page and restores the scroll offset. A
+// reload asked for while one is in flight is coalesced into one more.
 func (s *pageScreen) reloadInPlace() tea.Cmd {
+	if s.loading && s.page != nil {
+		s.again = true
+		return nil
+	}
 	if s.page != nil {
 		s.keepY = s.pg.y
 	}
@@ -126,7 +132,7 @@ func (s *pageScreen) goTo(index int) tea.Cmd {
 		return nil
 	}
 	s.index = index
-	s.page, s.err, s.keepY = nil, "", -1
+	s.page, s.err, s.keepY, s.again = nil, "", -1, false
 	s.pg = newPager()
 	s.pg.setSize(s.contentWidth(), s.pagerHeight())
 	s.els = listNav{}
@@ -244,6 +250,10 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.loading = false
+		if s.again {
+			s.again = false
+			return s.load() // the page changed again meanwhile
+		}
 		if msg.err != nil {
 			s.err = describeError(msg.err, opPage)
 			s.keepY = -1

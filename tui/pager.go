@@ -17,6 +17,7 @@ import (
 // and styles cell ranges.)
 type pager struct {
 	lines []string // styled content lines
+	wide  []int8   // per line: 0 not measured, 1 fits, 2 wider than w
 	plain []string // ANSI-stripped lines, built on the first search
 	y     int      // first visible line
 	w, h  int
@@ -41,6 +42,7 @@ func (p *pager) setContent(s string) {
 		p.lines = strings.Split(s, "\n")
 	}
 	p.plain = nil
+	p.wide = nil
 	p.clampY()
 	if p.query != "" {
 		p.search(p.query)
@@ -48,6 +50,9 @@ func (p *pager) setContent(s string) {
 }
 
 func (p *pager) setSize(w, h int) {
+	if w != p.w {
+		p.wide = nil
+	}
 	p.w, p.h = max(w, 0), max(h, 0)
 	p.clampY()
 }
@@ -208,12 +213,31 @@ func (p *pager) view(st Styles) string {
 		if len(ranges) > 0 {
 			line = lipgloss.StyleRanges(line, ranges...)
 		}
-		out = append(out, fit(line, p.w))
+		if p.isWide(i) {
+			line = ansi.Truncate(line, p.w, "…")
+		}
+		out = append(out, line)
 	}
 	for len(out) < p.h {
 		out = append(out, "")
 	}
 	return strings.Join(out, "\n")
+}
+
+// isWide reports whether line i is wider than the pager, measuring a line
+// the first time it is shown at a width.
+func (p *pager) isWide(i int) bool {
+	if p.wide == nil {
+		p.wide = make([]int8, len(p.lines))
+	}
+	if p.wide[i] == 0 {
+		l := p.lines[i]
+		p.wide[i] = 1
+		if len(l) > p.w && ansi.StringWidth(l) > p.w {
+			p.wide[i] = 2
+		}
+	}
+	return p.wide[i] == 2
 }
 
 // percent is how far down the view is, for the status line.
@@ -226,7 +250,9 @@ func (p *pager) percent() int {
 
 // fit truncates a styled line to w cells.
 func fit(s string, w int) string {
-	if ansi.StringWidth(s) <= w {
+	// A cell takes at least one byte, so a line of at most w bytes fits
+	// without measuring it.
+	if len(s) <= w || ansi.StringWidth(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, "…")

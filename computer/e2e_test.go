@@ -455,3 +455,60 @@ func findChild(t *testing.T, needle string) int {
 	t.Skip("cannot find the document server process (no /proc)")
 	return 0
 }
+
+// TestThirdPartyServer runs the npm server-everything beside a document
+// server: Finder ignores its non-dpe resources, its tools are listed and
+// callable, and its own notifications break nothing.
+func TestThirdPartyServer(t *testing.T) {
+	nm := testutil.NodeModules(t)
+	bin := testutil.Binary(t)
+	dirA, nA := copyCorpus(t, "notes")
+	everything := config.NewStdio("everything", filepath.Join(nm, ".bin", "mcp-server-everything"), "stdio")
+	r := startRig(t, []config.Server{docServer(bin, "docs-a", dirA, "docs.a"), everything}, computer.Options{})
+	ctx := context.Background()
+
+	var tools *protocol.GetToolsRet
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var err error
+		tools, err = r.agent.GetTools(ctx, "pc")
+		if err == nil && slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "echo" }) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "echo" && tl.BundleID == "everything" }) {
+		t.Fatalf("echo not among %d tools", len(tools.Tools))
+	}
+	res, err := r.agent.CallTool(ctx, "pc", "echo", map[string]any{"message": "hello finder"}, 10*time.Second)
+	if err != nil || res.IsError || !strings.Contains(res.Text(), "hello finder") {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	// Its subscription updates start; they must not disturb anything.
+	if res, err := r.agent.CallTool(ctx, "pc", "toggle-subscriber-updates", map[string]any{}, 10*time.Second); err != nil || res.IsError {
+		t.Errorf("toggle-subscriber-updates: %v %+v", err, res)
+	}
+	// A tool that outlives the request's timeout ends as a timeout result.
+	start := time.Now()
+	res, err = r.agent.CallTool(ctx, "pc", "trigger-long-running-operation", map[string]any{"duration": 20, "steps": 4}, time.Second)
+	if err != nil || !res.IsError || !res.TimedOut() {
+		t.Errorf("long operation with a 1 s timeout: %v %+v", err, res)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("timeout result after %v", d)
+	}
+
+	cat := r.catalog(t, agent.FinderQuery{Limit: 100}, func(ret *protocol.GetFinderRet) bool { return ret.TotalCount == nA })
+	for _, d := range cat.Documents {
+		if d.Server != "docs-a" || !strings.HasPrefix(d.URI, "dpe://docs.a/") {
+			t.Errorf("catalog has %s from %s", d.URI, d.Server)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	if _, err := r.agent.ReadDocument(ctx, "pc", cat.Documents[0].URI); err != nil {
+		t.Errorf("read after everything's notifications: %v", err)
+	}
+	if st := r.comp.Servers()["everything"]; !st.Up {
+		t.Errorf("everything state %+v", st)
+	}
+}

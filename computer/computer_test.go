@@ -1,0 +1,536 @@
+package computer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/protocol"
+	smcpserver "github.com/smcp-browse/smcp-browse/server"
+	"github.com/smcp-browse/smcp-browse/server/servertest"
+)
+
+// counters count what an in-process server was asked.
+type counters struct {
+	reads, lists atomic.Int64
+}
+
+// docServer is an in-process Finder-capable MCP server with n documents,
+// one window and a few tools.
+func docServer(host string, n int, cnt *counters) *server.MCPServer {
+	hooks := &server.Hooks{}
+	hooks.AddAfterListResources(func(ctx context.Context, id any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+		cnt.lists.Add(1)
+	})
+	s := server.NewMCPServer("fleet-"+host, "1", server.WithResourceCapabilities(true, true),
+		server.WithToolCapabilities(true), server.WithHooks(hooks))
+	var res []server.ServerResource
+	for i := range n {
+		ref := fmt.Sprintf("doc-%04d", i)
+		uri := "dpe://" + host + "/" + ref
+		res = append(res, server.ServerResource{
+			Resource: mcp.NewResource(uri, ref),
+			Handler: func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				cnt.reads.Add(1)
+				b, _ := json.Marshal(protocol.DPEDocument{DocRef: ref, URI: uri, FileType: []string{"md", "pdf"}[i%2],
+					Title: fmt.Sprintf("Report %d of %s", i, host), PageCount: 1 + i%7, Keywords: []string{"k" + ref},
+					LastModified: fmt.Sprintf("2026-01-%02dT00:00:00Z", 1+i%28)})
+				return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(b)}}, nil
+			},
+		})
+	}
+	s.AddResources(res...)
+	win := mcp.NewResource("window://"+host+"/status?priority=50", "status")
+	s.AddResource(win, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, Text: "status of " + host}}, nil
+	})
+	s.AddTool(mcp.NewTool("echo", mcp.WithString("message")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(host + ": " + req.GetString("message", "")), nil
+	})
+	s.AddTool(mcp.NewTool("danger"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("boom"), nil
+	})
+	s.AddTool(mcp.NewTool("wait"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Second):
+			return mcp.NewToolResultText("done"), nil
+		}
+	})
+	return s
+}
+
+// fleet is a Computer over in-process servers, without a socket.
+type fleet struct {
+	c    *Computer
+	cnt  []*counters
+	stop func()
+}
+
+func newFleet(tb testing.TB, servers, docs int, tweak func(*config.Server)) *fleet {
+	tb.Helper()
+	srvs := map[string]*server.MCPServer{}
+	var cfg config.Config
+	f := &fleet{}
+	for i := range servers {
+		name := fmt.Sprintf("srv-%02d", i)
+		cnt := &counters{}
+		f.cnt = append(f.cnt, cnt)
+		srvs[name] = docServer(fmt.Sprintf("host%02d.example", i), docs, cnt)
+		s := config.NewStdio(name, "in-process")
+		if tweak != nil {
+			tweak(&s)
+		}
+		cfg.Servers = append(cfg.Servers, s)
+	}
+	dial := func(ctx context.Context, s config.Server) (mcpclient.Transport, error) {
+		return mcpclient.Transport{T: transport.NewInProcessTransport(srvs[s.BundleID])}, nil
+	}
+	c, err := New(cfg, Options{Name: "pc", Dial: dial, Debounce: 20 * time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.mgr.Run(ctx); close(done) }()
+	f.c = c
+	f.stop = func() { cancel(); <-done; c.agg.Close() }
+	deadline := time.Now().Add(30 * time.Second)
+	for len(c.agg.Sources()) < servers {
+		if time.Now().After(deadline) {
+			tb.Fatalf("only %d of %d servers up", len(c.agg.Sources()), servers)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return f
+}
+
+func (f *fleet) reads() int64 {
+	var n int64
+	for _, c := range f.cnt {
+		n += c.reads.Load()
+	}
+	return n
+}
+
+func (f *fleet) lists() int64 {
+	var n int64
+	for _, c := range f.cnt {
+		n += c.lists.Load()
+	}
+	return n
+}
+
+func call[T any](t testing.TB, h func(context.Context, json.RawMessage) (any, error), payload string) (T, error) {
+	t.Helper()
+	var zero T
+	v, err := h(context.Background(), json.RawMessage(payload))
+	if err != nil {
+		return zero, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("answer %s: %v", b, err)
+	}
+	return out, nil
+}
+
+func TestWarmGetFinderDoesNoMCPRequest(t *testing.T) {
+	f := newFleet(t, 3, 200, nil)
+	defer f.stop()
+	ret, err := call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"req_id":"r1","limit":5}`)
+	if err != nil || ret.TotalCount != 600 || len(ret.Documents) != 5 || ret.ReqID != "r1" {
+		t.Fatalf("cold: %v %d %d", err, ret.TotalCount, len(ret.Documents))
+	}
+	if r := f.reads(); r != 600 {
+		t.Errorf("cold reads = %d, want 600 (one Level 1 read per document)", r)
+	}
+	reads, lists := f.reads(), f.lists()
+	for i := range 5 {
+		ret, err := call[protocol.GetFinderRet](t, f.c.handleGetFinder, fmt.Sprintf(`{"req_id":"w%d","keywords":["doc-0007"],"file_type":"pdf"}`, i))
+		if err != nil || ret.TotalCount != 3 {
+			t.Fatalf("warm: %v %+v", err, ret)
+		}
+	}
+	if f.reads() != reads || f.lists() != lists {
+		t.Errorf("warm get_finder did MCP requests: reads %d→%d, lists %d→%d", reads, f.reads(), lists, f.lists())
+	}
+}
+
+func TestGetFinderRequests(t *testing.T) {
+	f := newFleet(t, 1, 150, nil)
+	defer f.stop()
+	for _, bad := range []string{`{"offset":-1}`, `{"limit":-5}`, `{"limit":"ten"}`, `{"offset":1.5}`, `[1,2]`, `not json`} {
+		_, err := f.c.handleGetFinder(context.Background(), json.RawMessage(bad))
+		if protocol.CodeOf(err) != protocol.CodeBadRequest {
+			t.Errorf("%s: %v, want 400", bad, err)
+		}
+	}
+	_, err := f.c.handleGetFinder(context.Background(), json.RawMessage(`{"offset":-1}`))
+	if !strings.Contains(err.Error(), "offset must be >= 0") {
+		t.Errorf("message %q does not say what is wrong", err)
+	}
+	ret, _ := call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"limit":500}`)
+	if len(ret.Documents) != 100 || ret.TotalCount != 150 {
+		t.Errorf("limit 500: %d docs of %d (want capped at 100)", len(ret.Documents), ret.TotalCount)
+	}
+	ret, _ = call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{}`)
+	if len(ret.Documents) != 20 {
+		t.Errorf("default limit: %d", len(ret.Documents))
+	}
+	ret, _ = call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"tags":["doc-0042"]}`)
+	if ret.TotalCount != 1 || ret.Documents[0].DocRef != "doc-0042" || ret.Documents[0].Server != "srv-00" {
+		t.Errorf("tags alias: %+v", ret)
+	}
+}
+
+func TestReadBridge(t *testing.T) {
+	f := newFleet(t, 2, 3, nil)
+	defer f.stop()
+	raw, err := f.c.handleReadResource(context.Background(), json.RawMessage(`{"uri":"dpe://host01.example/doc-0002"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ret protocol.ReadResourceRet
+	json.Unmarshal(raw.(json.RawMessage), &ret)
+	if len(ret.Contents) != 1 || !strings.Contains(ret.Contents[0].Text, "Report 2 of host01.example") {
+		t.Errorf("dpe read = %+v", ret)
+	}
+	raw, err = f.c.handleReadResource(context.Background(), json.RawMessage(`{"uri":"window://host00.example/status?priority=50"}`))
+	if err != nil || !strings.Contains(string(raw.(json.RawMessage)), "status of host00.example") {
+		t.Errorf("window read: %v %s", err, raw)
+	}
+	tests := []struct {
+		payload string
+		code    int
+		detail  string
+	}{
+		{`{"uri":"dpe://nohost.example/x"}`, 4201, "host"},
+		{`{"uri":"dpe://host00.example/x/pages/-1"}`, 4204, "uri"},
+		{`{"uri":"DPE:host"}`, 4204, "uri"},
+		{`{"uri":"window://nobody/x"}`, 404, "uri"},
+		{`{"uri":""}`, 400, ""},
+		{`{"uri":7}`, 400, ""},
+	}
+	for _, tt := range tests {
+		_, err := f.c.handleReadResource(context.Background(), json.RawMessage(tt.payload))
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code != tt.code {
+			t.Errorf("%s: %v, want %d", tt.payload, err, tt.code)
+			continue
+		}
+		if tt.detail != "" && pe.Details[tt.detail] == nil {
+			t.Errorf("%s: details %v lack %s", tt.payload, pe.Details, tt.detail)
+		}
+	}
+}
+
+func TestReadErrorMapping(t *testing.T) {
+	tests := []struct {
+		err     error
+		code    int
+		details map[string]any
+	}{
+		{&mcpclient.RPCError{Code: 4201, Message: "document x not found", Data: map[string]any{"doc_ref": "x"}}, 4201, map[string]any{"doc_ref": "x"}},
+		{&mcpclient.RPCError{Code: 4202, Message: "page", Data: map[string]any{"page_index": 9.0, "page_count": 2.0}}, 4202, map[string]any{"page_index": 9.0, "page_count": 2.0}},
+		{&mcpclient.RPCError{Code: 4203, Message: "element"}, 4203, nil},
+		{&mcpclient.RPCError{Code: 4204, Message: "bad", Data: "not an object"}, 4204, nil},
+		{&mcpclient.RPCError{Code: mcp.RESOURCE_NOT_FOUND, Message: "nope"}, 404, map[string]any{"uri": "u"}},
+		{&mcpclient.RPCError{Code: mcp.INTERNAL_ERROR, Message: "broke"}, 500, map[string]any{"uri": "u", "mcp_code": mcp.INTERNAL_ERROR}},
+		{fmt.Errorf("x: %w", context.DeadlineExceeded), 408, nil},
+		{fmt.Errorf("x: %w", mcpclient.ErrDown), 500, nil},
+		{errors.New("other"), 500, nil},
+	}
+	for _, tt := range tests {
+		pe := readError("s", "u", tt.err)
+		if pe.Code != tt.code {
+			t.Errorf("%v → %d, want %d", tt.err, pe.Code, tt.code)
+		}
+		if tt.details != nil && fmt.Sprint(pe.Details) != fmt.Sprint(tt.details) {
+			t.Errorf("%v → details %v, want %v", tt.err, pe.Details, tt.details)
+		}
+		if var4201 := tt.code == 4201; var4201 && pe.Message != "document x not found" {
+			t.Errorf("message not kept: %q", pe.Message)
+		}
+	}
+}
+
+func TestToolsNamingAndCalls(t *testing.T) {
+	f := newFleet(t, 2, 1, func(s *config.Server) {
+		if s.BundleID == "srv-01" {
+			s.ForbiddenTools = []string{"danger"}
+			s.ToolMeta = map[string]config.ToolMeta{"wait": {"alias": "pause", "tags": []any{"slow"}}}
+		}
+	})
+	defer f.stop()
+	ret, err := call[protocol.GetToolsRet](t, f.c.handleGetTools, `{"req_id":"t"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range ret.Tools {
+		names = append(names, tl.Name+"@"+tl.BundleID)
+		if len(tl.ParamsSchema) == 0 {
+			t.Errorf("%s has no params_schema", tl.Name)
+		}
+		if tl.Name == "pause" {
+			var meta map[string]any
+			if s, _ := tl.Meta["a2c_tool_meta"].(string); json.Unmarshal([]byte(s), &meta) != nil || meta["alias"] != "pause" {
+				t.Errorf("pause meta = %v", tl.Meta)
+			}
+		}
+	}
+	slices.Sort(names)
+	want := []string{"danger@srv-00", "echo@srv-00", "pause@srv-01", "srv-01__echo@srv-01", "wait@srv-00"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools = %v, want %v", names, want)
+	}
+
+	tool := func(name string, timeout float64, reqID string) (protocol.CallToolResult, error) {
+		return call[protocol.CallToolResult](t, f.c.handleToolCall,
+			fmt.Sprintf(`{"req_id":%q,"tool_name":%q,"params":{"message":"m"},"timeout":%v}`, reqID, name, timeout))
+	}
+	for name, wantText := range map[string]string{"echo": "host00.example: m", "srv-01__echo": "host01.example: m", "srv-00__echo": "host00.example: m"} {
+		res, err := tool(name, 5, "e-"+name)
+		if err != nil || res.IsError || res.Text() != wantText {
+			t.Errorf("%s: %v %+v", name, err, res)
+		}
+	}
+	if _, err := tool("danger-not-here", 5, "x1"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
+		t.Errorf("unknown tool: %v", err)
+	}
+	if _, err := tool("srv-01__danger", 5, "x2"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
+		t.Errorf("forbidden tool by bundle name: %v", err)
+	}
+
+	// Timeout: the result is an error result marked a2c_timeout.
+	start := time.Now()
+	res, err := tool("pause", 0.2, "slow-1")
+	if err != nil || !res.IsError || !res.TimedOut() || time.Since(start) > 3*time.Second {
+		t.Errorf("timeout: %v %+v after %v", err, res, time.Since(start))
+	}
+	// Cancel: notify:tool_call_cancel with the req_id ends it.
+	type outcome struct {
+		res protocol.CallToolResult
+		err error
+	}
+	ch := make(chan outcome, 1)
+	go func() {
+		r, err := tool("wait", 30, "slow-2")
+		ch <- outcome{r, err}
+	}()
+	time.Sleep(150 * time.Millisecond)
+	f.c.onToolCallCancel(json.RawMessage(`{"agent":"a","req_id":"unknown"}`)) // ignored
+	f.c.onToolCallCancel(json.RawMessage(`{"agent":"a","req_id":"slow-2"}`))
+	select {
+	case o := <-ch:
+		if o.err != nil || !o.res.IsError || !o.res.Cancelled() || o.res.Meta[protocol.MetaCancelReason] != "agent_requested" {
+			t.Errorf("cancel: %v %+v", o.err, o.res)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled call did not return")
+	}
+	h := f.c.History()
+	if len(h) != 5 || h[3].Outcome != "timeout" || h[4].Outcome != "cancelled" || h[4].Server != "srv-00" || !h[0].Success {
+		t.Errorf("history = %+v", h)
+	}
+}
+
+func TestForbiddenToolIs4002(t *testing.T) {
+	f := newFleet(t, 1, 1, func(s *config.Server) { s.ForbiddenTools = []string{"danger"} })
+	defer f.stop()
+	_, err := f.c.handleToolCall(context.Background(), json.RawMessage(`{"tool_name":"danger","params":{}}`))
+	if protocol.CodeOf(err) != protocol.CodeToolDisabled {
+		t.Errorf("forbidden: %v, want 4002", err)
+	}
+	for _, bad := range []string{`{"tool_name":""}`, `{"tool_name":"echo","timeout":-1}`, `{"tool_name":5}`} {
+		if _, err := f.c.handleToolCall(context.Background(), json.RawMessage(bad)); protocol.CodeOf(err) != 400 {
+			t.Errorf("%s: %v, want 400", bad, err)
+		}
+	}
+}
+
+func TestDesktopAndConfig(t *testing.T) {
+	f := newFleet(t, 3, 1, nil)
+	defer f.stop()
+	ret, err := call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"req_id":"d"}`)
+	if err != nil || len(ret.Desktops) != 3 || !strings.HasPrefix(ret.Desktops[0], "window://host00.example/status?priority=50\n\nstatus of host00.example") {
+		t.Fatalf("desktop: %v %q", err, ret.Desktops)
+	}
+	ret, _ = call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"desktop_size":1}`)
+	if len(ret.Desktops) != 1 {
+		t.Errorf("desktop_size 1: %d", len(ret.Desktops))
+	}
+	ret, _ = call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"window":"window://host02.example/status?priority=50"}`)
+	if len(ret.Desktops) != 1 || !strings.Contains(ret.Desktops[0], "host02") {
+		t.Errorf("window filter: %q", ret.Desktops)
+	}
+	ret, _ = call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"window":"window://nope/x"}`)
+	if len(ret.Desktops) != 0 {
+		t.Errorf("unknown window: %q", ret.Desktops)
+	}
+	cfg, err := call[protocol.GetComputerConfigRet](t, f.c.handleGetConfig, `{}`)
+	if err != nil || len(cfg.Servers) != 3 || !strings.Contains(string(cfg.Servers["srv-01"]), `"type":"stdio"`) {
+		t.Errorf("config: %v %v", err, cfg.Servers)
+	}
+}
+
+func TestNewRejectsClashingExtraServers(t *testing.T) {
+	cfg := config.Config{Servers: []config.Server{config.NewStdio("docs", "x")}}
+	if _, err := New(cfg, Options{Servers: []config.Server{config.NewStdio("docs", "y")}}); err == nil {
+		t.Error("a clashing extra server was accepted")
+	}
+	if _, err := New(cfg, Options{Servers: []config.Server{config.NewStdio("more", "y")}}); err != nil {
+		t.Error(err)
+	}
+}
+
+// BenchmarkGetFinder measures client:get_finder over 10 in-process
+// document servers × 1,000 documents, cold (fresh Computer: list and read
+// every Level 1) and warm (served from the cache), without the socket.
+func BenchmarkGetFinder(b *testing.B) {
+	req := json.RawMessage(`{"req_id":"b","keywords":["report"],"limit":20}`)
+	b.Run("warm", func(b *testing.B) {
+		f := newFleet(b, 10, 1000, nil)
+		defer f.stop()
+		if _, err := f.c.handleGetFinder(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+		reads := f.reads()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.c.handleGetFinder(context.Background(), req); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if f.reads() != reads {
+			b.Fatal("warm get_finder read resources")
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			f := newFleet(b, 10, 1000, nil)
+			b.StartTimer()
+			v, err := f.c.handleGetFinder(context.Background(), req)
+			if err != nil || v.(protocol.GetFinderRet).TotalCount != 10_000 {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			f.stop()
+			b.StartTimer()
+		}
+	})
+}
+
+// socketFleet runs a fleet Computer joined to a real Server with an agent.
+func socketFleet(b *testing.B, srvURL string, servers, docs int) (*fleet, func()) {
+	b.Helper()
+	f := &fleet{}
+	srvs := map[string]*server.MCPServer{}
+	var cfg config.Config
+	for i := range servers {
+		name := fmt.Sprintf("srv-%02d", i)
+		cnt := &counters{}
+		f.cnt = append(f.cnt, cnt)
+		srvs[name] = docServer(fmt.Sprintf("host%02d.example", i), docs, cnt)
+		cfg.Servers = append(cfg.Servers, config.NewStdio(name, "in-process"))
+	}
+	dial := func(ctx context.Context, s config.Server) (mcpclient.Transport, error) {
+		return mcpclient.Transport{T: transport.NewInProcessTransport(srvs[s.BundleID])}, nil
+	}
+	c, err := New(cfg, Options{Name: "pc", Office: "bench", ServerURL: srvURL, Dial: dial})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.c = c
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = c.Run(ctx); close(done) }()
+	for len(c.agg.Sources()) < servers {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return f, func() { cancel(); <-done }
+}
+
+// BenchmarkGetFinderSocket measures client:get_finder as an agent sees
+// it: agent → Server → Computer → 10 × 1,000 documents and back.
+func BenchmarkGetFinderSocket(b *testing.B) {
+	srv := servertest.Start(b, smcpserver.Options{})
+	ctx := context.Background()
+	ag, err := agent.Connect(ctx, srv.URL, agent.Options{Name: "bench-agent"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ag.Close()
+	if err := ag.JoinOffice(ctx, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	q := agent.FinderQuery{Keywords: []string{"report"}, Limit: 20}
+	b.Run("warm", func(b *testing.B) {
+		f, stop := socketFleet(b, srv.URL, 10, 1000)
+		defer stop()
+		waitComputer(b, ag)
+		if ret, err := ag.GetFinder(ctx, "pc", q); err != nil || ret.TotalCount != 10_000 {
+			b.Fatalf("%v %+v", err, ret)
+		}
+		reads := f.reads()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ag.GetFinder(ctx, "pc", q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if f.reads() != reads {
+			b.Fatal("warm get_finder read resources")
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			_, stop := socketFleet(b, srv.URL, 10, 1000)
+			waitComputer(b, ag)
+			b.StartTimer()
+			ret, err := ag.GetFinder(ctx, "pc", q)
+			b.StopTimer()
+			if err != nil || ret.TotalCount != 10_000 {
+				b.Fatalf("%v %+v", err, ret)
+			}
+			stop()
+			b.StartTimer()
+		}
+	})
+}
+
+// waitComputer waits until computer pc is in the agent's office.
+func waitComputer(b *testing.B, ag *agent.Client) {
+	b.Helper()
+	for range 500 {
+		sessions, err := ag.ListRoom(context.Background())
+		if err == nil && slices.ContainsFunc(sessions, func(s protocol.SessionInfo) bool { return s.Name == "pc" }) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.Fatal("computer never joined")
+}

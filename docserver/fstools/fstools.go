@@ -143,7 +143,9 @@ func contentType(name string) string {
 	return "application/octet-stream"
 }
 
-// readDir lists a directory's visible entries, sorted by name.
+// readDir lists a directory's visible entries, sorted by name: hidden
+// entries and symbolic links that leave the root (or dangle) are left out,
+// so counts match what the tools show.
 func (f *FS) readDir(rel string) ([]fs.DirEntry, error) {
 	entries, err := fs.ReadDir(f.root.FS(), rel)
 	if err != nil {
@@ -151,9 +153,15 @@ func (f *FS) readDir(rel string) ([]fs.DirEntry, error) {
 	}
 	out := entries[:0]
 	for _, e := range entries {
-		if !hidden(e.Name()) {
-			out = append(out, e)
+		if hidden(e.Name()) {
+			continue
 		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			if _, err := f.root.Stat(join(rel, e.Name())); err != nil {
+				continue
+			}
+		}
+		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 	return out, nil

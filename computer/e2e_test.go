@@ -3,6 +3,7 @@ package computer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -510,5 +511,38 @@ func TestThirdPartyServer(t *testing.T) {
 	}
 	if st := r.comp.Servers()["everything"]; !st.Up {
 		t.Errorf("everything state %+v", st)
+	}
+}
+
+// TestNotificationLatency measures file write → the agent's
+// notify:update_finder with every piece real and at its default debounce
+// (document server 75 ms, Computer 75 ms).
+func TestNotificationLatency(t *testing.T) {
+	bin := testutil.Binary(t)
+	dir, n := copyCorpus(t, "notes")
+	s := config.NewStdio("docs", bin, "serve-docs", dir, "--host", "docs.lat", "--log-level", "warn")
+	r := startRig(t, []config.Server{s}, computer.Options{})
+	r.catalog(t, agent.FinderQuery{}, func(ret *protocol.GetFinderRet) bool { return ret.TotalCount == n })
+	path := filepath.Join(dir, "notes", "latency.md")
+	if err := os.WriteFile(path, []byte("# Latency\n\nstart\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.notes.waitFinder(t, 10*time.Second)
+	var lats []time.Duration
+	for i := range 8 {
+		time.Sleep(300 * time.Millisecond)
+		r.notes.drain()
+		start := time.Now()
+		if err := os.WriteFile(path, []byte(fmt.Sprintf("# Latency\n\nrevision %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r.notes.waitFinder(t, 10*time.Second)
+		lats = append(lats, time.Since(start))
+	}
+	slices.Sort(lats)
+	t.Logf("file write → notify:update_finder over %d writes: min %v, median %v, max %v",
+		len(lats), lats[0], lats[len(lats)/2], lats[len(lats)-1])
+	if lats[len(lats)/2] > 2*time.Second {
+		t.Errorf("median latency %v", lats[len(lats)/2])
 	}
 }

@@ -2,6 +2,9 @@ package tui
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,4 +63,51 @@ func TestProgramWalkthrough(t *testing.T) {
 	view := final.View().Content
 	checkFrame(t, view, 100, 30)
 	requireGolden(t, "program_back_to_catalog", ansi.Strip(view))
+}
+
+// TestProgramPager runs `o` inside a real tea.Program: the pager command is
+// executed on a temporary Markdown file, which is removed afterwards.
+func TestProgramPager(t *testing.T) {
+	dir := t.TempDir()
+	copyTo := filepath.Join(dir, "paged.md")
+	script := filepath.Join(dir, "pager.sh")
+	// The "pager" records the file it was given and what it held.
+	body := "#!/bin/sh\necho \"$1\" > " + copyTo + ".name\ncat \"$1\" > " + copyTo + "\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions()
+	o.Computer = "laptop"
+	o.Pager = script
+	tm := teatest.NewTestModel(t, New(newFake(), o), teatest.WithInitialTermSize(100, 30))
+	wait := func(cond func() bool, what string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("2026")) },
+		teatest.WithDuration(10*time.Second))
+	for _, k := range []string{"j", "j", "j", "enter"} {
+		tm.Send(keyMsg(k))
+	}
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("收入分析")) },
+		teatest.WithDuration(10*time.Second))
+	tm.Send(keyMsg("enter"))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Page 1/3")) },
+		teatest.WithDuration(10*time.Second))
+	tm.Send(keyMsg("o"))
+	wait(func() bool {
+		b, err := os.ReadFile(copyTo)
+		return err == nil && bytes.Contains(b, []byte("| Q4 | 1,560 | +18% |"))
+	}, "the pager to receive the page")
+	name, _ := os.ReadFile(copyTo + ".name")
+	tmp := strings.TrimSpace(string(name))
+	wait(func() bool { _, err := os.Stat(tmp); return os.IsNotExist(err) }, "the temporary file to be removed")
+	tm.Send(keyMsg("ctrl+c"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }

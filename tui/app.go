@@ -260,7 +260,7 @@ func (a *App) View() tea.View {
 	if a.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
-	v.WindowTitle = "smcp-browse — " + ansi.Strip(a.crumbs(1000))
+	v.WindowTitle = a.windowTitle()
 	if a.w <= 0 || a.h <= 0 {
 		return v
 	}
@@ -289,6 +289,15 @@ func (a *App) View() tea.View {
 	}
 	v.SetContent(strings.Join(lines[:min(len(lines), a.h)], "\n"))
 	return v
+}
+
+// windowTitle is "smcp-browse — " and the plain breadcrumbs.
+func (a *App) windowTitle() string {
+	parts := make([]string, len(a.stack))
+	for i, s := range a.stack {
+		parts[i] = oneLine(s.crumb())
+	}
+	return "smcp-browse — " + strings.Join(parts, " › ")
 }
 
 func (a *App) fullHelp() string {
@@ -347,8 +356,8 @@ func (a *App) statusBar() string {
 	switch a.conn {
 	case ConnConnected:
 		conn = st.Connected.Render(" ● connected ")
-	case ConnReconnecting:
-		conn = st.Reconnect.Render(" ◌ reconnecting… ")
+	case ConnReconnecting, ConnConnecting:
+		conn = st.Reconnect.Render(" ◌ " + a.conn + "… ")
 	default:
 		conn = st.Closed.Render(" ✕ " + oneLine(a.conn) + " ")
 	}

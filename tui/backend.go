@@ -59,12 +59,13 @@ type LeaveOfficeMsg struct {
 	Role string
 }
 
-// ConnStateMsg reports the session's connection state: ConnConnected,
-// ConnReconnecting or ConnClosed.
+// ConnStateMsg reports the session's connection state: ConnConnecting,
+// ConnConnected, ConnReconnecting or ConnClosed (agent.State's String()).
 type ConnStateMsg struct{ State string }
 
 // Connection states carried by ConnStateMsg.
 const (
+	ConnConnecting   = "connecting"
 	ConnConnected    = "connected"
 	ConnReconnecting = "reconnecting"
 	ConnClosed       = "closed"

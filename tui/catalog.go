@@ -141,7 +141,7 @@ func (s *catalogScreen) setSize(w, h int) tea.Cmd {
 	s.w, s.h = w, h
 	s.input.SetWidth(max(10, w-4))
 	s.nav.setHeight(s.rowsHeight())
-	return s.ensure()
+	return s.moved()
 }
 
 // doc returns row i: a loaded document, a stale one, or false.
@@ -626,7 +626,7 @@ func (s *catalogScreen) view() string {
 	} else if len(s.keywords) > 0 {
 		lines = append(lines, st.Prompt.Render("/ ")+st.Keyword.Render(strings.Join(s.keywords, " "))+st.Muted.Render("  (esc clears)"))
 	}
-	lines = append(lines, "  "+st.ColumnHead.Render(s.row(catalogHeadings, listW, false)))
+	lines = append(lines, "  "+st.ColumnHead.Render(s.row(catalogHeadings(), listW, false)))
 	rows := s.rows(listW)
 	lines = append(lines, rows...)
 	body := strings.Join(padLines(lines, s.h), "\n")
@@ -639,7 +639,10 @@ func (s *catalogScreen) view() string {
 	return body
 }
 
-var catalogHeadings = protocol.DPEDocumentSummary{Title: "Title", FileType: "Type", Server: "Server", LastModified: "Modified"}
+// catalogHeadings are the column titles, laid out by row like a document.
+func catalogHeadings() protocol.DPEDocumentSummary {
+	return protocol.DPEDocumentSummary{Title: "Title", FileType: "Type", Server: "Server", LastModified: "Modified"}
+}
 
 func (s *catalogScreen) rows(w int) []string {
 	st := s.e.styles

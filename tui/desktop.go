@@ -221,6 +221,20 @@ func (s *desktopScreen) status() string {
 	return "window " + itoa(s.current()+1) + "/" + itoa(len(s.windows))
 }
 
+// fence returns a code fence longer than any backtick run in body.
+func fence(body string) string {
+	longest, run := 0, 0
+	for _, r := range body {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
 func (s *desktopScreen) export() (string, string, bool) {
 	if len(s.windows) == 0 {
 		return "", "", false
@@ -229,7 +243,8 @@ func (s *desktopScreen) export() (string, string, bool) {
 	b.WriteString("# Desktop of " + oneLine(s.comp) + "\n")
 	for _, d := range s.windows {
 		uri, body, _ := strings.Cut(d, "\n\n")
-		b.WriteString("\n## " + oneLine(uri) + "\n\n```\n" + body + "\n```\n")
+		f := fence(body)
+		b.WriteString("\n## " + oneLine(uri) + "\n\n" + f + "\n" + body + "\n" + f + "\n")
 	}
 	return "desktop-" + s.comp, b.String(), true
 }

@@ -136,7 +136,7 @@ func (s *pageScreen) goTo(index int) tea.Cmd {
 	s.pg = newPager()
 	s.pg.setSize(s.contentWidth(), s.pagerHeight())
 	s.els = listNav{}
-	s.els.setHeight(s.pagerHeight())
+	s.els.setHeight(max(s.pagerHeight()-3, 1))
 	s.cache = map[renderKey]string{}
 	s.renderReq = 0
 	return s.load()
@@ -458,8 +458,10 @@ func (s *pageScreen) view() string {
 		content = ""
 	case s.pg.lines == nil && s.renderReq != 0:
 		content = st.Muted.Render("rendering…")
+	case len(s.page.Elements) == 0 && len(s.cats) > 0:
+		content = st.Muted.Render("(no elements of these categories on this page)")
 	case len(s.page.Elements) == 0:
-		content = st.Muted.Render("(no elements on this page" + map[bool]string{true: " in these categories", false: ""}[len(s.cats) > 0] + ")")
+		content = st.Muted.Render("(no elements on this page)")
 	default:
 		content = s.pg.view(st)
 	}

@@ -3,6 +3,7 @@ package docserver
 import (
 	"container/list"
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
@@ -76,7 +77,7 @@ func (c *docCache) get(ctx context.Context, k cacheKey, load func() (*extract.Do
 			call.doc, call.err = load()
 			c.mu.Lock()
 			delete(c.calls, k)
-			if ctxErr := call.err; ctxErr == nil || !isContextErr(ctxErr) {
+			if call.err == nil || !isContextErr(call.err) {
 				c.store(k, call.doc, call.err)
 			}
 			c.mu.Unlock()
@@ -115,5 +116,5 @@ func (c *docCache) forget(rel string) {
 }
 
 func isContextErr(err error) bool {
-	return err == context.Canceled || err == context.DeadlineExceeded
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -78,7 +78,7 @@ func (s *Server) peek(ctx context.Context, e *entry) (extract.Meta, error) {
 		return extract.Meta{}, fmt.Errorf("open: %w", err)
 	}
 	defer f.Close()
-	return extract.Peek(ctx, e.rel, f, e.size, s.opts.Extract)
+	return s.parser.Peek(ctx, e.rel, f, e.size)
 }
 
 // resource is the resources/list entry of a document.

@@ -142,7 +142,10 @@ func firstLine(s string) string {
 	return l
 }
 
-// parse reads a file (within the size bound) and parses it.
+// parse reads a file (within the size bound) and parses it. A parser
+// that does not return within the context's deadline (a pathological file
+// that makes a library loop) is abandoned: the read fails with a timeout,
+// which is cached like any parse failure until the file changes.
 func (s *Server) parse(ctx context.Context, f fileInfo) (*extract.Document, error) {
 	file, err := s.root.Open(f.rel)
 	if err != nil {
@@ -156,7 +159,24 @@ func (s *Server) parse(ctx context.Context, f fileInfo) (*extract.Document, erro
 	if int64(len(data)) > s.opts.MaxFileSize {
 		return nil, fmt.Errorf("file is larger than %d bytes", s.opts.MaxFileSize)
 	}
-	return extract.Parse(ctx, extract.Source{Name: f.rel, Data: data}, s.opts.Extract)
+	type result struct {
+		doc *extract.Document
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		doc, err := s.parser.Parse(ctx, extract.Source{Name: f.rel, Data: data})
+		done <- result{doc, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("parse timed out after %s", s.opts.ParseTimeout)
+		}
+		return r.doc, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("parse timed out after %s", s.opts.ParseTimeout)
+	}
 }
 
 // fileURI is the file:// URL of a served file.

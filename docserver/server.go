@@ -68,6 +68,7 @@ type Server struct {
 	metas  *metaCache
 	subs   *subscriptions
 	scan   *scanner
+	parser *extract.Parser
 
 	baseCtx    context.Context // parses run under it; Close cancels it
 	baseCancel context.CancelFunc
@@ -139,6 +140,7 @@ func New(root string, opts Options) (*Server, error) {
 		docs:    newDocCache(opts.CacheSize),
 		metas:   newMetaCache(),
 		subs:    newSubscriptions(),
+		parser:  extract.NewParser(opts.Extract),
 	}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, maxFileSize: opts.MaxFileSize, log: s.log}

@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 
+	gmparser "github.com/yuin/goldmark/parser"
+
 	"github.com/smcp-browse/smcp-browse/dpe"
 )
 
@@ -211,17 +213,39 @@ type Source struct {
 // ErrUnsupported is returned for a file whose kind has no parser.
 var ErrUnsupported = errors.New("unsupported file type")
 
+// Parser parses files with one set of options. It is safe for concurrent
+// use; keeping one avoids rebuilding the Markdown parser for every file.
+type Parser struct {
+	opts Options
+	md   gmparser.Parser
+}
+
+// NewParser returns a Parser with opts (zero fields take their defaults).
+func NewParser(opts Options) *Parser {
+	return &Parser{opts: opts.withDefaults(), md: newMarkdownParser()}
+}
+
+// Parse parses src with a one-off Parser; see Parser.Parse.
+func Parse(ctx context.Context, src Source, opts Options) (*Document, error) {
+	return NewParser(opts).Parse(ctx, src)
+}
+
+// Peek peeks with a one-off Parser; see Parser.Peek.
+func Peek(ctx context.Context, name string, r io.ReaderAt, size int64, opts Options) (Meta, error) {
+	return NewParser(opts).Peek(ctx, name, r, size)
+}
+
 // Parse parses src fully. A parser that panics on hostile input is turned
 // into an error; the caller never sees the panic.
-func Parse(ctx context.Context, src Source, opts Options) (doc *Document, err error) {
-	opts = opts.withDefaults()
+func (ps *Parser) Parse(ctx context.Context, src Source) (doc *Document, err error) {
+	opts := ps.opts
 	kind, lang := KindOf(src.Name)
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, fmt.Errorf("parse %s: panic: %v\n%s", kind, r, debug.Stack())
 		}
 	}()
-	p := &parser{ctx: ctx, opts: opts, name: src.Name}
+	p := &parser{ctx: ctx, opts: opts, name: src.Name, md: ps.md}
 	switch kind {
 	case KindMarkdown:
 		doc, err = parseMarkdown(p, src.Data)
@@ -254,15 +278,15 @@ func Parse(ctx context.Context, src Source, opts Options) (doc *Document, err er
 // Peek reads just enough of a file to list it: the title and summary. r
 // reads the file, size is its length. Peek reads a bounded prefix of text
 // files and only the small metadata parts of OOXML packages and PDFs.
-func Peek(ctx context.Context, name string, r io.ReaderAt, size int64, opts Options) (m Meta, err error) {
-	opts = opts.withDefaults()
+func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int64) (m Meta, err error) {
+	opts := ps.opts
 	kind, lang := KindOf(name)
 	defer func() {
 		if rec := recover(); rec != nil {
 			m, err = Meta{}, fmt.Errorf("peek %s: panic: %v", kind, rec)
 		}
 	}()
-	p := &parser{ctx: ctx, opts: opts, name: name}
+	p := &parser{ctx: ctx, opts: opts, name: name, md: ps.md}
 	prefix := func() ([]byte, error) {
 		n := min(size, int64(opts.PeekBytes))
 		buf := make([]byte, n)
@@ -315,6 +339,7 @@ type parser struct {
 	ctx  context.Context
 	opts Options
 	name string
+	md   gmparser.Parser
 }
 
 // cancelled reports the context's error, checked between pages.

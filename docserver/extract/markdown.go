@@ -15,8 +15,9 @@ import (
 )
 
 // newMarkdownParser returns a goldmark parser with the GitHub extensions
-// (tables, strikethrough, autolinks, task lists). A goldmark.Markdown is
-// cheap to build and is not shared, so parsing needs no global state.
+// (tables, strikethrough, autolinks, task lists). Building one costs more
+// than parsing a small file, so a Parser keeps one; goldmark parsers are
+// safe for concurrent use.
 func newMarkdownParser() gmparser.Parser {
 	return goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
 }
@@ -97,7 +98,7 @@ type mdBlock struct {
 // longer than the page budget continues on further pages.
 func parseMarkdown(p *parser, src []byte) (*Document, error) {
 	fm, body := splitFrontMatter(src)
-	root := newMarkdownParser().Parse(text.NewReader(body))
+	root := p.md.Parse(text.NewReader(body))
 	w := &mdWalker{p: p, src: body}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		w.block(n)

@@ -683,3 +683,31 @@ func TestNotificationBurstsAreCoalesced(t *testing.T) {
 	}
 	hs.requireContains("Page 1/3", "1,560")
 }
+
+func TestResizeBurstRendersOnce(t *testing.T) {
+	hs := startOn(t, newFake(), "laptop", 100, 30)
+	hs.press("j", "j", "j", "enter", "enter")
+	page := hs.app.top().(*pageScreen)
+	ticks := hs.manualTicks()
+	for w := 61; w <= 70; w++ {
+		hs.send(tea.WindowSizeMsg{Width: w, Height: 30})
+	}
+	hs.settle()
+	if len(*ticks) != 10 {
+		t.Fatalf("want one settle timer per resize, got %d", len(*ticks))
+	}
+	if page.shown.width != 100 {
+		t.Fatalf("the old render should stay until the size settles, shows width %d", page.shown.width)
+	}
+	for _, tick := range (*ticks)[:9] {
+		if _, cmd := hs.app.Update(tick(time.Now())); cmd != nil {
+			t.Fatal("a superseded resize started a render")
+		}
+	}
+	hs.send((*ticks)[9](time.Now()))
+	hs.settle()
+	if page.shown.width != 70 || len(page.cache) != 2 {
+		t.Fatalf("after the last resize: shown width %d, %d renders cached", page.shown.width, len(page.cache))
+	}
+	checkFrame(t, hs.app.View().Content, 70, 30)
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -136,7 +137,11 @@ func (s *elementScreen) rerender() tea.Cmd {
 	req := s.e.req()
 	s.renderReq, s.renderKey = req, k
 	el, st := *s.el, s.e.styles
-	return func() tea.Msg { return renderedMsg{req: req, key: k, out: renderElement(el, k, st)} }
+	run := func() tea.Msg { return renderedMsg{req: req, key: k, out: renderElement(el, k, st)} }
+	if s.pg.lines != nil && s.shown.width != 0 && s.shown.width != k.width {
+		return s.e.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
+	}
+	return run
 }
 
 // renderElement lays out the rendering, the content JSON and the metadata.
@@ -185,11 +190,18 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		s.renderReq = 0
 		s.shown = renderKey{}
 		return s.layout()
+	case renderStartMsg:
+		if msg.req == s.renderReq {
+			return msg.run
+		}
 	case renderedMsg:
 		if msg.req != s.renderReq {
 			return nil
 		}
 		s.renderReq = 0
+		if len(s.cache) >= 8 {
+			s.cache = map[renderKey]string{}
+		}
 		s.cache[msg.key] = msg.out
 		return s.rerender()
 	case themeMsg:

@@ -56,7 +56,8 @@ const (
 	previewPages       = 8  // page titles shown in the catalog's preview
 	previewDelay       = 120 * time.Millisecond
 	previewCacheSize   = 256
-	widePreview        = 110 // the catalog shows its preview pane from this width
+	widePreview        = 110                   // the catalog shows its preview pane from this width
+	resizeSettle       = 80 * time.Millisecond // re-render after a resize pauses this long
 )
 
 // env is what every screen shares: the backend, options, theme, keys, the

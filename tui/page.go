@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -62,6 +63,12 @@ type renderedMsg struct {
 	req uint64
 	key renderKey
 	out string
+}
+
+// renderStartMsg starts a render that waited for a resize to settle.
+type renderStartMsg struct {
+	req uint64
+	run tea.Cmd
 }
 
 func newPageScreen(e *env, computer, docURI, docTitle string, index, count int) *pageScreen {
@@ -206,7 +213,13 @@ func (s *pageScreen) rerender() tea.Cmd {
 	req := s.e.req()
 	s.renderReq, s.renderKey = req, k
 	page := s.page
-	return func() tea.Msg { return renderedMsg{req: req, key: k, out: renderPage(page, k)} }
+	run := func() tea.Msg { return renderedMsg{req: req, key: k, out: renderPage(page, k)} }
+	if s.pg.lines != nil && s.shown.width != 0 && s.shown.width != k.width {
+		// A resize: keep showing the old render until the size settles, so
+		// dragging a window edge does not start a render per step.
+		return s.e.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
+	}
+	return run
 }
 
 func (s *pageScreen) show(k renderKey, out string) {
@@ -267,6 +280,10 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 		s.shown = renderKey{}
 		s.els.setLen(len(s.page.Elements))
 		return s.layout()
+	case renderStartMsg:
+		if msg.req == s.renderReq {
+			return msg.run
+		}
 	case renderedMsg:
 		if msg.req != s.renderReq {
 			return nil

@@ -34,7 +34,7 @@ func BenchmarkColdList(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := client.NewClient(s.InProcessTransport(), client.WithLegacyProtocolOnly())
+		c := client.NewClient(s.InProcessTransport())
 		if err := c.Start(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func BenchmarkReadTablePage(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	c, _ := connect(b, s.InProcessTransport(), client.WithLegacyProtocolOnly())
+	c, _ := connect(b, s.InProcessTransport())
 	uri := "dpe://" + testHost + "/" + DocRef("t.csv") + "/pages/0"
 	for _, format := range []string{"json", "markdown"} {
 		b.Run(format, func(b *testing.B) {

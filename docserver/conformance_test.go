@@ -15,7 +15,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -49,11 +48,7 @@ func startBinary(t *testing.T, dir, version string, extra ...string) (*client.Cl
 			}
 		}
 	})
-	var opts []client.ClientOption
-	if version != "" {
-		opts = append(opts, client.WithLegacyProtocolOnly())
-	}
-	return connectVersion(t, tr, version, opts...)
+	return connectVersion(t, tr, version)
 }
 
 // TestConformanceBinary drives the real binary over stdio with mcp-go's
@@ -177,6 +172,7 @@ func TestConformanceBinary(t *testing.T) {
 	// Subscribe, then change files.
 	sub := mcp.SubscribeRequest{}
 	sub.Params.URI = report
+	//lint:ignore SA1019 resources/subscribe is what clients of protocol 2025-11-25 and older (the TypeScript SDK) use
 	if err := c.Subscribe(ctx, sub); err != nil {
 		t.Fatal(err)
 	}
@@ -261,5 +257,3 @@ func appendTo(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
-
-var _ = dpe.Parse

@@ -3,7 +3,6 @@ package docserver
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -159,7 +158,7 @@ func startInProcess(t testing.TB, dir string, opts Options) (*Server, *client.Cl
 	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c, n := connect(t, s.InProcessTransport(), client.WithProtocolVersion("2025-06-18"), client.WithLegacyProtocolOnly())
+	c, n := connect(t, s.InProcessTransport())
 	return s, c, n
 }
 
@@ -283,5 +282,3 @@ func writeFile(t testing.TB, path, body string) {
 		t.Fatal(err)
 	}
 }
-
-var _ = io.Discard

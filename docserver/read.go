@@ -3,10 +3,8 @@ package docserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"net/url"
 	"path/filepath"
@@ -421,6 +419,3 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func mdText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(oneLine(s))
 }
-
-// isNotExist reports whether err means the file is gone.
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

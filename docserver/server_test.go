@@ -151,8 +151,12 @@ func TestLevelsAndQueryParameters(t *testing.T) {
 
 func TestTemplatesAndCapabilities(t *testing.T) {
 	dir := copyCorpus(t)
-	s, c, _ := startInProcess(t, dir, Options{})
+	_, c, _ := startInProcess(t, dir, Options{})
 	ctx := context.Background()
+	caps := c.GetServerCapabilities()
+	if caps.Resources == nil || !caps.Resources.Subscribe || !caps.Resources.ListChanged || caps.Tools == nil || caps.Completions == nil {
+		t.Errorf("capabilities = %+v", caps)
+	}
 	res, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -166,8 +170,6 @@ func TestTemplatesAndCapabilities(t *testing.T) {
 			t.Errorf("templates %v lack %s", got, want)
 		}
 	}
-	caps := s.mcp // the capabilities are declared on the server
-	_ = caps
 	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -288,8 +290,6 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("unknown doc_ref gave %v", got.Values)
 	}
 	// Bounded to 100 with hasMore.
-	sales := docRefOf(t, c, "data/sales.csv")
-	_ = sales
 	big := t.TempDir()
 	for i := 0; i < 150; i++ {
 		writeFile(t, filepath.Join(big, fmt.Sprintf("f%03d.txt", i)), "x")
@@ -409,7 +409,7 @@ func TestDocumentChangesAreSeenOnRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	c, _ := connect(t, s.InProcessTransport(), client.WithLegacyProtocolOnly())
+	c, _ := connect(t, s.InProcessTransport())
 	uri := "dpe://" + testHost + "/" + DocRef("a.md")
 	var d protocol.DPEDocument
 	readJSON(t, c, uri, &d)
@@ -477,6 +477,7 @@ func TestWatcherNotifications(t *testing.T) {
 	ctx := context.Background()
 	sub := mcp.SubscribeRequest{}
 	sub.Params.URI = uriA + "/pages/0" // any URI of the document counts
+	//lint:ignore SA1019 resources/subscribe is what clients of protocol 2025-11-25 and older (the TypeScript SDK) use
 	if err := legacy.Subscribe(ctx, sub); err != nil {
 		t.Fatal(err)
 	}

@@ -91,19 +91,18 @@ func docxNumbering(p *pkg) map[string]bool {
 
 // docxReader walks a document body into pages.
 type docxReader struct {
-	p        *parser
-	pkg      *pkg
-	styles   map[string]docxStyle
-	ordered  map[string]bool
-	rels     map[string]rel
-	pages    []Page
-	cur      *Page
-	list     *Element // the list being built from consecutive numbered paragraphs
-	listNum  string
-	title    string // first Title / Heading 1 paragraph
-	summary  string
-	elements int
-	cut      bool
+	p       *parser
+	pkg     *pkg
+	styles  map[string]docxStyle
+	ordered map[string]bool
+	rels    map[string]rel
+	pages   []Page
+	cur     *Page
+	list    *Element // the list being built from consecutive numbered paragraphs
+	listNum string
+	title   string // first Title / Heading 1 paragraph
+	summary string
+	cut     bool
 }
 
 func (r *docxReader) page() *Page {

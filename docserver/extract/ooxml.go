@@ -57,7 +57,7 @@ func (p *pkg) has(name string) bool {
 func (p *pkg) read(name string) ([]byte, error) {
 	f, ok := p.files[strings.ToLower(strings.TrimPrefix(name, "/"))]
 	if !ok {
-		return nil, fmt.Errorf("part %s: %w", name, fs404)
+		return nil, fmt.Errorf("part %s: %w", name, errPartMissing)
 	}
 	if f.UncompressedSize64 > uint64(p.max) {
 		return nil, fmt.Errorf("part %s (%d bytes): %w", name, f.UncompressedSize64, errPartTooLarge)
@@ -77,8 +77,8 @@ func (p *pkg) read(name string) ([]byte, error) {
 	return data, nil
 }
 
-// fs404 is the error of a missing part.
-var fs404 = errors.New("part not found")
+// errPartMissing is the error of a missing part.
+var errPartMissing = errors.New("part not found")
 
 // tree reads a part as an XML tree.
 func (p *pkg) tree(name string) (*xnode, error) {

@@ -3,6 +3,7 @@ package docserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -255,5 +256,40 @@ func appendTo(t *testing.T, path, s string) {
 	defer f.Close()
 	if _, err := f.WriteString(s); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServeDocsBadArguments checks the command's failures: a clear message
+// on stderr, nothing on stdout (which belongs to the MCP stream), exit 1.
+func TestServeDocsBadArguments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := testutil.Binary(t)
+	file := filepath.Join(t.TempDir(), "f.md")
+	writeFile(t, file, "# x\n")
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"serve-docs", filepath.Join(t.TempDir(), "missing")}, "no such file or directory"},
+		{[]string{"serve-docs", file}, "is not a directory"},
+		{[]string{"serve-docs", t.TempDir(), "--host", "a/b"}, "cannot have"},
+		{[]string{"serve-docs"}, "accepts 1 arg"},
+	} {
+		cmd := exec.Command(bin, tt.args...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("%v: err %v, want exit status 1", tt.args, err)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%v: wrote to stdout: %q", tt.args, stdout.String())
+		}
+		if !strings.Contains(stderr.String(), tt.msg) {
+			t.Errorf("%v: stderr %q lacks %q", tt.args, stderr.String(), tt.msg)
+		}
 	}
 }

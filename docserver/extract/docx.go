@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"io"
 	"strconv"
@@ -27,26 +28,60 @@ type docxStyle struct {
 	list  int    // 1 bulleted, 2 numbered by the style's name, 0 neither
 }
 
-// docxStyles reads word/styles.xml.
+// docxStyles reads word/styles.xml. The part is large (hundreds of KiB
+// of latent styles in documents made from Word's default template), so it
+// is streamed rather than built into a tree: only each w:style's id, name
+// and numbering are kept.
 func docxStyles(p *pkg) map[string]docxStyle {
 	out := map[string]docxStyle{}
-	t, err := p.tree("word/styles.xml")
+	data, err := p.read("word/styles.xml")
 	if err != nil {
 		return out
 	}
-	for _, s := range t.all("style") {
-		name := strings.ToLower(s.child("name").attr("val"))
-		st := docxStyle{level: headingLevel(name)}
-		if np := s.child("pPr").child("numPr"); np != nil {
-			st.numID = np.child("numId").attr("val")
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = false
+	var id, name, numID string
+	inStyle := false
+	attr := func(se xml.StartElement, local string) string {
+		for _, a := range se.Attr {
+			if a.Name.Local == local {
+				return a.Value
+			}
 		}
-		switch {
-		case strings.HasPrefix(name, "list bullet"):
-			st.list = 1
-		case strings.HasPrefix(name, "list number"):
-			st.list = 2
+		return ""
+	}
+	for {
+		tok, err := dec.RawToken()
+		if err != nil {
+			break
 		}
-		out[s.attr("styleId")] = st
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "style":
+				inStyle, id, name, numID = true, attr(t, "styleId"), "", ""
+			case "name":
+				if inStyle {
+					name = strings.ToLower(attr(t, "val"))
+				}
+			case "numId":
+				if inStyle {
+					numID = attr(t, "val")
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "style" && inStyle {
+				st := docxStyle{level: headingLevel(name), numID: numID}
+				switch {
+				case strings.HasPrefix(name, "list bullet"):
+					st.list = 1
+				case strings.HasPrefix(name, "list number"):
+					st.list = 2
+				}
+				out[id] = st
+				inStyle = false
+			}
+		}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -46,10 +47,21 @@ func (d *lenientDecoder) fresh() parser.Decoder {
 func (d *lenientDecoder) Add(data any) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.inner.Add(data); err != nil {
-		d.log.Warn("dropped a Socket.IO packet that does not decode", "err", err)
-		d.inner.Destroy()
-		d.inner = d.fresh()
+	err := d.inner.Add(data)
+	if err == nil {
+		return nil
+	}
+	d.log.Warn("dropped a Socket.IO packet that does not decode", "err", err)
+	d.inner.Destroy()
+	d.inner = d.fresh()
+	if errors.Is(err, parser.ErrPlaintextDuringReconstruction) {
+		// The broken one was the binary packet still waiting for its
+		// attachments; this text packet may be fine on its own.
+		if err := d.inner.Add(data); err != nil {
+			d.log.Warn("dropped a Socket.IO packet that does not decode", "err", err)
+			d.inner.Destroy()
+			d.inner = d.fresh()
+		}
 	}
 	return nil
 }

@@ -182,17 +182,28 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 	next(socket.NewExtendedError("unauthorized: "+msg, map[string]any{
 		"code": protocol.CodeUnauthorized, "message": "unauthorized: " + msg,
 	}))
+	// The refused client has no business keeping its transport open: drop
+	// it once the connect_error has had time to reach it.
+	conn := sock.Conn()
+	time.AfterFunc(refusedGrace, func() { conn.Close(false) })
 }
+
+// refusedGrace is how long a refused client's transport stays open for the
+// connect_error to reach it.
+const refusedGrace = 500 * time.Millisecond
 
 // Serve serves on ln until ctx is done, then shuts down gracefully: it
 // refuses new sessions, disconnects every client, and waits (up to
 // ShutdownTimeout) for HTTP requests in flight. It returns nil after a
 // shutdown caused by ctx, or the listener's error.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	idle := newConnTracker()
 	hs := &http.Server{
-		Handler:           s.Handler(),
+		Handler:           idle.wrap(s.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		ConnState:         idle.track,
+		ConnContext:       withConn,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -207,7 +218,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
+	shut := make(chan error, 1)
+	go func() { shut <- hs.Shutdown(sctx) }()
+	// Every session is closed now. What Shutdown would still wait for holds
+	// nothing: spare connections clients dialled but never used, and
+	// long-polls the engine leaves hanging when it closes a session.
+	var err error
+	for waiting := true; waiting; {
+		idle.closeIdle()
+		select {
+		case err = <-shut:
+			waiting = false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err != nil {
 		s.log.Warn("graceful shutdown timed out; closing connections", "err", err)
 		_ = hs.Close()
 	}

@@ -196,15 +196,38 @@ func baseURL(raw string) (string, error) {
 	return u.Scheme + "://" + u.Host, nil
 }
 
-// attempt makes one connection attempt and returns the connected socket.
+// tryTimeout bounds one try of a connection attempt. The Socket.IO client
+// can miss its engine's open event when the handshake answers faster than
+// it subscribes; a try that hears nothing for this long is abandoned and
+// made again.
+const tryTimeout = 5 * time.Second
+
+// attempt connects within DialTimeout (or ctx's deadline when sooner) and
+// returns the connected socket.
 func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
-	timeout := c.opts.DialTimeout
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
-		timeout = time.Until(dl)
+	deadline := time.Now().Add(c.opts.DialTimeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
 	}
-	if timeout <= 0 {
-		return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no time left", c.base)
+	for {
+		if err := c.probe(ctx); err != nil {
+			return nil, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no answer within %s", c.base, c.opts.DialTimeout)
+		}
+		s, err, silent := c.try(ctx, min(tryTimeout, left))
+		if err == nil || !silent {
+			return s, err
+		}
+		c.log.Debug("connection try heard nothing; trying again", "err", err)
 	}
+}
+
+// try makes one connection try. silent reports that it timed out without
+// hearing either connect or connect_error.
+func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket, _ error, silent bool) {
 	o := client.DefaultOptions()
 	o.SetPath(c.opts.Path)
 	o.SetQuery(url.Values{"a2c_version": {c.opts.Version}})
@@ -240,28 +263,27 @@ func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
 	select {
 	case err := <-done:
 		if err == nil {
-			return s, nil
+			return s, nil, false
 		}
 		s.Disconnect()
 		var pe *protocol.Error
 		if !errors.As(err, &pe) {
-			// The transport failed: ask the server over plain HTTP whether
-			// it refused the handshake, which the library does not report.
-			if refusal := c.probe(ctx); refusal != nil {
-				return nil, refusal
+			// A transport error may be a refusal the client did not read.
+			if perr := c.probe(ctx); errors.As(perr, &pe) {
+				return nil, pe, false
 			}
-			return nil, fmt.Errorf("connect to %s: %w", c.base, err)
+			return nil, fmt.Errorf("connect to %s: %w", c.base, err), false
 		}
-		return nil, err
+		return nil, err, false
 	case <-timer.C:
 		s.Disconnect()
-		return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no answer within %s", c.base, timeout.Round(time.Millisecond))
+		return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no answer within %s", c.base, timeout.Round(time.Millisecond)), true
 	case <-ctx.Done():
 		s.Disconnect()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: %v", c.base, ctx.Err())
+			return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: %v", c.base, ctx.Err()), false
 		}
-		return nil, fmt.Errorf("connect to %s: %w", c.base, ctx.Err())
+		return nil, fmt.Errorf("connect to %s: %w", c.base, ctx.Err()), false
 	}
 }
 

@@ -3,6 +3,7 @@ package sioconn
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -15,24 +16,25 @@ import (
 // probeTimeout bounds the plain-HTTP handshake probe.
 const probeTimeout = 5 * time.Second
 
-// probe repeats the engine.io polling handshake over plain HTTP to learn
-// why a connection attempt failed: the Socket.IO client reports a refused
-// handshake only as a transport error, without the server's JSON body.
-// It returns the server's protocol error (400, 4008, ...) or nil when the
-// handshake is not refused (or the server cannot be reached at all). A
-// session the probe opens is closed again at once.
-func (c *Conn) probe(ctx context.Context) *protocol.Error {
+// probe makes the engine.io polling handshake over plain HTTP. The
+// Socket.IO client reports a refused handshake only as a transport error,
+// without the server's JSON body, and loses errors that come back faster
+// than it subscribes to them; the probe learns both reliably. It returns
+// the server's protocol error (400, 4008, ...) when it refuses the
+// handshake, a plain error when the server cannot be reached, and nil when
+// the handshake succeeds. The session the probe opens is closed at once.
+func (c *Conn) probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	q := url.Values{"EIO": {"4"}, "transport": {"polling"}, "a2c_version": {c.opts.Version}}
 	endpoint := c.base + c.opts.Path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"?"+q.Encode(), nil)
 	if err != nil {
-		return nil
+		return fmt.Errorf("connect to %s: %w", c.base, err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil
+		return fmt.Errorf("connect to %s: %w", c.base, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -44,7 +46,7 @@ func (c *Conn) probe(ctx context.Context) *protocol.Error {
 	if !ok || pe.Code < 400 {
 		// engine.io's own refusals use codes 0-5 in the same shape; they are
 		// transport matters, not protocol errors.
-		return nil
+		return fmt.Errorf("connect to %s: handshake answered HTTP %d: %.200s", c.base, resp.StatusCode, body)
 	}
 	return pe
 }

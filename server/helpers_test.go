@@ -1,0 +1,158 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/server/servertest"
+)
+
+// wait is how long a test waits for something that should happen at once;
+// it only bounds a failing test, it is not a timing assertion.
+const wait = 10 * time.Second
+
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*wait)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// inbox collects notifications as "event json" lines.
+type inbox struct {
+	t  *testing.T
+	ch chan string
+}
+
+func newInbox(t *testing.T) *inbox { return &inbox{t: t, ch: make(chan string, 1000)} }
+
+// put records a notification, its JSON canonicalised (keys sorted).
+func (in *inbox) put(event string, v any) {
+	b, _ := json.Marshal(v)
+	var generic any
+	_ = json.Unmarshal(b, &generic)
+	b, _ = json.Marshal(generic)
+	in.ch <- event + " " + string(b)
+}
+
+// next returns the next notification or fails the test.
+func (in *inbox) next() string {
+	in.t.Helper()
+	select {
+	case s := <-in.ch:
+		return s
+	case <-time.After(wait):
+		in.t.Fatal("no notification arrived")
+		return ""
+	}
+}
+
+// expect fails unless the next notification is want.
+func (in *inbox) expect(want string) {
+	in.t.Helper()
+	if got := in.next(); got != want {
+		in.t.Fatalf("notification\n got %s\nwant %s", got, want)
+	}
+}
+
+// empty fails if a notification is waiting.
+func (in *inbox) empty() {
+	in.t.Helper()
+	select {
+	case s := <-in.ch:
+		in.t.Fatalf("unexpected notification %s", s)
+	default:
+	}
+}
+
+// agentHandlers sends every notification to in.
+func agentHandlers(in *inbox) agent.Handlers {
+	return agent.Handlers{
+		EnterOffice:    func(n protocol.EnterOfficeNotification) { in.put(protocol.NotifyEnterOffice, n) },
+		LeaveOffice:    func(n protocol.LeaveOfficeNotification) { in.put(protocol.NotifyLeaveOffice, n) },
+		UpdateConfig:   func(n protocol.UpdateComputerConfigReq) { in.put(protocol.NotifyUpdateConfig, n) },
+		UpdateToolList: func(n protocol.UpdateComputerConfigReq) { in.put(protocol.NotifyUpdateToolList, n) },
+		UpdateDesktop:  func(n protocol.UpdateComputerConfigReq) { in.put(protocol.NotifyUpdateDesktop, n) },
+		UpdateFinder:   func(n protocol.UpdateComputerConfigReq) { in.put(protocol.NotifyUpdateFinder, n) },
+		ToolCallCancel: func(n protocol.AgentCallData) { in.put(protocol.NotifyToolCallCancel, n) },
+	}
+}
+
+// listenAll sends every notify:* event reaching conn to in.
+func listenAll(conn *sioconn.Conn, in *inbox) {
+	for _, ev := range []string{
+		protocol.NotifyEnterOffice, protocol.NotifyLeaveOffice, protocol.NotifyUpdateConfig,
+		protocol.NotifyUpdateToolList, protocol.NotifyUpdateDesktop, protocol.NotifyUpdateFinder,
+		protocol.NotifyToolCallCancel,
+	} {
+		conn.Listen(ev, func(raw json.RawMessage) {
+			var v any
+			_ = json.Unmarshal(raw, &v)
+			in.put(ev, v)
+		})
+	}
+}
+
+// newAgent connects an agent client (closed at the end of the test).
+func newAgent(t *testing.T, url, name string, h agent.Handlers) *agent.Client {
+	t.Helper()
+	a, err := agent.Connect(testCtx(t), url, agent.Options{
+		Name: name, Logger: servertest.Logger(), Handlers: h,
+		ReconnectMin: 50 * time.Millisecond, ReconnectMax: 500 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("agent %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+// dial opens a raw connection (closed at the end of the test).
+func dial(t *testing.T, url string) *sioconn.Conn {
+	t.Helper()
+	c, err := sioconn.Dial(testCtx(t), sioconn.Options{URL: url, Logger: servertest.Logger()})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// join joins conn to office as role/name and fails the test on error.
+func join(t *testing.T, c *sioconn.Conn, role protocol.Role, name, office string) {
+	t.Helper()
+	if _, err := c.Call(testCtx(t), protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: role, Name: name, OfficeID: office}); err != nil {
+		t.Fatalf("%s %s joins %s: %v", role, name, office, err)
+	}
+}
+
+// codeOf returns the protocol code of err, failing when err is nil.
+func codeOf(t *testing.T, err error) int {
+	t.Helper()
+	if err == nil {
+		t.Fatal("expected an error, got success")
+	}
+	return protocol.CodeOf(err)
+}
+
+// echo is a handler that answers with the event name and the payload it
+// received, so a test can check both the routing and the passthrough.
+func echo(event string) sioconn.Handler {
+	return func(_ context.Context, raw json.RawMessage) (any, error) {
+		return map[string]any{"handled": event, "got": raw}, nil
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprint(err))
+	}
+	return string(b)
+}

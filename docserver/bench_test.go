@@ -116,3 +116,34 @@ func BenchmarkParseCorpus(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadTablePageHandler measures the server's own work for the
+// same read (the resource handler, without MCP framing and client
+// decoding).
+func BenchmarkReadTablePageHandler(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	sb.WriteString("id,name,region,amount,note\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&sb, "%d,Customer %d,Region %d,%d.50,\"note, with comma %d\"\n", i, i, i%5, i*10, i)
+	}
+	writeFile(b, filepath.Join(dir, "t.csv"), sb.String())
+	s, err := New(dir, Options{Host: testHost})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	uri := "dpe://" + testHost + "/" + DocRef("t.csv") + "/pages/0"
+	for _, format := range []string{"json", "markdown"} {
+		b.Run(format, func(b *testing.B) {
+			req := mcp.ReadResourceRequest{}
+			req.Params.URI = uri + "?format=" + format
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.readResource(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -61,7 +61,9 @@ func TestConformanceBinary(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := conformanceDir(t)
+	start := time.Now()
 	c, n := startBinary(t, dir, "2025-06-18")
+	t.Logf("binary start + initialize: %s", time.Since(start))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -71,7 +73,9 @@ func TestConformanceBinary(t *testing.T) {
 	}
 
 	// resources/list, paged with cursors.
+	start = time.Now()
 	all, pages := listAll(t, c)
+	t.Logf("cold resources/list of 262 documents over stdio: %s", time.Since(start))
 	if len(all) != 262 || pages != 3 {
 		t.Fatalf("listed %d resources in %d pages, want 262 in 3", len(all), pages)
 	}
@@ -177,10 +181,14 @@ func TestConformanceBinary(t *testing.T) {
 	if err := c.Subscribe(ctx, sub); err != nil {
 		t.Fatal(err)
 	}
+	start = time.Now()
 	writeFile(t, filepath.Join(dir, "fresh.md"), "# Fresh\n")
 	n.wait(t, mcp.MethodNotificationResourcesListChanged, "", 5*time.Second)
+	t.Logf("create → list_changed: %s (debounce 60ms)", time.Since(start))
+	start = time.Now()
 	appendTo(t, filepath.Join(dir, "reports", "q3-report.md"), "\nAppendix added.\n")
 	n.wait(t, mcp.MethodNotificationResourceUpdated, report, 5*time.Second)
+	t.Logf("modify → updated: %s", time.Since(start))
 	readJSON(t, c, report+"?depth=pages", &d)
 	if last := d.Pages[len(d.Pages)-1]; last.ElementCount != 6 { // 5 before the appended paragraph
 		t.Errorf("after the edit the last page has %d elements", last.ElementCount)

@@ -116,7 +116,6 @@ type rig struct {
 	comp  *computer.Computer
 	agent *agent.Client
 	notes *notes
-	dirs  map[string]string
 }
 
 // startRig runs a real Server, a Computer with the given MCP servers and

@@ -317,11 +317,13 @@ func (c *Conn) Subscribe(ctx context.Context, uris []string) error {
 	errs := c.forEach(ctx, add, "resources/subscribe", func(ctx context.Context, u string) error {
 		req := mcp.SubscribeRequest{}
 		req.Params.URI = u
+		//lint:ignore SA1019 connections before MCP 2026-07-28 have no subscriptions/listen
 		return c.c.Subscribe(ctx, req)
 	}, true)
 	errs = append(errs, c.forEach(ctx, drop, "resources/unsubscribe", func(ctx context.Context, u string) error {
 		req := mcp.UnsubscribeRequest{}
 		req.Params.URI = u
+		//lint:ignore SA1019 connections before MCP 2026-07-28 have no subscriptions/listen
 		return c.c.Unsubscribe(ctx, req)
 	}, false)...)
 	if len(errs) > 0 {

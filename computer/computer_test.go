@@ -443,7 +443,7 @@ func BenchmarkGetFinder(b *testing.B) {
 }
 
 // socketFleet runs a fleet Computer joined to a real Server with an agent.
-func socketFleet(b *testing.B, srvURL string, servers, docs int) (*fleet, func()) {
+func socketFleet(b testing.TB, srvURL string, servers, docs int) (*fleet, func()) {
 	b.Helper()
 	f := &fleet{}
 	srvs := map[string]*server.MCPServer{}
@@ -523,7 +523,7 @@ func BenchmarkGetFinderSocket(b *testing.B) {
 }
 
 // waitComputer waits until computer pc is in the agent's office.
-func waitComputer(b *testing.B, ag *agent.Client) {
+func waitComputer(b testing.TB, ag *agent.Client) {
 	b.Helper()
 	for range 500 {
 		sessions, err := ag.ListRoom(context.Background())
@@ -533,4 +533,41 @@ func waitComputer(b *testing.B, ag *agent.Client) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	b.Fatal("computer never joined")
+}
+
+// TestRejoinAfterServerRestart stops the SMCP Server under a running
+// Computer and starts it again on the same address: the Computer
+// reconnects, joins its office again and serves the catalog.
+func TestRejoinAfterServerRestart(t *testing.T) {
+	srv := servertest.Start(t, smcpserver.Options{})
+	addr := srv.Addr
+	_, stop := socketFleet(t, srv.URL, 1, 5)
+	defer stop()
+	ctx := context.Background()
+	connect := func(url string) *agent.Client {
+		ag, err := agent.Connect(ctx, url, agent.Options{Name: "a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ag.Close() })
+		if err := ag.JoinOffice(ctx, "bench"); err != nil {
+			t.Fatal(err)
+		}
+		return ag
+	}
+	ag := connect(srv.URL)
+	waitComputer(t, ag)
+	if ret, err := ag.GetFinder(ctx, "pc", agent.FinderQuery{}); err != nil || ret.TotalCount != 5 {
+		t.Fatalf("before restart: %v %+v", err, ret)
+	}
+	ag.Close()
+	if err := srv.Stop(); err != nil {
+		t.Logf("stop: %v", err)
+	}
+	srv2 := servertest.StartAt(t, addr, smcpserver.Options{})
+	ag2 := connect(srv2.URL)
+	waitComputer(t, ag2)
+	if ret, err := ag2.GetFinder(ctx, "pc", agent.FinderQuery{}); err != nil || ret.TotalCount != 5 {
+		t.Fatalf("after restart: %v %+v", err, ret)
+	}
 }

@@ -531,3 +531,18 @@ func BenchmarkDocumentsCold10x1000(b *testing.B) {
 		a.Close()
 	}
 }
+
+func FuzzBuildSummary(f *testing.F) {
+	f.Add(`{"doc_ref":"x","title":"T","page_count":3,"keywords":["a"],"last_modified":"2026-01-01T00:00:00Z"}`)
+	f.Add(`{"doc_ref":""}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := buildSummary("dpe://h/x", "srv", []protocol.ResourceContents{{URI: "dpe://h/x", Text: text}})
+		if err != nil {
+			return
+		}
+		if s.URI != "dpe://h/x" || s.Server != "srv" || s.DocRef == "" || s.PageCount < 0 {
+			t.Fatalf("accepted summary %+v", s)
+		}
+	})
+}

@@ -274,6 +274,11 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 	case mcp.MethodNotificationResourceUpdated:
 		uri, _ := n.Params.AdditionalFields["uri"].(string)
 		c.agg.ResourceUpdated(name, uri)
+	case mcp.MethodNotificationSubscriptionsAcknowledged:
+		// A new subscriptions/listen stream replaced the previous one;
+		// a list change sent in between would be lost, so look again
+		// (a change is signalled only if the set differs).
+		c.agg.ResourceListChanged(name)
 	case mcp.MethodNotificationToolsListChanged:
 		c.tools.invalidate()
 		go c.emit(protocol.EventUpdateToolList)

@@ -63,6 +63,8 @@ type Conn struct {
 	listenStop func()          // modern: the current subscriptions/listen stream
 	watch      []string        // URIs of the current subscription
 	granted    *mcp.SubscriptionFilter
+	ackWait    chan struct{} // closed by the next subscriptions/acknowledged
+	listenGen  uint64        // identifies the current listen stream
 	closeOnce  sync.Once
 	deadOnce   sync.Once
 }
@@ -373,6 +375,12 @@ func baseFilter() mcp.SubscriptionFilter {
 func (c *Conn) listen(uris []string) error {
 	filter := baseFilter()
 	filter.ResourceSubscriptions = uris
+	ack := make(chan struct{})
+	c.mu.Lock()
+	c.ackWait = ack
+	c.listenGen++
+	gen := c.listenGen
+	c.mu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		select {
@@ -382,7 +390,20 @@ func (c *Conn) listen(uris []string) error {
 		}
 	}()
 	stop, err := c.c.ListenAsync(ctx, filter, func(err error) {
+		// A stream the server had acknowledged ended without us asking:
+		// notifications would be lost, so the connection counts as gone
+		// and the manager reconnects (and subscribes again).
+		c.mu.Lock()
+		current := c.listenGen == gen // not superseded by a newer stream
+		granted := c.granted != nil
+		c.mu.Unlock()
+		if !current {
+			return
+		}
 		c.log.Warn("mcp subscriptions/listen stream ended", "server", c.Name(), "err", err)
+		if granted {
+			c.markDead()
+		}
 	})
 	if err != nil {
 		cancel()
@@ -396,8 +417,21 @@ func (c *Conn) listen(uris []string) error {
 	if old != nil {
 		go old()
 	}
+	// mcp-go ends the previous stream when it opens this one; wait until
+	// the server acknowledges the new one so that, once this returns,
+	// notifications flow again.
+	select {
+	case <-ack:
+	case <-c.dead:
+		return fmt.Errorf("%s subscriptions/listen: %w", c.Name(), ErrDown)
+	case <-time.After(min(c.timeout, listenAckTimeout)):
+		c.log.Warn("mcp subscriptions/listen not acknowledged in time", "server", c.Name())
+	}
 	return nil
 }
+
+// listenAckTimeout bounds the wait for subscriptions/acknowledged.
+const listenAckTimeout = 5 * time.Second
 
 // onNotification records what a subscriptions/listen stream granted.
 func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
@@ -414,6 +448,10 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 	}
 	c.mu.Lock()
 	c.granted = &f
+	if c.ackWait != nil {
+		close(c.ackWait)
+		c.ackWait = nil
+	}
 	c.mu.Unlock()
 	c.log.Debug("mcp subscriptions acknowledged", "server", c.Name(),
 		"resources_list_changed", f.ResourcesListChanged, "tools_list_changed", f.ToolsListChanged,

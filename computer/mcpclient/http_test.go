@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -61,5 +62,36 @@ func TestHTTPTransports(t *testing.T) {
 			}
 			rec.waitNote(t, "web "+mcp.MethodNotificationResourcesListChanged)
 		})
+	}
+}
+
+// TestHTTPStreamLossReconnects breaks the notification stream of a
+// Streamable HTTP server: the connection counts as lost and the manager
+// connects and subscribes again.
+func TestHTTPStreamLossReconnects(t *testing.T) {
+	ts := httptest.NewServer(server.NewStreamableHTTPServer(newTestServer()))
+	t.Cleanup(ts.Close)
+	s := config.Server{Key: "web", Name: "web", BundleID: "web", Type: config.TypeStreamable, Params: config.Params{URL: ts.URL + "/mcp"}}
+	m, rec := startManager(t, Options{MinBackoff: 50 * time.Millisecond}, s)
+	c := rec.up(t)
+	if !c.Modern() {
+		t.Skip("legacy connection: no subscriptions/listen stream to lose")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Granted() == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts.CloseClientConnections()
+	select {
+	case <-rec.downs:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a lost notification stream went unnoticed")
+	}
+	c2 := rec.up(t)
+	if _, err := c2.ReadResource(context.Background(), "dpe://t.host/a"); err != nil {
+		t.Fatalf("read after reconnect: %v", err)
+	}
+	if st := m.States()["web"]; st.Restarts != 1 {
+		t.Errorf("state %+v", st)
 	}
 }

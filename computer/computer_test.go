@@ -116,7 +116,22 @@ func newFleet(tb testing.TB, servers, docs int, tweak func(*config.Server)) *fle
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	f.settle()
 	return f
+}
+
+// settle waits until the start-up listings (each subscription
+// acknowledgement triggers one) have stopped.
+func (f *fleet) settle() {
+	last := f.lists()
+	for stable := 0; stable < 4; {
+		time.Sleep(50 * time.Millisecond)
+		if n := f.lists(); n == last {
+			stable++
+		} else {
+			last, stable = n, 0
+		}
+	}
 }
 
 func (f *fleet) reads() int64 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -544,4 +545,86 @@ func TestNotificationLatency(t *testing.T) {
 	if lats[len(lats)/2] > 2*time.Second {
 		t.Errorf("median latency %v", lats[len(lats)/2])
 	}
+}
+
+// TestComputerCommand runs `smcp-browse computer` with a configuration
+// file (one good entry, one bad): the agent gets the catalog, and on
+// SIGTERM the command exits and its document server is gone.
+func TestComputerCommand(t *testing.T) {
+	bin := testutil.Binary(t)
+	dir, n := copyCorpus(t, "data")
+	cfgPath := filepath.Join(t.TempDir(), "computer.json")
+	cfgJSON := fmt.Sprintf(`{"mcpServers": {
+  "docs": {"command": %q, "args": ["serve-docs", %q, "--host", "docs.cmd"]},
+  "broken": {"command": "x", "typo": 1}
+}}`, bin, dir)
+	if err := os.WriteFile(cfgPath, []byte(cfgJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := servertest.Start(t, server.Options{})
+	stderr := &lockedWriter{w: &strings.Builder{}}
+	cmd := exec.Command(bin, "computer", "--server", srv.URL, "--office", office, "--name", "cli-pc", "--config", cfgPath)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+	ctx := context.Background()
+	ag, err := agent.Connect(ctx, srv.URL, agent.Options{Name: "cli-agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
+	if err := ag.JoinOffice(ctx, office); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ret, err := ag.GetFinder(ctx, "cli-pc", agent.FinderQuery{})
+		if err == nil && ret.TotalCount == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("catalog: %v %+v\n%s", err, ret, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	child := findChild(t, "docs.cmd")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("computer exited with %v\n%s", err, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("computer did not exit on SIGTERM")
+	}
+	if err := syscall.Kill(child, 0); err == nil {
+		t.Errorf("document server %d still running after the computer exited", child)
+	}
+	if log := stderr.String(); !strings.Contains(log, `server \"broken\"`) || !strings.Contains(log, "typo") {
+		t.Errorf("the bad entry was not reported:\n%s", log)
+	}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

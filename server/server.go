@@ -119,7 +119,16 @@ func New(opts Options) *Server {
 	so.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
 	so.SetParser(lenientParser{log: s.log})
 	s.io = socket.NewServer(nil, so)
-	s.engine = s.io.ServeHandler(nil)
+	eng := newGatedEngine(so)
+	s.io.Bind(eng)
+	// Registered after Socket.IO's own listener, so it runs once Socket.IO
+	// listens to the new session.
+	_ = eng.On("connection", func(args ...any) {
+		if es, ok := firstArg(args).(engine.Socket); ok {
+			releaseGate(es)
+		}
+	})
+	s.engine = eng
 	nsp := s.io.Of(protocol.Namespace, nil)
 	nsp.Use(s.authenticate)
 	_ = nsp.On("connection", func(args ...any) {
@@ -179,6 +188,7 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 		msg = "missing token: send auth.token"
 	}
 	s.log.Info("connection refused", "reason", msg, "remote", sock.Handshake().Address)
+	releaseOut(sock.Conn())
 	next(socket.NewExtendedError("unauthorized: "+msg, map[string]any{
 		"code": protocol.CodeUnauthorized, "message": "unauthorized: " + msg,
 	}))

@@ -15,8 +15,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	engineio "github.com/zishang520/socket.io/clients/engine/v3"
 	client "github.com/zishang520/socket.io/clients/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
@@ -238,7 +240,7 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 	o.SetReconnection(false)
 	o.SetAutoConnect(false)
 	o.SetTimeout(timeout)
-	o.SetTransports(types.NewSet(client.Polling, client.WebSocket))
+	o.SetTransports(types.NewSet(client.WebSocket))
 
 	m := client.NewManager(c.base, o)
 	s := m.Socket(protocol.Namespace, o)
@@ -256,7 +258,26 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 		c.onDisconnect(s, reason)
 	})
 	s.OnAny(func(args ...any) { c.dispatch(args) })
-	s.Connect()
+	// Open the transport first and connect the namespace once it is open:
+	// Socket.Connect on a manager that is still opening can send the
+	// namespace CONNECT twice (from its open listener and from its own
+	// ready-state check), which the server answers by closing.
+	var opened atomic.Bool
+	m.Open(func(err error) {
+		opened.Store(true)
+		if err != nil {
+			report(err)
+			return
+		}
+		s.Connect()
+	})
+	// The manager subscribes to its engine's open event only after the
+	// engine has started, so a fast open can go unheard; then nothing more
+	// will happen. Notice that and give up this try at once.
+	lost := make(chan struct{})
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go watchOpen(m, &opened, lost, stopWatch)
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -275,6 +296,9 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 			return nil, fmt.Errorf("connect to %s: %w", c.base, err), false
 		}
 		return nil, err, false
+	case <-lost:
+		s.Disconnect()
+		return nil, fmt.Errorf("connect to %s: the client missed its transport's open event", c.base), true
 	case <-timer.C:
 		s.Disconnect()
 		return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no answer within %s", c.base, timeout.Round(time.Millisecond)), true
@@ -284,6 +308,38 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 			return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: %v", c.base, ctx.Err()), false
 		}
 		return nil, fmt.Errorf("connect to %s: %w", c.base, ctx.Err()), false
+	}
+}
+
+// missedOpenGrace is how long an open engine may go without the manager
+// reacting before the open event counts as missed.
+const missedOpenGrace = 200 * time.Millisecond
+
+// watchOpen closes lost when m's engine is open but the manager's open
+// callback has not run within missedOpenGrace.
+func watchOpen(m *client.Manager, opened *atomic.Bool, lost, stop chan struct{}) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var since time.Time
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		if opened.Load() {
+			return
+		}
+		eng := m.Engine()
+		if eng == nil || eng.ReadyState() != engineio.SocketStateOpen {
+			continue
+		}
+		if since.IsZero() {
+			since = time.Now()
+		} else if time.Since(since) > missedOpenGrace {
+			close(lost)
+			return
+		}
 	}
 }
 

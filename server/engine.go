@@ -1,0 +1,185 @@
+package server
+
+import (
+	"bytes"
+	"sync"
+	"time"
+
+	"github.com/zishang520/socket.io/parsers/engine/v3/packet"
+	engine "github.com/zishang520/socket.io/servers/engine/v3"
+	"github.com/zishang520/socket.io/servers/engine/v3/transports"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// gatedEngine is the engine.io server with two races of the library
+// closed, both of which a fast client (a WebSocket one above all) hits:
+//
+//   - The engine sends a new session's open packet before it announces the
+//     session to Socket.IO, so the client's namespace CONNECT can be
+//     delivered before anyone listens, and the connection hangs. Incoming
+//     packets of a new session are held until it has been announced
+//     (release, called from an engine connection listener registered after
+//     Socket.IO's own).
+//   - Socket.IO writes the namespace CONNECT answer before it records the
+//     namespace as joined, so the client's first event can arrive in
+//     between, and Socket.IO then closes the connection as out of order.
+//     After a CONNECT to /smcp comes in, outgoing packets are held until
+//     the namespace connection is complete or refused (releaseOut, called
+//     from the namespace's connection handler and from the token check).
+type gatedEngine struct {
+	engine.Server
+}
+
+func newGatedEngine(opts any) *gatedEngine {
+	e := &gatedEngine{Server: engine.MakeServer()}
+	e.Prototype(e) // the engine's handshake now calls our CreateTransport
+	e.Construct(opts)
+	return e
+}
+
+// CreateTransport wraps the transport of a new session in a gate.
+func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (transports.Transport, error) {
+	t, err := e.Server.CreateTransport(name, ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &gatedTransport{Transport: t}, nil
+}
+
+// releaseGate opens the incoming gate of a session's transport.
+func releaseGate(sock engine.Socket) {
+	if g, ok := sock.Transport().(*gatedTransport); ok {
+		g.release()
+	}
+}
+
+// releaseOut lets the held outgoing packets of a session's transport go.
+func releaseOut(sock engine.Socket) {
+	if g, ok := sock.Transport().(*gatedTransport); ok {
+		g.releaseOut()
+	}
+}
+
+// holdLimit bounds how long outgoing packets are held should no release
+// come.
+const holdLimit = 2 * time.Second
+
+// connectPrefix starts the engine.io message of a Socket.IO CONNECT to the
+// SMCP namespace ("0" is CONNECT).
+const connectPrefix = "0" + protocol.Namespace
+
+// gatedTransport delays the transport's "packet" events until release, and
+// its outgoing packets while a namespace CONNECT is being handled.
+type gatedTransport struct {
+	transports.Transport
+
+	mu    sync.Mutex
+	open  bool
+	queue []func()
+
+	sendMu  sync.Mutex // orders sends, held or not
+	holding bool
+	held    []*packet.Packet
+	timer   *time.Timer
+}
+
+// On wraps "packet" listeners so that they go through the gate.
+func (g *gatedTransport) On(ev types.EventName, listeners ...types.EventListener) error {
+	if ev != "packet" {
+		return g.Transport.On(ev, listeners...)
+	}
+	wrapped := make([]types.EventListener, len(listeners))
+	for i, l := range listeners {
+		wrapped[i] = func(args ...any) {
+			if p, ok := firstArg(args).(*packet.Packet); ok && isConnect(p) {
+				g.hold()
+			}
+			g.deliver(func() { l(args...) })
+		}
+	}
+	return g.Transport.On(ev, wrapped...)
+}
+
+// isConnect reports whether p carries a Socket.IO CONNECT to /smcp.
+func isConnect(p *packet.Packet) bool {
+	if p.Type != packet.MESSAGE {
+		return false
+	}
+	b, ok := p.Data.(interface{ Bytes() []byte })
+	if !ok {
+		return false
+	}
+	data := b.Bytes()
+	return bytes.HasPrefix(data, []byte(connectPrefix)) &&
+		(len(data) == len(connectPrefix) || data[len(connectPrefix)] == ',')
+}
+
+// hold starts holding outgoing packets.
+func (g *gatedTransport) hold() {
+	g.sendMu.Lock()
+	defer g.sendMu.Unlock()
+	if g.holding {
+		return
+	}
+	g.holding = true
+	g.timer = time.AfterFunc(holdLimit, g.releaseOut)
+}
+
+// Send passes packets on, or keeps them while holding.
+func (g *gatedTransport) Send(packets []*packet.Packet) {
+	g.sendMu.Lock()
+	defer g.sendMu.Unlock()
+	if g.holding {
+		g.held = append(g.held, packets...)
+		return
+	}
+	g.Transport.Send(packets)
+}
+
+// releaseOut stops holding and sends what was held, in one batch.
+func (g *gatedTransport) releaseOut() {
+	g.sendMu.Lock()
+	defer g.sendMu.Unlock()
+	if !g.holding {
+		return
+	}
+	g.holding = false
+	g.timer.Stop()
+	held := g.held
+	g.held = nil
+	if len(held) > 0 {
+		g.Transport.Send(held)
+	}
+}
+
+func (g *gatedTransport) deliver(fn func()) {
+	g.mu.Lock()
+	if !g.open {
+		g.queue = append(g.queue, fn)
+		g.mu.Unlock()
+		return
+	}
+	g.mu.Unlock()
+	fn()
+}
+
+// release delivers the held packets in order and lets later ones through;
+// packets arriving while it drains join the queue, so order is kept.
+func (g *gatedTransport) release() {
+	for {
+		g.mu.Lock()
+		if len(g.queue) == 0 {
+			g.open = true
+			g.mu.Unlock()
+			return
+		}
+		q := g.queue
+		g.queue = nil
+		g.mu.Unlock()
+		for _, fn := range q {
+			fn()
+		}
+	}
+}

@@ -100,6 +100,9 @@ func (s *Server) decode(req *request, out any) *protocol.Error {
 	if _, ok := req.payload.(map[string]any); !ok {
 		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", req.event, kindOf(req.payload))
 	}
+	if n := payloadSize(req.payload, s.opts.MaxRequestBytes); n > s.opts.MaxRequestBytes {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (over %d bytes)", req.event, s.opts.MaxRequestBytes)
+	}
 	raw, err := json.Marshal(req.payload)
 	if err != nil {
 		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload is not JSON: %v", req.event, err)
@@ -115,6 +118,37 @@ func (s *Server) decode(req *request, out any) *protocol.Error {
 		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", req.event, err)
 	}
 	return nil
+}
+
+// payloadSize estimates the encoded size of a decoded payload from its
+// strings and keys, stopping once it passes limit, so an oversized request
+// is refused without encoding it again.
+func payloadSize(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n > limit {
+			return
+		}
+		switch x := v.(type) {
+		case string:
+			n += len(x) + 2
+		case map[string]any:
+			for k, e := range x {
+				n += len(k) + 4
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				n++
+				walk(e)
+			}
+		default:
+			n += 8
+		}
+	}
+	walk(v)
+	return n
 }
 
 // kindOf names the JSON kind of a decoded value for error messages.

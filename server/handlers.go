@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 
 	"github.com/zishang520/socket.io/servers/socket/v3"
@@ -167,7 +166,7 @@ func kindOf(v any) string {
 	case map[string]any:
 		return "an object"
 	}
-	return fmt.Sprintf("%T (binary?)", v)
+	return "binary data"
 }
 
 // missing returns a 400 naming the first empty required field.

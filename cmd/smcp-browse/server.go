@@ -1,18 +1,67 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/smcp-browse/smcp-browse/server"
 )
 
-// newServerCmd is a placeholder until its issue lands.
+// newServerCmd runs the SMCP Server: the Socket.IO router between agents
+// and computers.
 func newServerCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "server",
-		Short: "not built yet",
+	var (
+		listen, token, logLevel, logFile string
+		requestTimeout                   time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "server [--listen ADDR] [--token T]",
+		Short: "Run the SMCP Server that routes agents' requests to computers",
+		Long: `server runs the A2C-SMCP Server: Socket.IO namespace /smcp, served at
+http://ADDR/socket.io/ and http://ADDR/smcp/ (the Python SDK's path).
+
+Clients must send a2c_version in the URL query (accepted: ` + server.MinSupported + ` up to every
+0.4.x) and, when --token is set, the token as auth.token. Agents and computers
+join offices with server:join_office; the server routes each client:* request to
+the computer it names in the caller's office and relays the office's
+notifications. It prints the URL it listens on, and stops gracefully on SIGINT
+or SIGTERM.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("server: not built yet")
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level: %w", err)
+			}
+			var logOut io.Writer = cmd.ErrOrStderr()
+			if logFile != "" {
+				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				if err != nil {
+					return fmt.Errorf("--log-file: %w", err)
+				}
+				defer f.Close()
+				logOut = f
+			}
+			log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", listen, err)
+			}
+			srv := server.New(server.Options{Token: token, Logger: log, RequestTimeout: requestTimeout})
+			fmt.Fprintf(cmd.OutOrStdout(), "smcp-browse server listening on http://%s\n", ln.Addr())
+			return srv.Serve(cmd.Context(), ln)
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "127.0.0.1:9000", "address to listen on (port 0 picks a free one)")
+	f.StringVar(&token, "token", os.Getenv("SMCP_TOKEN"), "shared token clients must send (default $SMCP_TOKEN; empty: none)")
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	f.DurationVar(&requestTimeout, "request-timeout", server.DefaultRequestTimeout, "how long a routed request waits for the computer (client:tool_call uses its own timeout)")
+	return cmd
 }

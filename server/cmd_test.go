@@ -1,0 +1,125 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
+	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/server/servertest"
+)
+
+// lockedBuffer collects a process's stderr safely.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServerCommand runs `smcp-browse server` with a token: it prints its
+// URL, refuses a client without the token, routes a request between two
+// that have it, and exits 0 on SIGTERM after telling its clients.
+func TestServerCommand(t *testing.T) {
+	bin := testutil.Binary(t)
+	ctx := testCtx(t)
+	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--token", "tk-1", "--log-level", "debug")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	var url string
+	select {
+	case line := <-lines:
+		const prefix = "smcp-browse server listening on "
+		if !strings.HasPrefix(line, prefix) {
+			t.Fatalf("first line %q", line)
+		}
+		url = strings.TrimPrefix(line, prefix)
+	case <-time.After(wait):
+		t.Fatalf("no URL printed; stderr:\n%s", stderr.String())
+	}
+
+	if _, err := agent.Connect(ctx, url, agent.Options{}); protocol.CodeOf(err) != protocol.CodeUnauthorized {
+		t.Fatalf("client without the token: %v", err)
+	}
+	pc, err := sioconn.Dial(ctx, sioconn.Options{URL: url, Token: "tk-1", Logger: servertest.Logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	pc.Handle(protocol.EventGetTools, servertest.Reply(protocol.GetToolsRet{Tools: []protocol.SMCPTool{{Name: "t1"}}}))
+	if _, err := pc.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: "computer", Name: "pc", OfficeID: "o1"}); err != nil {
+		t.Fatal(err)
+	}
+	states := make(chan agent.State, 16)
+	a, err := agent.Connect(ctx, url, agent.Options{Token: "tk-1", Handlers: agent.Handlers{State: func(s agent.State) { states <- s }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.JoinOffice(ctx, "o1"); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := a.GetTools(ctx, "pc")
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "t1" {
+		t.Fatalf("get_tools through the binary: %+v %v", tools, err)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(wait):
+		t.Fatalf("still running after SIGTERM; stderr:\n%s", stderr.String())
+	}
+	for s := range states {
+		if s == agent.StateReconnecting {
+			break
+		}
+	}
+	for _, want := range []string{"shutting down", "stopped", `msg="joined office"`, "req_id="} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the log does not mention %q:\n%s", want, stderr.String())
+		}
+	}
+}

@@ -282,30 +282,31 @@ func (r *registry) list(s *session, officeID string) ([]protocol.SessionInfo, *p
 	return out, nil
 }
 
-// target finds the computer named name for a request from s, applying the
+// target finds the computer named name for a request from s (and returns
+// s's office), applying the
 // checks in the protocol's order: caller not in an office (4103), caller
 // not an agent (403), computer in another office (4104), unknown (404).
-func (r *registry) target(s *session, name string) (*session, *protocol.Error) {
+func (r *registry) target(s *session, name string) (*session, string, *protocol.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.office == "" {
-		return nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first")
+		return nil, "", protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first")
 	}
 	if s.role != protocol.RoleAgent {
-		return nil, protocol.Errorf(protocol.CodeForbidden, "only an agent may send client:* requests (you are a %s)", s.role)
+		return nil, s.office, protocol.Errorf(protocol.CodeForbidden, "only an agent may send client:* requests (you are a %s)", s.role)
 	}
 	if m := r.offices[s.office].members[name]; m != nil && m.role == protocol.RoleComputer {
-		return m, nil
+		return m, s.office, nil
 	}
 	for id, o := range r.offices {
 		if id == s.office {
 			continue
 		}
 		if m := o.members[name]; m != nil && m.role == protocol.RoleComputer {
-			return nil, protocol.Errorf(protocol.CodeCrossRoomAccess, "computer '%s' is not in your office", name)
+			return nil, s.office, protocol.Errorf(protocol.CodeCrossRoomAccess, "computer '%s' is not in your office", name)
 		}
 	}
-	return nil, protocol.Errorf(protocol.CodeNotFound, "computer '%s' not found", name)
+	return nil, s.office, protocol.Errorf(protocol.CodeNotFound, "computer '%s' not found", name)
 }
 
 // peers returns s's office, role, name and the other members, for a

@@ -101,12 +101,13 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	log := req.log.With("req_id", f.ReqID, "computer", f.Computer)
-	target, e := s.reg.target(sess, f.Computer)
+	target, officeID, e := s.reg.target(sess, f.Computer)
 	if e != nil {
 		req.log = log
 		s.answer(sess, req, nil, e)
 		return
 	}
+	log = log.With("office", officeID)
 	p := &pendingReq{
 		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID,
 		from: sess, ack: req.ack, start: time.Now(),

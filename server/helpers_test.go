@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
 
@@ -147,12 +146,4 @@ func echo(event string) sioconn.Handler {
 	return func(_ context.Context, raw json.RawMessage) (any, error) {
 		return map[string]any{"handled": event, "got": raw}, nil
 	}
-}
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprint(err))
-	}
-	return string(b)
 }

@@ -56,6 +56,11 @@ async function session() {
     reconnection: false,
     transports: ["polling", "websocket"],
   });
+  // The manager opens its engine at once: watch the first transport and the
+  // upgrade from the start (the upgrade may finish before "connect").
+  const engine = socket.io.engine;
+  out.transports.push(engine.transport.name);
+  const upgraded = new Promise((resolve) => engine.once("upgrade", (t) => resolve(t.name)));
   try {
     await withTimeout(
       new Promise((resolve, reject) => {
@@ -64,9 +69,6 @@ async function session() {
       }),
       "connect",
     );
-    const engine = socket.io.engine;
-    out.transports.push(engine.transport.name);
-    const upgraded = new Promise((resolve) => engine.once("upgrade", (t) => resolve(t.name)));
 
     const ask = (event, payload) => withTimeout(socket.emitWithAck(event, payload), event);
     out.join_ack = (await ask("server:join_office", { role: "agent", name: "node-agent", office_id: office })) ?? null;

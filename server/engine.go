@@ -20,14 +20,14 @@ import (
 //     session to Socket.IO, so the client's namespace CONNECT can be
 //     delivered before anyone listens, and the connection hangs. Incoming
 //     packets of a new session are held until it has been announced
-//     (release, called from an engine connection listener registered after
-//     Socket.IO's own).
+//     (gates.adopt, called from an engine connection listener registered
+//     after Socket.IO's own).
 //   - Socket.IO writes the namespace CONNECT answer before it records the
 //     namespace as joined, so the client's first event can arrive in
 //     between, and Socket.IO then closes the connection as out of order.
 //     After a CONNECT to /smcp comes in, outgoing packets are held until
-//     the namespace connection is complete or refused (releaseOut, called
-//     from the namespace's connection handler and from the token check).
+//     the namespace connection is complete or refused (gates.releaseOut,
+//     called from the namespace's connection handler and the token check).
 type gatedEngine struct {
 	engine.Server
 }
@@ -48,17 +48,29 @@ func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (tran
 	return &gatedTransport{Transport: t}, nil
 }
 
-// releaseGate opens the incoming gate of a session's transport.
-func releaseGate(sock engine.Socket) {
-	if g, ok := sock.Transport().(*gatedTransport); ok {
-		g.release()
+// gates maps engine session ids to the gate of their first transport, so
+// the gate is found again after the session upgraded to another transport.
+type gates struct{ m sync.Map }
+
+// adopt is called when the engine announces a session: it ties the
+// session's gate to it and opens the incoming side.
+func (gs *gates) adopt(sock engine.Socket) {
+	g, ok := sock.Transport().(*gatedTransport)
+	if !ok {
+		return
 	}
+	g.mu.Lock()
+	g.owner = sock
+	g.mu.Unlock()
+	gs.m.Store(sock.Id(), g)
+	_ = sock.Once("close", func(...any) { gs.m.Delete(sock.Id()) })
+	g.release()
 }
 
-// releaseOut lets the held outgoing packets of a session's transport go.
-func releaseOut(sock engine.Socket) {
-	if g, ok := sock.Transport().(*gatedTransport); ok {
-		g.releaseOut()
+// releaseOut lets the held outgoing packets of a session go.
+func (gs *gates) releaseOut(sock engine.Socket) {
+	if g, ok := gs.m.Load(sock.Id()); ok {
+		g.(*gatedTransport).releaseOut()
 	}
 }
 
@@ -78,6 +90,7 @@ type gatedTransport struct {
 	mu    sync.Mutex
 	open  bool
 	queue []func()
+	owner engine.Socket // the session, once announced
 
 	sendMu  sync.Mutex // orders sends, held or not
 	holding bool
@@ -149,9 +162,20 @@ func (g *gatedTransport) releaseOut() {
 	g.timer.Stop()
 	held := g.held
 	g.held = nil
-	if len(held) > 0 {
-		g.Transport.Send(held)
+	if len(held) == 0 {
+		return
 	}
+	g.mu.Lock()
+	owner := g.owner
+	g.mu.Unlock()
+	if owner != nil {
+		if cur := owner.Transport(); cur != nil && cur != transports.Transport(g) {
+			// The session upgraded (polling to WebSocket) meanwhile.
+			cur.Send(held)
+			return
+		}
+	}
+	g.Transport.Send(held)
 }
 
 func (g *gatedTransport) deliver(fn func()) {

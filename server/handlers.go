@@ -67,7 +67,7 @@ func (s *Server) onConnection(sock *socket.Socket) {
 		reason, _ := firstArg(args).(string)
 		s.onDisconnect(sess, reason, log)
 	})
-	releaseOut(sock.Conn()) // the namespace is joined: the CONNECT answer may go
+	s.gates.releaseOut(sock.Conn()) // the namespace is joined: the CONNECT answer may go
 }
 
 // answer acks req with v or with e's flat payload. Without an ack callback

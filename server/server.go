@@ -103,6 +103,7 @@ type Server struct {
 	io       *socket.Server
 	engine   http.Handler
 	reg      *registry
+	gates    gates         // start-up gates of the engine sessions
 	ids      atomic.Uint64 // routing ids of forwarded requests
 	draining atomic.Bool   // refuse new sessions during shutdown
 }
@@ -125,7 +126,7 @@ func New(opts Options) *Server {
 	// listens to the new session.
 	_ = eng.On("connection", func(args ...any) {
 		if es, ok := firstArg(args).(engine.Socket); ok {
-			releaseGate(es)
+			s.gates.adopt(es)
 		}
 	})
 	s.engine = eng
@@ -188,7 +189,7 @@ func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedErr
 		msg = "missing token: send auth.token"
 	}
 	s.log.Info("connection refused", "reason", msg, "remote", sock.Handshake().Address)
-	releaseOut(sock.Conn())
+	s.gates.releaseOut(sock.Conn())
 	next(socket.NewExtendedError("unauthorized: "+msg, map[string]any{
 		"code": protocol.CodeUnauthorized, "message": "unauthorized: " + msg,
 	}))

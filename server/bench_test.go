@@ -132,3 +132,21 @@ func BenchmarkDirectCall(b *testing.B) {
 	}
 	reportLatencies(b, lat, time.Since(start))
 }
+
+// BenchmarkConnectJoin measures a client's start: the handshake probe, the
+// WebSocket connection, the namespace CONNECT and server:join_office.
+func BenchmarkConnectJoin(b *testing.B) {
+	srv := servertest.Start(b, server.Options{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		c, err := sioconn.Dial(ctx, sioconn.Options{URL: srv.URL})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: "computer", Name: fmt.Sprint("pc", i), OfficeID: "o"}); err != nil {
+			b.Fatal(err)
+		}
+		_ = c.Close()
+	}
+}

@@ -224,6 +224,35 @@ type DPEDocument struct {
 	PageTotal    *int             `json:"page_total,omitempty"`
 }
 
+// MarshalJSON writes the document; a depth=pages read (PageOffset set)
+// always carries a "pages" array, empty when the offset is past the end,
+// so readers can tell "no pages in this window" from "not asked for".
+func (d DPEDocument) MarshalJSON() ([]byte, error) {
+	var pages *[]DPEPageSummary // a non-nil pointer survives omitempty
+	switch {
+	case len(d.Pages) > 0:
+		pages = &d.Pages
+	case d.PageOffset != nil:
+		pages = &[]DPEPageSummary{}
+	}
+	return json.Marshal(struct {
+		DocRef       string            `json:"doc_ref"`
+		URI          string            `json:"uri"`
+		FileURI      string            `json:"file_uri"`
+		FileType     string            `json:"file_type"`
+		Title        string            `json:"title"`
+		PageCount    int               `json:"page_count"`
+		Keywords     []string          `json:"keywords,omitempty"`
+		Summary      string            `json:"summary,omitempty"`
+		LastModified string            `json:"last_modified,omitempty"`
+		Pages        *[]DPEPageSummary `json:"pages,omitempty"`
+		PageOffset   *int              `json:"page_offset,omitempty"`
+		PageLimit    *int              `json:"page_limit,omitempty"`
+		PageTotal    *int              `json:"page_total,omitempty"`
+	}{d.DocRef, d.URI, d.FileURI, d.FileType, d.Title, d.PageCount, d.Keywords,
+		d.Summary, d.LastModified, pages, d.PageOffset, d.PageLimit, d.PageTotal})
+}
+
 // CatalogEntry turns a Level 1 document into a catalog entry owned by server.
 func (d DPEDocument) CatalogEntry(server string) DPEDocumentSummary {
 	return DPEDocumentSummary{

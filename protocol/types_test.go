@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -171,5 +172,60 @@ func TestEvents(t *testing.T) {
 	}
 	if !RoleAgent.Valid() || !RoleComputer.Valid() || Role("server").Valid() || Role("").Valid() {
 		t.Error("Role.Valid")
+	}
+}
+
+func TestDPEDocumentPagesWindowAlwaysHasPages(t *testing.T) {
+	past := DPEDocument{DocRef: "d", URI: "dpe://h/d", Title: "t", PageCount: 2,
+		PageOffset: intp(5), PageLimit: intp(20), PageTotal: intp(2)}
+	b, err := json.Marshal(past)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	pages, ok := m["pages"].([]any)
+	if !ok || len(pages) != 0 {
+		t.Fatalf("offset past the end: pages = %#v, want []; json %s", m["pages"], b)
+	}
+	if m["page_offset"] != float64(5) || m["page_total"] != float64(2) {
+		t.Fatalf("window fields lost: %s", b)
+	}
+
+	meta := DPEDocument{DocRef: "d", URI: "dpe://h/d", Title: "t", PageCount: 2}
+	b, err = json.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"pages"`) || strings.Contains(string(b), "page_offset") {
+		t.Fatalf("depth=metadata read must not carry a page window: %s", b)
+	}
+}
+
+// TestDPEDocumentMarshalKeepsEveryField guards the hand-written wire struct
+// in DPEDocument.MarshalJSON: a field added to the type but not there fails.
+func TestDPEDocumentMarshalKeepsEveryField(t *testing.T) {
+	in := DPEDocument{DocRef: "d", URI: "u", FileURI: "f", FileType: "pdf", Title: "T",
+		PageCount: 3, Keywords: []string{"k"}, Summary: "s", LastModified: "lm",
+		Pages:      []DPEPageSummary{{PageIndex: 1, Title: "p", ElementCount: 2, URI: "u/pages/1", DocRef: "d"}},
+		PageOffset: intp(1), PageLimit: intp(1), PageTotal: intp(3)}
+	v := reflect.ValueOf(in)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("test value leaves %s zero; set it", v.Type().Field(i).Name)
+		}
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out DPEDocument
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip lost fields:\n in %+v\nout %+v\njson %s", in, out, b)
 	}
 }

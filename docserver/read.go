@@ -377,7 +377,10 @@ func documentMarkdown(d protocol.DPEDocument) string {
 		fmt.Fprintf(&b, "- Keywords: %s\n", strings.Join(d.Keywords, ", "))
 	}
 	fmt.Fprintf(&b, "- File: <%s>\n", d.FileURI)
-	if d.Pages != nil {
+	switch {
+	case d.PageOffset != nil && len(d.Pages) == 0:
+		fmt.Fprintf(&b, "\n## Pages (none from %d; %d in all)\n", *d.PageOffset, *d.PageTotal)
+	case d.PageOffset != nil:
 		fmt.Fprintf(&b, "\n## Pages (%d–%d of %d)\n\n", *d.PageOffset, *d.PageOffset+len(d.Pages)-1, *d.PageTotal)
 		for _, p := range d.Pages {
 			fmt.Fprintf(&b, "%d. [%s](%s) — %s\n", p.PageIndex, mdText(p.Title), p.URI, plural(p.ElementCount, "element"))

@@ -109,6 +109,12 @@ func TestLevelsAndQueryParameters(t *testing.T) {
 	if len(past.Pages) != 0 || *past.PageTotal != 4 || *past.PageOffset != 10 {
 		t.Errorf("offset past the end = %+v", past)
 	}
+	if raw, _ := readText(t, c, doc+"?depth=pages&offset=10"); !strings.Contains(raw, `"pages":[]`) {
+		t.Errorf("offset past the end: want an empty pages array, got %s", raw)
+	}
+	if md, _ := readText(t, c, doc+"?depth=pages&offset=10&format=markdown"); !strings.Contains(md, "## Pages (none from 10; 4 in all)") {
+		t.Errorf("offset past the end, markdown:\n%s", md)
+	}
 
 	var page protocol.DPEPage
 	readJSON(t, c, doc+"/pages/1", &page)

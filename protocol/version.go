@@ -11,16 +11,20 @@ type ProtocolVersion struct {
 	Major, Minor, Patch int
 }
 
-// ParseVersion parses "MAJOR.MINOR.PATCH" (non-negative decimal integers,
-// an optional pre-release suffix such as "-dev" on the patch is accepted and
-// ignored for compatibility).
+// ParseVersion parses "MAJOR.MINOR.PATCH" (non-negative decimal integers).
+// A SemVer pre-release or build suffix ("-dev", "-rc.1", "+build.5") is
+// accepted and ignored: compatibility depends on MAJOR.MINOR only.
 func ParseVersion(s string) (ProtocolVersion, error) {
-	parts := strings.Split(s, ".")
+	core := s
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		core = s[:i]
+		if suffix := s[i+1:]; suffix == "" || strings.TrimLeft(suffix, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-+") != "" {
+			return ProtocolVersion{}, fmt.Errorf("invalid version %q: bad pre-release or build suffix", s)
+		}
+	}
+	parts := strings.Split(core, ".")
 	if len(parts) != 3 {
 		return ProtocolVersion{}, fmt.Errorf("invalid version %q: want MAJOR.MINOR.PATCH", s)
-	}
-	if i := strings.IndexByte(parts[2], '-'); i > 0 {
-		parts[2] = parts[2][:i]
 	}
 	var n [3]int
 	for i, p := range parts {

@@ -10,6 +10,9 @@ func TestParseVersion(t *testing.T) {
 		{"0.2.0", ProtocolVersion{0, 2, 0}},
 		{"1.10.3", ProtocolVersion{1, 10, 3}},
 		{"0.2.1-dev", ProtocolVersion{0, 2, 1}},
+		{"0.3.0-rc.1", ProtocolVersion{0, 3, 0}},
+		{"0.2.0+build.5", ProtocolVersion{0, 2, 0}},
+		{"0.2.0-beta.2+exp.sha.5114f85", ProtocolVersion{0, 2, 0}},
 		{"00.02.00", ProtocolVersion{0, 2, 0}},
 		{Version, ProtocolVersion{0, 2, 0}},
 	}
@@ -19,7 +22,7 @@ func TestParseVersion(t *testing.T) {
 			t.Errorf("ParseVersion(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		}
 	}
-	for _, in := range []string{"", "0.2", "0.2.0.1", "v0.2.0", "0.x.0", "0..0", "-1.2.0", "0.2.-1", " 0.2.0", "0.2.0 ", "1e3.0.0", "0.+2.0", "9999999999.0.0"} {
+	for _, in := range []string{"", "0.2", "0.2.0.1", "v0.2.0", "0.x.0", "0..0", "-1.2.0", "0.2.-1", " 0.2.0", "0.2.0 ", "1e3.0.0", "0.+2.0", "9999999999.0.0", "0.2.0-", "0.2.0+", "0.2.0-rc 1", "0.2.0-rc\x00"} {
 		if v, err := ParseVersion(in); err == nil {
 			t.Errorf("ParseVersion(%q) = %v, want an error", in, v)
 		}

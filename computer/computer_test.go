@@ -306,7 +306,7 @@ func TestToolsNamingAndCalls(t *testing.T) {
 		if len(tl.ParamsSchema) == 0 {
 			t.Errorf("%s has no params_schema", tl.Name)
 		}
-		if tl.Name == "pause" {
+		if tl.Name == "srv-01__pause" {
 			var meta map[string]any
 			if s, _ := tl.Meta["a2c_tool_meta"].(string); json.Unmarshal([]byte(s), &meta) != nil || meta["alias"] != "pause" {
 				t.Errorf("pause meta = %v", tl.Meta)
@@ -314,7 +314,8 @@ func TestToolsNamingAndCalls(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"danger@srv-00", "echo@srv-00", "pause@srv-01", "srv-01__echo@srv-01", "wait@srv-00"}
+	// Every name carries its bundle_id, whatever the other servers expose.
+	want := []string{"srv-00__danger@srv-00", "srv-00__echo@srv-00", "srv-00__wait@srv-00", "srv-01__echo@srv-01", "srv-01__pause@srv-01"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
@@ -323,7 +324,7 @@ func TestToolsNamingAndCalls(t *testing.T) {
 		return call[protocol.CallToolResult](t, f.c.handleToolCall,
 			fmt.Sprintf(`{"req_id":%q,"tool_name":%q,"params":{"message":"m"},"timeout":%v}`, reqID, name, timeout))
 	}
-	for name, wantText := range map[string]string{"echo": "host00.example: m", "srv-01__echo": "host01.example: m", "srv-00__echo": "host00.example: m"} {
+	for name, wantText := range map[string]string{"srv-01__echo": "host01.example: m", "srv-00__echo": "host00.example: m"} {
 		res, err := tool(name, 5, "e-"+name)
 		if err != nil || res.IsError || res.Text() != wantText {
 			t.Errorf("%s: %v %+v", name, err, res)
@@ -332,8 +333,20 @@ func TestToolsNamingAndCalls(t *testing.T) {
 	if _, err := tool("danger-not-here", 5, "x1"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
 		t.Errorf("unknown tool: %v", err)
 	}
-	if _, err := tool("srv-01__danger", 5, "x2"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
-		t.Errorf("forbidden tool by bundle name: %v", err)
+	// Unambiguous short forms route too: a bare name only one server
+	// exposes (danger is forbidden on srv-01), and bundle_id + the original
+	// name behind an alias.
+	if res, err := tool("danger", 5, "short-1"); err != nil || res.Text() != "boom" {
+		t.Errorf("danger: %v %+v", err, res)
+	}
+	if res, err := tool("srv-01__wait", 0.2, "short-2"); err != nil || !res.TimedOut() {
+		t.Errorf("srv-01__wait: %v %+v", err, res)
+	}
+	if _, err := tool("echo", 5, "x2"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
+		t.Errorf("a bare name two servers share must not guess: %v", err)
+	}
+	if _, err := tool("srv-01__danger", 5, "x3"); protocol.CodeOf(err) != protocol.CodeToolDisabled {
+		t.Errorf("tool forbidden on srv-01, by its exposed name: %v, want 4002", err)
 	}
 
 	// Timeout: the result is an error result marked a2c_timeout.
@@ -364,7 +377,7 @@ func TestToolsNamingAndCalls(t *testing.T) {
 		t.Fatal("cancelled call did not return")
 	}
 	h := f.c.History()
-	if len(h) != 5 || h[3].Outcome != "timeout" || h[4].Outcome != "cancelled" || h[4].Server != "srv-00" || !h[0].Success {
+	if len(h) != 6 || h[2].Server != "srv-00" || h[3].Server != "srv-01" || h[4].Outcome != "timeout" || h[5].Outcome != "cancelled" || h[5].Server != "srv-00" || !h[0].Success {
 		t.Errorf("history = %+v", h)
 	}
 }
@@ -372,9 +385,11 @@ func TestToolsNamingAndCalls(t *testing.T) {
 func TestForbiddenToolIs4002(t *testing.T) {
 	f := newFleet(t, 1, 1, func(s *config.Server) { s.ForbiddenTools = []string{"danger"} })
 	defer f.stop()
-	_, err := f.c.handleToolCall(context.Background(), json.RawMessage(`{"tool_name":"danger","params":{}}`))
-	if protocol.CodeOf(err) != protocol.CodeToolDisabled {
-		t.Errorf("forbidden: %v, want 4002", err)
+	for _, name := range []string{"danger", "srv-00__danger"} {
+		_, err := f.c.handleToolCall(context.Background(), json.RawMessage(`{"tool_name":"`+name+`","params":{}}`))
+		if protocol.CodeOf(err) != protocol.CodeToolDisabled {
+			t.Errorf("forbidden %s: %v, want 4002", name, err)
+		}
 	}
 	for _, bad := range []string{`{"tool_name":""}`, `{"tool_name":"echo","timeout":-1}`, `{"tool_name":5}`} {
 		if _, err := f.c.handleToolCall(context.Background(), json.RawMessage(bad)); protocol.CodeOf(err) != 400 {

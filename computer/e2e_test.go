@@ -325,7 +325,7 @@ func TestEndToEnd(t *testing.T) {
 		for _, tl := range tools.Tools {
 			names = append(names, tl.Name+"@"+tl.BundleID)
 		}
-		for _, want := range []string{"fs_tree@docs-a", "docs-b__fs_tree@docs-b", "fs_grep@docs-a", "docs-b__fs_find@docs-b"} {
+		for _, want := range []string{"docs-a__fs_tree@docs-a", "docs-b__fs_tree@docs-b", "docs-a__fs_grep@docs-a", "docs-b__fs_find@docs-b"} {
 			if !slices.Contains(names, want) {
 				t.Errorf("tools %v lack %s", names, want)
 			}
@@ -334,9 +334,12 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil || res.IsError || !strings.Contains(res.Text(), "sales.csv") {
 			t.Fatalf("fs_find on docs-b: %v %+v", err, res)
 		}
-		// The canonical bundle form routes too.
 		if res, err := r.agent.CallTool(ctx, "pc", "docs-a__fs_tree", map[string]any{}, 10*time.Second); err != nil || res.IsError {
 			t.Errorf("docs-a__fs_tree: %v %+v", err, res)
+		}
+		// Both servers have fs_tree: the bare name is ambiguous and not guessed.
+		if _, err := r.agent.CallTool(ctx, "pc", "fs_tree", nil, 5*time.Second); codeOf(err) != 4001 {
+			t.Errorf("ambiguous bare fs_tree: %v, want 4001", err)
 		}
 		if _, err := r.agent.CallTool(ctx, "pc", "no_such_tool", nil, 5*time.Second); codeOf(err) != 4001 {
 			t.Errorf("unknown tool: %v, want 4001", err)
@@ -473,15 +476,15 @@ func TestThirdPartyServer(t *testing.T) {
 	for time.Now().Before(deadline) {
 		var err error
 		tools, err = r.agent.GetTools(ctx, "pc")
-		if err == nil && slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "echo" }) {
+		if err == nil && slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "everything__echo" }) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if !slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "echo" && tl.BundleID == "everything" }) {
+	if !slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "everything__echo" && tl.BundleID == "everything" }) {
 		t.Fatalf("echo not among %d tools", len(tools.Tools))
 	}
-	res, err := r.agent.CallTool(ctx, "pc", "echo", map[string]any{"message": "hello finder"}, 10*time.Second)
+	res, err := r.agent.CallTool(ctx, "pc", "everything__echo", map[string]any{"message": "hello finder"}, 10*time.Second)
 	if err != nil || res.IsError || !strings.Contains(res.Text(), "hello finder") {
 		t.Fatalf("echo: %v %+v", err, res)
 	}

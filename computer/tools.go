@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,12 +15,12 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// Tool naming: a tool is exposed under its own name (or its configured
-// alias); when an earlier server (in configuration order) already exposes
-// that name, the later one is exposed as "<bundle_id>__<name>". Calls are
-// routed through the table, and the canonical "<bundle_id>__<name>" form
-// is accepted for every tool so agents that follow the upstream BundleID
-// naming work too.
+// Tool naming follows the upstream BundleID model: every tool is exposed
+// as "<bundle_id>__<alias ?? name>", whatever other servers are running,
+// so names do not drift when servers come and go. Calls are routed through
+// the table; for older agents and people typing at a prompt, the bare
+// "<alias ?? name>" (and "<bundle_id>__<original name>") are accepted too
+// when exactly one tool answers to them.
 
 // errCancelledByAgent is the cause of a tool call stopped by
 // notify:tool_call_cancel.
@@ -99,10 +101,7 @@ func (t *toolTable) get(ctx context.Context) ([]toolEntry, map[string]int) {
 			if alias, _ := meta["alias"].(string); alias != "" {
 				name = alias
 			}
-			exposed := name
-			if _, clash := byName[exposed]; clash {
-				exposed = l.server + "__" + name
-			}
+			exposed := l.server + "__" + name
 			if _, clash := byName[exposed]; clash {
 				t.c.log.Warn("tool name clash inside one server; the later tool is not exposed", "server", l.server, "tool", tool.Name, "name", exposed)
 				continue
@@ -112,12 +111,18 @@ func (t *toolTable) get(ctx context.Context) ([]toolEntry, map[string]int) {
 			entries = append(entries, e)
 		}
 	}
-	// The canonical BundleID form routes too, unless it is taken.
+	// Short forms route too when they are unambiguous.
+	owners := map[string][]int{}
 	for i, e := range entries {
-		for _, alt := range []string{e.server + "__" + e.original, e.server + "__" + e.name} {
-			if _, taken := byName[alt]; !taken {
-				byName[alt] = i
+		for _, alt := range []string{e.name, e.server + "__" + e.original} {
+			if _, canonical := byName[alt]; !canonical && !slices.Contains(owners[alt], i) {
+				owners[alt] = append(owners[alt], i)
 			}
+		}
+	}
+	for alt, is := range owners {
+		if len(is) == 1 {
+			byName[alt] = is[0]
 		}
 	}
 	t.mu.Lock()
@@ -211,7 +216,7 @@ func (c *Computer) handleToolCall(ctx context.Context, raw json.RawMessage) (any
 	i, ok := byName[req.ToolName]
 	if !ok {
 		for _, s := range c.servers {
-			if s.Forbidden(req.ToolName) {
+			if s.Forbidden(strings.TrimPrefix(req.ToolName, s.BundleID+"__")) {
 				return nil, protocol.Errorf(protocol.CodeToolDisabled, "tool %q is forbidden on this computer", req.ToolName).
 					WithDetails(map[string]any{"tool_name": req.ToolName})
 			}

@@ -92,6 +92,25 @@ func (s *Server) answer(sess *session, req *request, v any, e *protocol.Error) {
 	}
 }
 
+// answerOffice acks server:join_office and server:leave_office with the
+// base protocol's (success, error) tuple, which the official SDK's clients
+// read: (true, null) on success, (false, message) on refusal. A refusal
+// also carries the flat error payload as a third value, so that clients of
+// this project keep the code (4101, 4105, ...); readers of the tuple's
+// first two values see exactly the protocol's form.
+func (s *Server) answerOffice(sess *session, req *request, e *protocol.Error) {
+	if req.ack == nil {
+		s.answer(sess, req, nil, e)
+		return
+	}
+	if e != nil {
+		req.log.Info("request refused", "code", e.Code, "msg", e.Message)
+		sess.ack(req.ack, []any{false, e.Message, e})
+		return
+	}
+	sess.ack(req.ack, []any{true, nil})
+}
+
 // decode checks req's payload against the shape of out: it must be a JSON
 // object no bigger than MaxRequestBytes whose fields have the right types.
 // The decoded value is used only to validate and to read routing fields.
@@ -182,24 +201,24 @@ func missing(event string, fields ...[2]string) *protocol.Error {
 func (s *Server) onJoin(sess *session, req *request) {
 	var in protocol.EnterOfficeReq
 	if e := s.decode(req, &in); e != nil {
-		s.answer(sess, req, nil, e)
+		s.answerOffice(sess, req, e)
 		return
 	}
 	if e := missing(req.event, [2]string{"role", string(in.Role)}, [2]string{"name", in.Name}, [2]string{"office_id", in.OfficeID}); e != nil {
-		s.answer(sess, req, nil, e)
+		s.answerOffice(sess, req, e)
 		return
 	}
 	if !in.Role.Valid() {
-		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", req.event, protocol.RoleAgent, protocol.RoleComputer, in.Role))
+		s.answerOffice(sess, req, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", req.event, protocol.RoleAgent, protocol.RoleComputer, in.Role))
 		return
 	}
 	notes, e := s.reg.join(sess, in)
 	if e != nil {
-		s.answer(sess, req, nil, e)
+		s.answerOffice(sess, req, e)
 		return
 	}
 	req.log.Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name)
-	s.answer(sess, req, nil, nil)
+	s.answerOffice(sess, req, nil)
 	for _, n := range notes {
 		n.send()
 	}
@@ -208,21 +227,21 @@ func (s *Server) onJoin(sess *session, req *request) {
 func (s *Server) onLeave(sess *session, req *request) {
 	var in protocol.LeaveOfficeReq
 	if e := s.decode(req, &in); e != nil {
-		s.answer(sess, req, nil, e)
+		s.answerOffice(sess, req, e)
 		return
 	}
 	if e := missing(req.event, [2]string{"office_id", in.OfficeID}); e != nil {
-		s.answer(sess, req, nil, e)
+		s.answerOffice(sess, req, e)
 		return
 	}
 	n, e := s.reg.leave(sess, in.OfficeID)
 	if e != nil {
-		s.answer(sess, req, nil, e)
+		s.answerOffice(sess, req, e)
 		return
 	}
 	req.log.Info("left office", "office", in.OfficeID)
 	n.send()
-	s.answer(sess, req, nil, nil)
+	s.answerOffice(sess, req, nil)
 }
 
 func (s *Server) onListRoom(sess *session, req *request) {

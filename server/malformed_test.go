@@ -186,8 +186,8 @@ func TestBrokenPacketsAndBinaryKeepTheSession(t *testing.T) {
 	// The session still works: join as agent and route a request carrying
 	// a binary attachment inside its object.
 	p.send(`42/smcp,5["server:join_office",{"role":"agent","name":"raw","office_id":"o1"}]`)
-	if got := p.waitFor("43/smcp,5"); got != "43/smcp,5[]" {
-		t.Fatalf("join answered %s, want an empty ack", got)
+	if got := p.waitFor("43/smcp,5"); got != "43/smcp,5[true,null]" {
+		t.Fatalf("join answered %s, want the protocol's (true, null)", got)
 	}
 	p.send(`451-/smcp,6["client:get_finder",{"agent":"raw","req_id":"r6","computer":"pc","blob":{"_placeholder":true,"num":0}}]`, blob)
 	if got := p.waitFor("43/smcp,6"); !strings.Contains(got, `"req_id":"r6"`) || !strings.Contains(got, `"title":"ok"`) {

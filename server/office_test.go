@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -193,5 +194,38 @@ func TestHandshakeRefusals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestJoinAckIsTheProtocolTuple checks the raw acks of server:join_office
+// and server:leave_office: (true, null) on success and (false, message,
+// error payload) on refusal, which the official SDK's Computer reads as
+// its (success, error) tuple.
+func TestJoinAckIsTheProtocolTuple(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	first := openPoll(t, srv.URL)
+	first.send(`42/smcp,1["server:join_office",{"role":"computer","name":"pc","office_id":"o1"}]`)
+	if got := first.waitFor("43/smcp,1"); got != `43/smcp,1[true,null]` {
+		t.Fatalf("join answered %s, want [true,null]", got)
+	}
+	second := openPoll(t, srv.URL)
+	second.send(`42/smcp,1["server:join_office",{"role":"computer","name":"pc","office_id":"o1"}]`)
+	got := second.waitFor("43/smcp,1")
+	var args []json.RawMessage
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(got, "43/smcp,1")), &args); err != nil || len(args) != 3 {
+		t.Fatalf("refused join answered %s, want three values", got)
+	}
+	var ok bool
+	var msg string
+	if json.Unmarshal(args[0], &ok) != nil || ok || json.Unmarshal(args[1], &msg) != nil || msg == "" {
+		t.Errorf("refused join answered %s, want (false, message, ...)", got)
+	}
+	pe, isErr := protocol.DecodeError(args[2])
+	if !isErr || pe.Code != protocol.CodeNameTaken || pe.Message != msg {
+		t.Errorf("third value %s, want the 4105 payload with the same message", args[2])
+	}
+	first.send(`42/smcp,2["server:leave_office",{"office_id":"o1"}]`)
+	if got := first.waitFor("43/smcp,2"); got != `43/smcp,2[true,null]` {
+		t.Errorf("leave answered %s, want [true,null]", got)
 	}
 }

@@ -57,8 +57,21 @@ func shapeOf(event string) any {
 	return &protocol.ComputerCall{}
 }
 
+// notSupported is the answer to a client:* request that the computer
+// acked with no value. No client:* event has an empty answer, and a
+// Socket.IO client with no handler for an event (python-socketio, which the
+// official SDK's Computer uses) acks it at once with nothing, so an empty
+// ack means the computer does not know the event (e.g. client:get_finder on
+// a Computer without Finder).
+func notSupported(event, computer string) *protocol.Error {
+	return protocol.Errorf(protocol.CodeNotFound,
+		"%s is not supported by computer '%s' (it answered with an empty acknowledgement)", event, computer).
+		WithDetails(map[string]any{"event": event, "computer": computer, "reason": "empty_ack"})
+}
+
 // route forwards a client:* request to the computer it names in the
-// caller's office and relays the computer's ack back unchanged. Checks, in
+// caller's office and relays the computer's ack back unchanged (an empty
+// one becomes notSupported). Checks, in
 // order: malformed (400), caller in no office (4103), caller not an agent
 // (403), computer in another office (4104), unknown computer (404).
 func (s *Server) route(sess *session, req *request) {
@@ -126,6 +139,10 @@ func (s *Server) route(sess *session, req *request) {
 	target.emit(req.event, req.payload, ackFunc(func(args []any, _ error) {
 		if _, ok := target.takePending(p.id); ok {
 			log.Debug("routed", "took", time.Since(p.start))
+			if len(args) == 0 {
+				log.Info("computer answered with an empty ack: the event is not supported there")
+				args = []any{notSupported(req.event, f.Computer)}
+			}
 			p.finish(args)
 		}
 	}))

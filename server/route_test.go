@@ -386,3 +386,29 @@ func TestConnectChurn(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyAckIsNotSupported checks that a computer acking a request with
+// no value (what python-socketio does for an event it has no handler for,
+// e.g. client:get_finder on the official SDK's Computer) reaches the agent
+// at once as a 404 saying the event is not supported there.
+func TestEmptyAckIsNotSupported(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	ctx := testCtx(t)
+	empty := func(context.Context, json.RawMessage) (any, error) { return nil, nil }
+	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{
+		protocol.EventGetFinder:    empty,
+		protocol.EventReadResource: empty,
+	})
+	bot := dial(t, srv.URL)
+	join(t, bot, protocol.RoleAgent, "bot", "o1")
+	for _, ev := range []string{protocol.EventGetFinder, protocol.EventReadResource} {
+		_, err := bot.Call(ctx, ev, map[string]any{"agent": "bot", "req_id": "r1", "computer": "pc", "uri": "dpe://h/"})
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code != protocol.CodeNotFound {
+			t.Fatalf("%s: got %v, want a 404 protocol error", ev, err)
+		}
+		if !strings.Contains(pe.Message, ev+" is not supported by computer 'pc'") || pe.Details["reason"] != "empty_ack" || pe.Details["event"] != ev {
+			t.Errorf("%s: error %q details %v", ev, pe.Message, pe.Details)
+		}
+	}
+}

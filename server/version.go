@@ -8,14 +8,15 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// The a2c_version range the Server accepts. The official Python SDK sends
+// The a2c_version range the Server accepts: the range this project speaks
+// (protocol.MinVersion to protocol.MaxVersion). The official Python SDK sends
 // 0.2.x, 0.3.x or (a2c-smcp 0.4.2, the newest) 0.4.0, and the events this
 // Server serves are the same across them, so every version from
 // MinSupported up to any patch of MaxSupported's MAJOR.MINOR is accepted.
 // MaxSupported's patch only marks "every 0.4.x" in the 4008 body.
 const (
-	MinSupported = "0.2.0"
-	MaxSupported = "0.4.999"
+	MinSupported = protocol.MinVersion
+	MaxSupported = protocol.MaxVersion
 )
 
 // versionRange is MinSupported and MaxSupported parsed once.

@@ -81,16 +81,25 @@ func ctxError(ctx context.Context, event string, wait time.Duration) error {
 }
 
 // DecodeAck interprets the arguments of an ack: none is a success with a
-// JSON null; (bool, x) is the legacy 0.1 form — true succeeds with x, false
-// fails with x as the message; otherwise the first argument is the answer,
-// or a *protocol.Error when it is an error payload.
+// JSON null; (bool, x) is the base protocol's tuple of server:join_office —
+// true succeeds with x, false fails with x as the message, or with the
+// error payload a third value carries (as this project's Server sends);
+// otherwise the first argument is the answer, or a *protocol.Error when it
+// is an error payload.
 func DecodeAck(args []any) (json.RawMessage, error) {
 	if len(args) == 0 {
 		return json.RawMessage("null"), nil
 	}
-	if ok, isBool := args[0].(bool); isBool && len(args) == 2 {
+	if ok, isBool := args[0].(bool); isBool && (len(args) == 2 || len(args) == 3) {
 		if ok {
 			return marshalArg(args[1])
+		}
+		if len(args) == 3 {
+			if raw, err := marshalArg(args[2]); err == nil {
+				if pe, isErr := protocol.DecodeError(raw); isErr {
+					return nil, pe
+				}
+			}
 		}
 		msg, _ := args[1].(string)
 		if msg == "" {

@@ -6,6 +6,7 @@
 package sioconn
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,7 +71,10 @@ type Options struct {
 	URL string
 	// Token is sent as auth.token in the Socket.IO connect packet.
 	Token string
-	// Version is the a2c_version query value (default protocol.Version).
+	// Version is the a2c_version query value. Left empty, the client sends
+	// protocol.Version and, when a server refuses it with 4008 naming a
+	// server_version this project also speaks (protocol.Speaks), connects
+	// again with that one; set, it is sent as is and never changed.
 	Version string
 	// Logger receives connection logs (default: discard).
 	Logger *slog.Logger
@@ -85,9 +89,6 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() {
-	if o.Version == "" {
-		o.Version = protocol.Version
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -132,6 +133,9 @@ type Conn struct {
 	log  *slog.Logger
 	base string // scheme://host
 
+	negotiate bool                   // Options.Version was empty
+	version   atomic.Pointer[string] // the a2c_version sent
+
 	ctx    context.Context // lifetime; cancelled by Close
 	cancel context.CancelFunc
 
@@ -167,6 +171,9 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		handlers:  map[string]Handler{},
 		listeners: map[string]*listener{},
 	}
+	c.negotiate = opts.Version == ""
+	v := cmp.Or(opts.Version, protocol.Version)
+	c.version.Store(&v)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	s, err := c.attempt(ctx)
 	if err != nil {
@@ -213,7 +220,12 @@ func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
 	}
 	for {
 		if err := c.probe(ctx); err != nil {
-			return nil, err
+			if !c.adoptServerVersion(err) {
+				return nil, err
+			}
+			if err := c.probe(ctx); err != nil {
+				return nil, err
+			}
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -232,7 +244,7 @@ func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
 func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket, _ error, silent bool) {
 	o := client.DefaultOptions()
 	o.SetPath(c.opts.Path)
-	o.SetQuery(url.Values{"a2c_version": {c.opts.Version}})
+	o.SetQuery(url.Values{"a2c_version": {c.Version()}})
 	if c.opts.Token != "" {
 		o.SetAuth(map[string]any{"token": c.opts.Token})
 	}
@@ -309,6 +321,28 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 		}
 		return nil, fmt.Errorf("connect to %s: %w", c.base, ctx.Err()), false
 	}
+}
+
+// Version returns the a2c_version the connection sends (after any
+// negotiation).
+func (c *Conn) Version() string { return *c.version.Load() }
+
+// adoptServerVersion handles a 4008 refusal during negotiation: when the
+// server names a server_version this project speaks and that differs from
+// the one sent, it becomes the version sent and true is returned.
+func (c *Conn) adoptServerVersion(err error) bool {
+	var pe *protocol.Error
+	if !c.negotiate || !errors.As(err, &pe) || pe.Code != protocol.CodeVersionMismatch {
+		return false
+	}
+	sv, _ := pe.Extra["server_version"].(string)
+	v, perr := protocol.ParseVersion(sv)
+	if perr != nil || !protocol.Speaks(v) || sv == c.Version() {
+		return false
+	}
+	c.log.Info("server speaks another protocol version; using it", "sent", c.Version(), "server_version", sv)
+	c.version.Store(&sv)
+	return true
 }
 
 // missedOpenGrace is how long an open engine may go without the manager

@@ -26,7 +26,7 @@ const probeTimeout = 5 * time.Second
 func (c *Conn) probe(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	q := url.Values{"EIO": {"4"}, "transport": {"polling"}, "a2c_version": {c.opts.Version}}
+	q := url.Values{"EIO": {"4"}, "transport": {"polling"}, "a2c_version": {c.Version()}}
 	endpoint := c.base + c.opts.Path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"?"+q.Encode(), nil)
 	if err != nil {

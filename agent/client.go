@@ -40,6 +40,32 @@ var ErrNotConnected = sioconn.ErrNotConnected
 // ErrClosed is returned after Close.
 var ErrClosed = sioconn.ErrClosed
 
+// ErrNotRouted is wrapped by the error of a request the Server answered
+// with an empty acknowledgement instead of the Computer's answer. A Server
+// without a handler for the event does that (python-socketio acks an
+// unknown event at once with nothing): the official a2c-smcp SDK's Server
+// has no Finder events, so it answers client:get_finder and
+// client:read_resource this way. (A Computer that acks with nothing is
+// reported by this project's Server as a 404 instead.)
+var ErrNotRouted = errors.New("the server does not route this request to computers")
+
+// notRoutedError is the error for an empty answer to event; it matches
+// ErrNotRouted.
+type notRoutedError struct{ event string }
+
+func notRouted(event string) error { return &notRoutedError{event} }
+
+func (e *notRoutedError) Error() string {
+	what := e.event
+	if what == protocol.EventGetFinder || what == protocol.EventListFinder || what == protocol.EventReadResource {
+		what = "Finder requests (" + what + ")"
+	}
+	return "this server does not route " + what + ": it answered with an empty acknowledgement instead of asking the computer " +
+		"(a Server built on the official a2c-smcp SDK has no Finder events; smcp-browse server routes them)"
+}
+
+func (e *notRoutedError) Is(target error) bool { return target == ErrNotRouted }
+
 // ErrNoOffice is returned by office-scoped calls before JoinOffice.
 var ErrNoOffice = errors.New("not in an office: call JoinOffice first")
 
@@ -307,6 +333,9 @@ func (c *Client) call(ctx context.Context, event string, payload, out any) error
 	}
 	if out == nil {
 		return nil
+	}
+	if string(raw) == "null" {
+		return notRouted(event)
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("%s: unexpected answer: %w", event, err)

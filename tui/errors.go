@@ -54,13 +54,13 @@ func describeError(err error, op operation) string {
 	case protocol.CodeInvalidDPEURI:
 		sentence = "the dpe:// URI is invalid"
 	case protocol.CodeNotFound:
-		sentence = "the computer is not in the office (it left or never joined)"
-		if op == opFinder || op == opDesktop {
-			if unsupported(detail) {
-				sentence = "not supported by this computer"
-			} else {
-				sentence = "the computer is not in the office, or does not support this request"
-			}
+		switch {
+		case unsupported(detail):
+			sentence = "not supported by this computer"
+		case op == opFinder || op == opDesktop:
+			sentence = "the computer is not in the office, or does not support this request"
+		default:
+			sentence = "the computer is not in the office (it left or never joined)"
 		}
 	case protocol.CodeTimeout:
 		sentence = "timed out waiting for the computer"

@@ -2,9 +2,11 @@ package server
 
 import (
 	"bytes"
+	"net/http"
 	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/zishang520/socket.io/parsers/engine/v3/packet"
 	engine "github.com/zishang520/socket.io/servers/engine/v3"
 	"github.com/zishang520/socket.io/servers/engine/v3/transports"
@@ -37,6 +39,33 @@ func newGatedEngine(opts any) *gatedEngine {
 	e.Prototype(e) // the engine's handshake now calls our CreateTransport
 	e.Construct(opts)
 	return e
+}
+
+// cleanupWait bounds how long a finished HTTP request waits for the
+// engine to finish with its context.
+const cleanupWait = time.Second
+
+// ServeHTTP hands a request to the engine, and returns only after the
+// engine has finished with the request's context. The library answers a
+// long-poll, wakes the handler, and only then runs the context's cleanup,
+// which clears "the pending poll" of the session unconditionally; a
+// client that polls again at once could have its new poll cleared that
+// way, and the next write then failed and closed the session. The "close"
+// event of a context is emitted after its cleanup, so waiting for it
+// orders the old cleanup before the client can see the response.
+func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if websocket.IsWebSocketUpgrade(r) {
+		e.Server.ServeHTTP(w, r)
+		return
+	}
+	ctx := types.NewHttpContext(w, r)
+	finished := make(chan struct{})
+	_ = ctx.Once("close", func(...any) { close(finished) })
+	e.HandleRequest(ctx)
+	select {
+	case <-finished:
+	case <-time.After(cleanupWait):
+	}
 }
 
 // CreateTransport wraps the transport of a new session in a gate.

@@ -1,0 +1,250 @@
+// Command goagent is this project's Agent (package agent) driven through
+// one interop scenario against peers built on the official a2c-smcp SDK:
+// it connects to --server, joins --office, lists the room, fetches the
+// tools of --computer, reads the desktop (a Computer may subscribe to its
+// windows only then), calls --tool, optionally waits for a desktop change
+// notification, and checks how a Finder request is answered (--finder). It prints one line per check and exits 1 when any
+// check fails.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+type options struct {
+	server, office, computer, name, path string
+	tool, args, wantToolText             string
+	wantWindow, wantAfterUpdate          string
+	finder, wantVersion                  string
+	timeout                              time.Duration
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.server, "server", "", "SMCP Server URL (required)")
+	flag.StringVar(&o.office, "office", "interop", "office to join")
+	flag.StringVar(&o.computer, "computer", "", "computer to query (required)")
+	flag.StringVar(&o.name, "name", "go-agent", "this agent's name")
+	flag.StringVar(&o.path, "path", "", "Socket.IO HTTP path (default /socket.io/)")
+	flag.StringVar(&o.tool, "tool", "", "tool to call (required)")
+	flag.StringVar(&o.args, "args", "{}", "tool arguments, a JSON object")
+	flag.StringVar(&o.wantToolText, "want-tool-text", "", "text the tool result must contain")
+	flag.StringVar(&o.wantWindow, "want-window", "", "text the desktop must contain")
+	flag.StringVar(&o.wantAfterUpdate, "want-after-update", "", "after the tool call, wait for notify:update_desktop and a desktop containing this text")
+	flag.StringVar(&o.finder, "finder", "", "expected answer to client:get_finder: routed, not-routed or unsupported")
+	flag.StringVar(&o.wantVersion, "want-version", "", "a2c_version list_room must show for this agent")
+	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "bound of the whole run")
+	flag.Parse()
+	if o.server == "" || o.computer == "" || o.tool == "" {
+		fmt.Fprintln(os.Stderr, "goagent: --server, --computer and --tool are required")
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	if failed := run(ctx, o); failed > 0 {
+		fmt.Printf("goagent: %d check(s) failed\n", failed)
+		os.Exit(1)
+	}
+}
+
+// checker prints and counts check outcomes.
+type checker struct{ failed int }
+
+func (c *checker) check(name string, start time.Time, err error) bool {
+	took := time.Since(start).Round(100 * time.Microsecond)
+	if err != nil {
+		c.failed++
+		fmt.Printf("FAIL %-22s %s: %v\n", name, took, err)
+		return false
+	}
+	fmt.Printf("ok   %-22s %s\n", name, took)
+	return true
+}
+
+func run(ctx context.Context, o options) int {
+	var c checker
+	desktopChanged := make(chan string, 16)
+	start := time.Now()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	a, err := agent.Connect(ctx, o.server, agent.Options{
+		Name: o.name, Path: o.path, Timeout: 20 * time.Second, Logger: log,
+		Handlers: agent.Handlers{UpdateDesktop: func(n protocol.UpdateComputerConfigReq) {
+			select {
+			case desktopChanged <- n.Computer:
+			default:
+			}
+		}},
+	})
+	if !c.check("connect", start, err) {
+		return c.failed
+	}
+	defer a.Close()
+
+	start = time.Now()
+	if !c.check("join_office", start, a.JoinOffice(ctx, o.office)) {
+		return c.failed
+	}
+
+	start = time.Now()
+	c.check("list_room", start, func() error {
+		list, err := a.ListRoom(ctx)
+		if err != nil {
+			return err
+		}
+		var me, pc *protocol.SessionInfo
+		for i := range list {
+			switch {
+			case list[i].Name == o.name && list[i].Role == protocol.RoleAgent:
+				me = &list[i]
+			case list[i].Name == o.computer && list[i].Role == protocol.RoleComputer:
+				pc = &list[i]
+			}
+		}
+		if me == nil || pc == nil {
+			return fmt.Errorf("want agent %q and computer %q in %+v", o.name, o.computer, list)
+		}
+		if o.wantVersion != "" && me.A2CVersion != o.wantVersion {
+			return fmt.Errorf("this agent's a2c_version is %q, want %q", me.A2CVersion, o.wantVersion)
+		}
+		fmt.Printf("     members: %d; agent a2c_version %q, computer a2c_version %q\n", len(list), me.A2CVersion, pc.A2CVersion)
+		return nil
+	}())
+
+	toolName := o.tool // the exposed name found in get_tools
+	start = time.Now()
+	c.check("get_tools", start, func() error {
+		ret, err := a.GetTools(ctx, o.computer)
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, t := range ret.Tools {
+			names = append(names, t.Name)
+			if t.Name == "" || len(t.ParamsSchema) == 0 {
+				return fmt.Errorf("tool %+v lacks a name or params_schema", t)
+			}
+		}
+		i := slices.IndexFunc(names, func(n string) bool { return n == o.tool || strings.HasSuffix(n, "__"+o.tool) })
+		if i < 0 {
+			return fmt.Errorf("tool %q not among %v", o.tool, names)
+		}
+		toolName = names[i]
+		fmt.Printf("     tools: %s\n", strings.Join(names, ", "))
+		return nil
+	}())
+
+	start = time.Now()
+	c.check("get_desktop", start, desktopContains(ctx, a, o.computer, o.wantWindow))
+
+	start = time.Now()
+	c.check("tool_call "+o.tool, start, func() error {
+		var params map[string]any
+		if err := json.Unmarshal([]byte(o.args), &params); err != nil {
+			return fmt.Errorf("--args: %w", err)
+		}
+		res, err := a.CallTool(ctx, o.computer, toolName, params, 15*time.Second)
+		if err != nil {
+			return err
+		}
+		raw, _ := json.Marshal(res)
+		if res.IsError {
+			return fmt.Errorf("isError result: %s", raw)
+		}
+		if !strings.Contains(string(raw), o.wantToolText) {
+			return fmt.Errorf("result does not contain %q: %.300s", o.wantToolText, raw)
+		}
+		return nil
+	}())
+
+	if o.wantAfterUpdate != "" {
+		start = time.Now()
+		c.check("notify:update_desktop", start, func() error {
+			for {
+				select {
+				case name := <-desktopChanged:
+					if name != o.computer {
+						continue
+					}
+					if err := desktopContains(ctx, a, o.computer, o.wantAfterUpdate); err == nil {
+						return nil
+					}
+				case <-time.After(15 * time.Second):
+					return fmt.Errorf("no notify:update_desktop with a desktop showing %q within 15s", o.wantAfterUpdate)
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}())
+	}
+
+	if o.finder != "" {
+		start = time.Now()
+		c.check("get_finder ("+o.finder+")", start, checkFinder(ctx, a, o))
+	}
+	return c.failed
+}
+
+func desktopContains(ctx context.Context, a *agent.Client, computer, want string) error {
+	ret, err := a.GetDesktop(ctx, computer, 0, "")
+	if err != nil {
+		return err
+	}
+	if len(ret.Desktops) == 0 {
+		return errors.New("the desktop is empty")
+	}
+	all := strings.Join(ret.Desktops, "\n---\n")
+	if !strings.Contains(all, want) {
+		return fmt.Errorf("desktop does not contain %q: %.300q", want, all)
+	}
+	return nil
+}
+
+// checkFinder checks the answer to client:get_finder (and, when Finder is
+// not available, to client:read_resource too): it must come within 5 s.
+func checkFinder(ctx context.Context, a *agent.Client, o options) error {
+	const quick = 5 * time.Second
+	fctx, cancel := context.WithTimeout(ctx, quick)
+	defer cancel()
+	ret, err := a.GetFinder(fctx, o.computer, agent.FinderQuery{Limit: 5})
+	_, rerr := a.ReadResource(fctx, o.computer, "dpe://com.example.docs/")
+	switch o.finder {
+	case "routed":
+		if err != nil {
+			return err
+		}
+		if ret.TotalCount == 0 || len(ret.Documents) == 0 {
+			return fmt.Errorf("empty catalog: %+v", ret)
+		}
+		return nil
+	case "not-routed":
+		for _, e := range []error{err, rerr} {
+			if !errors.Is(e, agent.ErrNotRouted) {
+				return fmt.Errorf("got %v, want agent.ErrNotRouted", e)
+			}
+		}
+		fmt.Printf("     says: %v\n", err)
+		return nil
+	case "unsupported":
+		for _, e := range []error{err, rerr} {
+			var pe *protocol.Error
+			if !errors.As(e, &pe) || pe.Code != protocol.CodeNotFound || !strings.Contains(pe.Message, "is not supported by computer") {
+				return fmt.Errorf("got %v, want a 404 saying the computer does not support it", e)
+			}
+		}
+		fmt.Printf("     says: %v\n", err)
+		return nil
+	}
+	return fmt.Errorf("unknown --finder mode %q", o.finder)
+}

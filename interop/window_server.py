@@ -1,0 +1,102 @@
+"""A tiny stdio MCP server, written with the official MCP Python SDK, that
+exposes two window:// resources (the A2C-SMCP Desktop) and declares
+resources.subscribe.
+
+Resources:
+  window://interop.example/status   priority 0.9 (annotations), text/markdown
+  window://interop.example/log      priority 0.2
+Tools:
+  bump()        adds one to the counter shown in the status window and
+                sends notifications/resources/updated to its subscribers
+  echo(text)    returns text
+"""
+
+from __future__ import annotations
+
+import anyio
+import mcp.types as types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.stdio import stdio_server
+
+STATUS = "window://interop.example/status"
+LOG = "window://interop.example/log"
+
+
+def main() -> None:
+    server = Server("interop-window")
+    state = {"counter": 0}
+    subscribed: set[str] = set()
+
+    @server.list_resources()
+    async def list_resources() -> list[types.Resource]:
+        return [
+            types.Resource(
+                uri=STATUS,
+                name="status",
+                mimeType="text/markdown",
+                annotations=types.Annotations(priority=0.9),
+            ),
+            types.Resource(
+                uri=LOG,
+                name="log",
+                mimeType="text/markdown",
+                annotations=types.Annotations(priority=0.2),
+            ),
+        ]
+
+    @server.read_resource()
+    async def read_resource(uri) -> str:
+        uri = str(uri)
+        if uri == STATUS:
+            return f"# Interop status\n\nserved by a Python MCP server\n\ncounter: {state['counter']}\n"
+        if uri == LOG:
+            return "# Interop log\n\n- started\n"
+        raise ValueError(f"unknown resource {uri}")
+
+    @server.subscribe_resource()
+    async def subscribe(uri) -> None:
+        subscribed.add(str(uri))
+
+    @server.unsubscribe_resource()
+    async def unsubscribe(uri) -> None:
+        subscribed.discard(str(uri))
+
+    @server.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        return [
+            types.Tool(
+                name="bump",
+                description="Add one to the counter of the status window.",
+                inputSchema={"type": "object", "properties": {}},
+            ),
+            types.Tool(
+                name="echo",
+                description="Return the text given.",
+                inputSchema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+            ),
+        ]
+
+    @server.call_tool()
+    async def call_tool(name: str, arguments: dict) -> list[types.TextContent]:
+        if name == "bump":
+            state["counter"] += 1
+            if STATUS in subscribed:
+                await server.request_context.session.send_resource_updated(STATUS)
+            return [types.TextContent(type="text", text=f"counter={state['counter']}")]
+        if name == "echo":
+            return [types.TextContent(type="text", text=str(arguments.get("text", "")))]
+        raise ValueError(f"unknown tool {name}")
+
+    async def run() -> None:
+        opts = server.create_initialization_options(NotificationOptions(resources_changed=True))
+        # The SDK's capability builder always says subscribe=False; this
+        # server does handle resources/subscribe, so say so.
+        opts.capabilities.resources.subscribe = True
+        async with stdio_server() as (read, write):
+            await server.run(read, write, opts)
+
+    anyio.run(run)
+
+
+if __name__ == "__main__":
+    main()

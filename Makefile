@@ -77,6 +77,8 @@ demo: build
 e2e: build
 	scripts/e2e.sh
 
+# The official A2C-SMCP Python SDK (pinned in interop/requirements.txt, installed
+# into .venv) as Agent, Server and Computer against ours; see docs/interop.md.
 interop: build
 	scripts/interop.sh
 

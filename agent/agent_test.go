@@ -290,7 +290,8 @@ func TestRequests(t *testing.T) {
 	if err != nil || !res.IsError || res.Text() != "no such file" || !res.TimedOut() || res.Cancelled() {
 		t.Fatalf("CallTool: %+v %v", res, err)
 	}
-	if got := call.last(t); got["tool_name"] != "docs__read" || got["timeout"] != 1.5 || !reflect.DeepEqual(got["params"], map[string]any{"path": "a.md"}) {
+	// 1.5 s goes out as 2: the protocol's ToolCallReq.timeout is an integer.
+	if got := call.last(t); got["tool_name"] != "docs__read" || got["timeout"] != 2.0 || !reflect.DeepEqual(got["params"], map[string]any{"path": "a.md"}) {
 		t.Errorf("tool_call sent %v", got)
 	}
 	if _, err := a.CallTool(ctx, "pc", "", nil, 0); protocol.CodeOf(err) != 400 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
@@ -175,7 +176,7 @@ func (c *Client) CallTool(ctx context.Context, computer, tool string, params map
 	h := c.header(computer)
 	req := protocol.ToolCallReq{
 		Agent: h.Agent, ReqID: h.ReqID, Computer: computer,
-		ToolName: tool, Params: params, Timeout: timeout.Seconds(),
+		ToolName: tool, Params: params, Timeout: wholeSeconds(timeout),
 	}
 	ctx, cancel := withTimeout(ctx, timeout+toolCallSlack)
 	defer cancel()
@@ -193,6 +194,13 @@ func (c *Client) CallTool(ctx context.Context, computer, tool string, params map
 		return nil, fmt.Errorf("%s: unexpected answer: %w", protocol.EventToolCall, err)
 	}
 	return &ret, nil
+}
+
+// wholeSeconds rounds d up to whole seconds: ToolCallReq.timeout is an
+// integer in the base protocol, and the official a2c-smcp Server refuses a
+// fractional one (its handler fails and never answers).
+func wholeSeconds(d time.Duration) float64 {
+	return math.Ceil(d.Seconds())
 }
 
 // CancelToolCall asks the office to cancel the tool call with reqID

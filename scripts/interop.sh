@@ -134,7 +134,7 @@ if wait_for "$TMP/s2-server.log" '^READY ' 30; then
       pass "scenario 2: our Computer negotiated the official Server's a2c_version" ||
       fail "scenario 2: our Computer did not negotiate a2c_version"
     step "scenario 2: tools, fs_tree, desktop, Finder not routed" "$GOAGENT" --server "$URL" --computer pc-go \
-      --tool fs_tree --args '{"path":"."}' --want-tool-text README.md --want-window 'Interop status' \
+      --tool fs_tree --args '{"path":"."}' --tool-timeout 7.5s --want-tool-text README.md --want-window 'Interop status' \
       --finder not-routed --want-version 0.4.0
     step "scenario 2: window change notification" "$GOAGENT" --server "$URL" --computer pc-go --name go-agent-2 \
       --tool bump --want-tool-text counter=1 --want-window 'Interop status' --want-after-update 'counter: 1'

@@ -28,7 +28,7 @@ type options struct {
 	tool, args, wantToolText             string
 	wantWindow, wantAfterUpdate          string
 	finder, wantVersion                  string
-	timeout                              time.Duration
+	timeout, toolTimeout                 time.Duration
 }
 
 func main() {
@@ -46,6 +46,7 @@ func main() {
 	flag.StringVar(&o.finder, "finder", "", "expected answer to client:get_finder: routed, not-routed or unsupported")
 	flag.StringVar(&o.wantVersion, "want-version", "", "a2c_version list_room must show for this agent")
 	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "bound of the whole run")
+	flag.DurationVar(&o.toolTimeout, "tool-timeout", 15*time.Second, "timeout of the tool call (a fractional one checks it goes out as whole seconds)")
 	flag.Parse()
 	if o.server == "" || o.computer == "" || o.tool == "" {
 		fmt.Fprintln(os.Stderr, "goagent: --server, --computer and --tool are required")
@@ -154,7 +155,7 @@ func run(ctx context.Context, o options) int {
 		if err := json.Unmarshal([]byte(o.args), &params); err != nil {
 			return fmt.Errorf("--args: %w", err)
 		}
-		res, err := a.CallTool(ctx, o.computer, toolName, params, 15*time.Second)
+		res, err := a.CallTool(ctx, o.computer, toolName, params, o.toolTimeout)
 		if err != nil {
 			return err
 		}

@@ -1,18 +1,197 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/tui"
 )
 
-// newLsCmd is a placeholder until its issue lands.
+// demoSettle bounds how long ls --demo waits for a first notify:update_finder
+// when the demo's catalog is still empty right after start-up.
+const demoSettle = time.Second
+
+// newLsCmd lists a Computer's Finder catalog (client:get_finder).
 func newLsCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "ls",
-		Short: "not built yet",
+	var (
+		cf       connFlags
+		keywords []string
+		fileType string
+		offset   int
+		limit    int
+		jsonOut  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ls (--demo [--docs DIR] | --server URL --office ID --computer NAME) [flags]",
+		Short: "List a computer's documents (its Finder catalog)",
+		Long: `ls asks a computer for its Finder catalog (client:get_finder) and prints one
+row per document: title, file type, pages, the MCP server that has it, when
+it was modified, and its dpe:// URI. --keywords and --type filter, --offset
+and --limit page (the computer's default page size is 20, at most 100).
+
+--json prints the GetFinderRet exactly as received instead. On an error the
+code and message go to stderr ("error 4201: ..."), with --json the error
+payload also goes to stdout, and the exit status is 1; a usage mistake exits
+with status 2.`,
+		Example: `  smcp-browse ls --demo
+  smcp-browse ls --demo --keywords report,budget --type md --json
+  smcp-browse ls --server http://127.0.0.1:9000 --office team --computer laptop --limit 50`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("ls: not built yet")
+			if err := cf.check(true); err != nil {
+				return report(cmd, err, false)
+			}
+			if offset < 0 || limit < 0 {
+				return report(cmd, usageErrorf("--offset and --limit must not be negative"), false)
+			}
+			q := agent.FinderQuery{Keywords: cleanList(keywords), FileType: fileType, Offset: offset, Limit: limit}
+			ret, err := runLs(cmd.Context(), &cf, q)
+			if err != nil {
+				return report(cmd, err, jsonOut)
+			}
+			if jsonOut {
+				return writeJSON(cmd.OutOrStdout(), ret)
+			}
+			printCatalog(cmd.OutOrStdout(), cmd.ErrOrStderr(), ret, offset, time.Local)
+			return nil
 		},
 	}
+	cmd.SetFlagErrorFunc(flagError)
+	cf.register(cmd.Flags())
+	f := cmd.Flags()
+	f.StringSliceVar(&keywords, "keywords", nil, "only documents matching these keywords (comma-separated)")
+	f.StringVar(&fileType, "type", "", "only documents of this file type (md, pdf, xlsx, ...)")
+	f.IntVar(&offset, "offset", 0, "skip this many documents")
+	f.IntVar(&limit, "limit", 0, "at most this many documents (0: the computer's default)")
+	f.BoolVar(&jsonOut, "json", false, "print the GetFinderRet JSON as received")
+	return cmd
+}
+
+// runLs opens a session and asks for one page of the catalog. The demo's
+// document server may still be publishing its first listing when the
+// session is ready, so an empty demo catalog is asked again after the first
+// update notification (or demoSettle).
+func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (*protocol.GetFinderRet, error) {
+	updated := make(chan struct{}, 1)
+	s, err := cf.open(ctx, agent.Handlers{UpdateFinder: func(protocol.UpdateComputerConfigReq) {
+		select {
+		case updated <- struct{}{}:
+		default:
+		}
+	}})
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	ret, err := s.agent.GetFinder(ctx, s.computer, q)
+	if err == nil && s.sys != nil && ret.TotalCount == 0 {
+		select {
+		case <-updated:
+		case <-time.After(demoSettle):
+		case <-ctx.Done():
+		}
+		ret, err = s.agent.GetFinder(ctx, s.computer, q)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get_finder %s: %w", s.computer, err)
+	}
+	return ret, nil
+}
+
+// cleanList drops empty and duplicate entries and surrounding spaces.
+func cleanList(in []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// printCatalog writes the documents as an aligned table on out and the
+// "N–M of TOTAL" line on errOut. Document text is untrusted: it is stripped
+// of control sequences and kept on one line.
+func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int, loc *time.Location) {
+	if len(ret.Documents) == 0 {
+		if ret.TotalCount > 0 {
+			fmt.Fprintf(errOut, "no documents at offset %d (%d in all)\n", offset, ret.TotalCount)
+		} else {
+			fmt.Fprintln(errOut, "no documents")
+		}
+		return
+	}
+	rows := [][]string{{"TITLE", "TYPE", "PAGES", "SERVER", "MODIFIED", "URI"}}
+	for _, d := range ret.Documents {
+		rows = append(rows, []string{
+			ansi.Truncate(clean(d.Title), 48, "…"),
+			clean(d.FileType),
+			strconv.Itoa(d.PageCount),
+			clean(d.Server),
+			modified(d.LastModified, loc),
+			clean(d.URI),
+		})
+	}
+	writeTable(out, rows)
+	fmt.Fprintf(errOut, "%d–%d of %d\n", offset+1, offset+len(ret.Documents), ret.TotalCount)
+}
+
+// clean makes untrusted text safe and single-line for a table cell.
+func clean(s string) string {
+	s = oneLine(tui.Sanitize(s))
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// modified shows an RFC 3339 time as local "2006-01-02 15:04"; anything
+// else is shown as it came.
+func modified(s string, loc *time.Location) string {
+	if s == "" {
+		return "-"
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return clean(s)
+	}
+	return t.In(loc).Format("2006-01-02 15:04")
+}
+
+// writeTable aligns rows in columns two spaces apart. Widths are terminal
+// cells (CJK titles take two per character), which text/tabwriter, counting
+// runes, gets wrong; the last column is not padded.
+func writeTable(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, c := range r {
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+2))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	io.WriteString(w, b.String())
 }

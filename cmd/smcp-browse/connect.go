@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/internal/demo"
+	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/tui"
+)
+
+// Exit codes of the browse, ls and cat commands.
+const (
+	exitFailure = 1 // a protocol error, a timeout or a connection failure
+	exitUsage   = 2 // bad flags or arguments
+)
+
+// maxLogSize is the size above which the log file is truncated at start.
+const maxLogSize = 8 << 20
+
+// connFlags are the flags that say where the documents are: the embedded
+// demo (--demo [--docs DIR]) or a remote Server (--server --office ...).
+type connFlags struct {
+	demo     bool
+	docs     string
+	server   string
+	office   string
+	computer string
+	token    string
+	name     string
+	timeout  time.Duration
+	logFile  string
+	logLevel string
+
+	fs *pflag.FlagSet
+}
+
+// register adds the flags to fs; the environment supplies defaults.
+func (f *connFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.BoolVar(&f.demo, "demo", false, "run the embedded Server, Computer and document server on this machine")
+	fs.StringVar(&f.docs, "docs", "", "with --demo: serve this folder instead of the built-in sample corpus")
+	fs.StringVar(&f.server, "server", os.Getenv("SMCP_SERVER"), "SMCP Server URL, e.g. http://127.0.0.1:9000 (default $SMCP_SERVER)")
+	fs.StringVar(&f.office, "office", os.Getenv("SMCP_OFFICE"), "office to join (default $SMCP_OFFICE)")
+	fs.StringVar(&f.computer, "computer", "", "the computer whose documents to show")
+	fs.StringVar(&f.token, "token", os.Getenv("SMCP_TOKEN"), "the Server's shared token (default $SMCP_TOKEN)")
+	fs.StringVar(&f.name, "name", agent.DefaultName, "this agent's name in the office")
+	fs.DurationVar(&f.timeout, "timeout", agent.DefaultTimeout, "timeout of each request to the Server")
+	fs.StringVar(&f.logFile, "log-file", defaultLogFile(), "file the logs are appended to (never the screen)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+}
+
+// check reports a usage error when the flags do not name one source of
+// documents; needComputer requires a computer in the --server form.
+func (f *connFlags) check(needComputer bool) error {
+	switch {
+	case f.demo && (f.fs.Changed("server") || f.fs.Changed("office")):
+		return usageErrorf("--demo runs its own Server and office: drop --server and --office")
+	case f.demo && f.fs.Changed("computer"):
+		return usageErrorf("--demo has one computer: drop --computer")
+	case f.demo:
+		if f.timeout <= 0 {
+			return usageErrorf("--timeout must be positive")
+		}
+		return nil
+	case f.docs != "":
+		return usageErrorf("--docs needs --demo")
+	case f.server == "":
+		return usageErrorf("say where the documents are: --demo [--docs DIR], or --server URL --office ID (or $SMCP_SERVER, $SMCP_OFFICE)")
+	case f.office == "":
+		return usageErrorf("--office is required with --server (or set $SMCP_OFFICE)")
+	case needComputer && f.computer == "":
+		return usageErrorf("--computer is required with --server")
+	case f.timeout <= 0:
+		return usageErrorf("--timeout must be positive")
+	}
+	return nil
+}
+
+// session is a connected agent joined to an office, with the computer to
+// talk to and what to stop at the end.
+type session struct {
+	agent    *agent.Client
+	office   string
+	computer string // "" when none was named (the browser lists the office)
+	sys      *demo.System
+	logPath  string
+	closeLog func() error
+	log      *slog.Logger
+}
+
+// close disconnects and, for the demo, stops the embedded system.
+func (s *session) close() {
+	if s.sys != nil {
+		if err := s.sys.Close(); err != nil {
+			s.log.Warn("demo stop", "err", err)
+		}
+	} else if s.agent != nil {
+		_ = s.agent.Close()
+	}
+	if s.closeLog != nil {
+		_ = s.closeLog()
+	}
+}
+
+// open connects as the flags say. The handlers receive the office's
+// notifications from the moment the agent connects.
+func (f *connFlags) open(ctx context.Context, h agent.Handlers) (*session, error) {
+	log, logPath, closeLog, err := openLog(f.logFile, f.logLevel)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{log: log, logPath: logPath, closeLog: closeLog}
+	if f.demo {
+		exe, err := os.Executable()
+		if err != nil {
+			closeLog()
+			return nil, fmt.Errorf("find this program to start its document server: %w", err)
+		}
+		sys, err := demo.Start(ctx, demo.Options{
+			Docs: f.docs, Executable: exe, AgentName: f.name, Handlers: h,
+			Timeout: f.timeout, Logger: log, LogFile: logPath, LogLevel: f.logLevel,
+			Version: version,
+		})
+		if err != nil {
+			closeLog()
+			return nil, err
+		}
+		s.sys, s.agent, s.office, s.computer = sys, sys.Agent, sys.Office, sys.Computer
+		return s, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	ag, err := agent.Connect(cctx, f.server, agent.Options{
+		Name: f.name, Token: f.token, Timeout: f.timeout, Handlers: h, Logger: log.With("role", "agent"),
+	})
+	if err != nil {
+		closeLog()
+		return nil, err
+	}
+	if err := ag.JoinOffice(cctx, f.office); err != nil {
+		ag.Close()
+		closeLog()
+		return nil, err
+	}
+	s.agent, s.office, s.computer = ag, f.office, f.computer
+	return s, nil
+}
+
+// defaultLogFile is $XDG_STATE_HOME/smcp-browse/smcp-browse.log (or
+// ~/.local/state/..., or the temporary folder).
+func defaultLogFile() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, ".local", "state")
+		} else {
+			dir = os.TempDir()
+		}
+	}
+	return filepath.Join(dir, "smcp-browse", "smcp-browse.log")
+}
+
+// openLog opens path for appending (truncating it first when it grew past
+// maxLogSize) and returns a logger writing to it.
+func openLog(path, level string) (*slog.Logger, string, func() error, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, "", nil, usageErrorf("--log-level: %v", err)
+	}
+	if path == "" {
+		return slog.New(slog.DiscardHandler), "", func() error { return nil }, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, "", nil, fmt.Errorf("log file: %w", err)
+	}
+	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	if st, err := os.Stat(path); err == nil && st.Size() > maxLogSize {
+		flags |= os.O_TRUNC
+	}
+	fh, err := os.OpenFile(path, flags, 0o600)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("log file: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(fh, &slog.HandlerOptions{Level: lv})), path, fh.Close, nil
+}
+
+// usageError is a mistake in the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+// flagError reports cobra's flag parsing errors as usage errors.
+func flagError(cmd *cobra.Command, err error) error { return usage(cmd, err.Error()) }
+
+// usageArgs wraps an argument validator so that its errors are reported as
+// usage errors.
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usage(cmd, err.Error())
+		}
+		return nil
+	}
+}
+
+// usage prints a usage mistake with a pointer to --help and returns the
+// exit status 2.
+func usage(cmd *cobra.Command, msg string) error {
+	fmt.Fprintf(cmd.ErrOrStderr(), "error: %s\nRun '%s --help' for usage.\n", msg, cmd.CommandPath())
+	return exitError{exitUsage}
+}
+
+// report prints err and returns the exitError main exits with: a usage
+// error as "error: ..." with a pointer to --help (status 2); anything else
+// as "error CODE: message" (status 1), and with jsonOut also the flat error
+// payload on stdout. Errors without a protocol code are reported as 500, or
+// 408 when a deadline passed.
+func report(cmd *cobra.Command, err error, jsonOut bool) error {
+	if err == nil {
+		return nil
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return usage(cmd, ue.msg)
+	}
+	pe, prefix := asProtocolError(err)
+	if jsonOut {
+		_ = writeJSON(cmd.OutOrStdout(), pe)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, tui.Sanitize(oneLine(prefix+pe.Message)))
+	return exitError{exitFailure}
+}
+
+// asProtocolError returns the *protocol.Error in err's chain, or one made
+// from err (408 for a passed deadline, 500 otherwise), and the context the
+// layers above it added ("join office demo: ").
+func asProtocolError(err error) (*protocol.Error, string) {
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return pe, strings.TrimSuffix(err.Error(), pe.Error())
+	}
+	code := protocol.CodeInternalError
+	if errors.Is(err, context.DeadlineExceeded) {
+		code = protocol.CodeTimeout
+	}
+	return protocol.NewError(code, err.Error()), ""
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// writeJSON writes v indented, with a final newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// backend adapts agent.Client to tui.Backend.
+type backend struct{ *agent.Client }
+
+// GetFinder converts the browser's query to the agent's.
+func (b backend) GetFinder(ctx context.Context, computer string, q tui.FinderQuery) (*protocol.GetFinderRet, error) {
+	return b.Client.GetFinder(ctx, computer, agent.FinderQuery(q))
+}

@@ -96,9 +96,10 @@ our_server() {
   URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$TMP/$1.log" | head -n 1)
 }
 
-# our_computer NAME URL: start our Computer pc-go in office interop.
+# our_computer NAME URL [SOCKET_PATH]: start our Computer pc-go in office interop.
 our_computer() {
-  start "$1" "$BIN" computer --server "$2" --office interop --name pc-go --config "$TMP/computer.json" --log-level info
+  start "$1" "$BIN" computer --server "$2" --socket-path "${3:-/socket.io/}" --office interop --name pc-go \
+    --config "$TMP/computer.json" --log-level info
   wait_for "$TMP/$1.log" 'msg="joined office"' 30
   # let both MCP servers come up (the Finder catalog and the windows)
   wait_for "$TMP/$1.log" 'server=win' 30
@@ -125,18 +126,18 @@ else
 fi
 stop_all
 
-echo "== scenario 2: our Agent -> official Python Server -> our Computer"
-start s2-server "$PY" interop/host_server.py --port 0
+echo "== scenario 2: our Agent -> official Python Server (socketio_path /smcp) -> our Computer"
+start s2-server "$PY" interop/host_server.py --port 0 --path /smcp
 if wait_for "$TMP/s2-server.log" '^READY ' 30; then
   URL=http://127.0.0.1:$(sed -n 's/^READY \([0-9]*\)$/\1/p' "$TMP/s2-server.log" | head -n 1)
-  if our_computer s2-computer "$URL"; then
+  if our_computer s2-computer "$URL" /smcp; then
     grep -q 'server speaks another protocol version; using it' "$TMP/s2-computer.log" &&
       pass "scenario 2: our Computer negotiated the official Server's a2c_version" ||
       fail "scenario 2: our Computer did not negotiate a2c_version"
-    step "scenario 2: tools, fs_tree, desktop, Finder not routed" "$GOAGENT" --server "$URL" --computer pc-go \
+    step "scenario 2: tools, fs_tree, desktop, Finder not routed" "$GOAGENT" --server "$URL" --path /smcp --computer pc-go \
       --tool fs_tree --args '{"path":"."}' --tool-timeout 7.5s --want-tool-text README.md --want-window 'Interop status' \
       --finder not-routed --want-version 0.4.0
-    step "scenario 2: window change notification" "$GOAGENT" --server "$URL" --computer pc-go --name go-agent-2 \
+    step "scenario 2: window change notification" "$GOAGENT" --server "$URL" --path /smcp --computer pc-go --name go-agent-2 \
       --tool bump --want-tool-text counter=1 --want-window 'Interop status' --want-after-update 'counter: 1'
   else
     fail "scenario 2: our Computer did not join the official Server"

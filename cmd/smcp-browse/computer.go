@@ -18,6 +18,7 @@ import (
 func newComputerCmd() *cobra.Command {
 	var (
 		serverURL, office, name, cfgPath, token string
+		socketPath                              string
 		logLevel, logFile                       string
 		requestTimeout                          time.Duration
 	)
@@ -72,7 +73,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 			}
 			c, err := computer.New(cfg, computer.Options{
 				Name: name, Office: office, ServerURL: serverURL, Token: token,
-				Logger: log, RequestTimeout: requestTimeout, Version: version,
+				Logger: log, RequestTimeout: requestTimeout, Version: version, SocketPath: socketPath,
 			})
 			if err != nil {
 				return err
@@ -89,6 +90,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	f.DurationVar(&requestTimeout, "request-timeout", computer.DefaultRequestTimeout, "timeout of each MCP request")
+	f.StringVar(&socketPath, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
 	for _, req := range []string{"server", "office", "name", "config"} {
 		_ = cmd.MarkFlagRequired(req) // fails only for an undefined flag
 	}

@@ -11,7 +11,7 @@ import (
 // error, without panicking.
 func FuzzDecodeAck(f *testing.F) {
 	for _, s := range []string{
-		`[]`, `[true,null]`, `[false,"full"]`, `[{"code":4101,"message":"x"}]`, `[{"error":{"code":404,"message":"m"}}]`,
+		`[]`, `[true,null]`, `[false,"full"]`, `[false,"taken",{"code":4105,"message":"taken"}]`, `[{"code":4101,"message":"x"}]`, `[{"error":{"code":404,"message":"m"}}]`,
 		`[{"code":1.5,"message":"m"}]`, `[{"code":-3,"message":"m"}]`, `[{"error":{"error":{"code":400,"message":"deep"}}}]`, `[1,2,3]`,
 	} {
 		f.Add(s)

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# End-to-end run of the terminal browser, as a user meets it: the real binary
+# (`smcp-browse --demo --docs DIR`) in a detached tmux session at 120x40,
+# driven with send-keys, with capture-pane checked at every step (polled with
+# a deadline). It filters the catalog, opens a document, a page with a table
+# and an element, goes back, opens the help, then adds and edits files in the
+# folder and checks the catalog shows each change within 3 s, and quits with
+# q, checking the process exited 0 and left the terminal sane.
+#
+#   scripts/e2e.sh            (make e2e builds bin/smcp-browse first)
+#   BIN=path/to/smcp-browse scripts/e2e.sh
+#
+# Prints the figures it measured (start -> first catalog frame, keypress ->
+# frame, file change -> catalog). On failure it prints the last capture and
+# the log tail and exits 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BIN=${BIN:-bin/smcp-browse}
+COLS=120
+ROWS=40
+CHANGE_LIMIT_MS=3000
+
+if ! command -v tmux >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "e2e: tmux missing; installing it (root in CI)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  else
+    echo "e2e: tmux is required (apt-get install tmux, brew install tmux); not installing it outside CI as root" >&2
+    exit 1
+  fi
+fi
+[ -x "$BIN" ] || { echo "e2e: $BIN not found; run make build (or make e2e)" >&2; exit 1; }
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/smcp-e2e.XXXXXX")
+docs=$tmp/docs
+cp -R testdata/corpus "$docs"
+sock=smcp-e2e-$$
+t() { tmux -L "$sock" "$@"; }
+cleanup() {
+  t kill-server >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+now_ms() { date +%s%3N; }
+last=""
+capture() { last=$(t capture-pane -p -t e2e 2>/dev/null || true); }
+
+fail() {
+  echo "e2e: FAIL: $*" >&2
+  echo "---- last capture (${COLS}x${ROWS}) ----" >&2
+  printf '%s\n' "$last" >&2
+  echo "---- log tail ----" >&2
+  tail -n 30 "$tmp/state/smcp-browse/smcp-browse.log" >&2 2>/dev/null || true
+  exit 1
+}
+
+# wait_for TEXT [TIMEOUT_MS]: poll the screen until it shows TEXT; prints
+# nothing, sets waited_ms.
+waited_ms=0
+wait_for() {
+  local text=$1 limit=${2:-10000} start
+  start=$(now_ms)
+  while :; do
+    capture
+    if grep -qF -- "$text" <<<"$last"; then
+      waited_ms=$(( $(now_ms) - start ))
+      return 0
+    fi
+    if (( $(now_ms) - start > limit )); then
+      fail "\"$text\" not on screen within ${limit} ms"
+    fi
+    sleep 0.01
+  done
+}
+
+# wait_gone TEXT [TIMEOUT_MS]: poll until the screen no longer shows TEXT.
+wait_gone() {
+  local text=$1 limit=${2:-10000} start
+  start=$(now_ms)
+  while :; do
+    capture
+    grep -qF -- "$text" <<<"$last" || return 0
+    (( $(now_ms) - start > limit )) && fail "\"$text\" still on screen after ${limit} ms"
+    sleep 0.01
+  done
+}
+
+# key KEYS... then wait for TEXT: send keys and measure keypress -> frame.
+declare -a figures=()
+press() {
+  local label=$1 text=$2; shift 2
+  local start
+  start=$(now_ms)
+  t send-keys -t e2e "$@"
+  wait_for "$text"
+  local ms=$(( $(now_ms) - start ))
+  figures+=("$label: ${ms} ms")
+  echo "e2e: ok  $label (${ms} ms)"
+}
+
+# The program runs in a shell that records its exit status and the
+# terminal's settings after it ends, then waits to be killed.
+mkdir -p "$tmp/state"
+cat >"$tmp/run.sh" <<RUN
+#!/bin/sh
+stty -a > "$tmp/stty-before" 2>&1
+XDG_STATE_HOME="$tmp/state" TERM=xterm-256color "$BIN" --demo --docs "$docs"
+echo \$? > "$tmp/exit"
+stty -a > "$tmp/stty-after" 2>&1
+exec sleep 600
+RUN
+chmod +x "$tmp/run.sh"
+
+start=$(now_ms)
+t new-session -d -s e2e -x "$COLS" -y "$ROWS" "$tmp/run.sh"
+wait_for "1–12 of 12" 20000
+startup=$(( $(now_ms) - start ))
+figures+=("start -> first catalog frame: ${startup} ms")
+echo "e2e: ok  catalog of 12 documents (${startup} ms after start)"
+grep -qF "connected" <<<"$last" || fail "status bar does not say connected"
+
+# Filter by keyword: / opens the field, the query goes to the Computer.
+press "filter field opens" "enter apply" /
+press "filter q3 (debounced query)" "1–1 of 1" q 3
+wait_gone "Budget 2026"
+press "filter applied" "keywords: q3" Enter
+
+# Open the document: its metadata and page list.
+press "open document" "Operations Report" Enter
+wait_for "Revenue"
+wait_for "Hiring"
+
+# Open page 2 ("Revenue"), which holds a table.
+press "open page with a table" "1,380" j Enter
+wait_for "September"
+wait_for "Page 2/4"
+
+# Open an element from the element list: the table.
+press "element list" "Elements (5)" e
+press "open element" "── Content" j Enter
+wait_for "tbl-1-1"
+
+# Back to the page, then to the document. (h is Back too; two Escapes sent
+# together would read as alt+esc.)
+press "back to page" "1,380" Escape
+wait_gone "── Content"
+press "back to document" "Hiring" h h
+wait_gone "Page 2/4"
+
+# Help, and any key closes it.
+press "help" "press any key to close" "?"
+press "help closed" "Hiring" Escape
+wait_gone "press any key to close"
+
+# Back to the catalog and clear the filter.
+press "back to catalog" "1–1 of 1" Escape
+press "clear filter" "1–12 of 12" / C-u Enter
+
+# A new file appears within 3 s.
+cat >"$docs/notes/e2e-fresh.md" <<'MD'
+# Freshly Written Notes
+
+Written by the end-to-end test while the browser was open.
+MD
+change_start=$(now_ms)
+wait_for "1–13 of 13" "$CHANGE_LIMIT_MS"
+wait_for "Freshly Written Notes" "$CHANGE_LIMIT_MS"
+ms=$(( $(now_ms) - change_start ))
+figures+=("new file -> catalog: ${ms} ms")
+echo "e2e: ok  new file in the catalog (${ms} ms)"
+
+# An edited file's new title shows within 3 s.
+sed -i.bak 's/^title: Q3 Operations Report/title: Q3 Operations Review/' "$docs/reports/q3-report.md"
+rm -f "$docs/reports/q3-report.md.bak"
+change_start=$(now_ms)
+wait_for "Q3 Operations Review" "$CHANGE_LIMIT_MS"
+ms=$(( $(now_ms) - change_start ))
+figures+=("edited file -> catalog: ${ms} ms")
+echo "e2e: ok  edited title in the catalog (${ms} ms)"
+
+# A removed file leaves within 3 s.
+rm "$docs/data/inventory.tsv"
+change_start=$(now_ms)
+wait_for "1–12 of 12" "$CHANGE_LIMIT_MS"
+wait_gone "inventory" "$CHANGE_LIMIT_MS"
+ms=$(( $(now_ms) - change_start ))
+figures+=("removed file -> catalog: ${ms} ms")
+echo "e2e: ok  removed file left the catalog (${ms} ms)"
+
+# Quit: the program exits 0, the alternate screen is off, the cursor is
+# visible, the terminal is back in cooked mode with echo, and the document
+# server child is gone.
+t send-keys -t e2e q
+deadline=$(( $(now_ms) + 10000 ))
+while [ ! -s "$tmp/exit" ]; do
+  (( $(now_ms) > deadline )) && { capture; fail "the program did not exit within 10 s of q"; }
+  sleep 0.02
+done
+capture
+code=$(cat "$tmp/exit")
+[ "$code" = 0 ] || fail "exit status $code"
+while [ ! -s "$tmp/stty-after" ]; do sleep 0.01; done
+[ "$(t display -p -t e2e '#{alternate_on}')" = 0 ] || fail "alternate screen still on after exit"
+[ "$(t display -p -t e2e '#{cursor_flag}')" = 1 ] || fail "cursor still hidden after exit"
+for flag in icanon echo; do
+  grep -qE "(^| )$flag( |$)" "$tmp/stty-after" || fail "terminal left without $flag: $(cat "$tmp/stty-after")"
+done
+deadline=$(( $(now_ms) + 5000 ))
+while pgrep -f "serve-docs $docs" >/dev/null; do
+  (( $(now_ms) > deadline )) && fail "the document server is still running after exit"
+  sleep 0.02
+done
+echo "e2e: ok  quit: exit 0, terminal restored, children gone"
+
+echo "e2e: PASS"
+printf '  %s\n' "${figures[@]}"

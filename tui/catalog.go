@@ -170,7 +170,9 @@ func (s *catalogScreen) selectedDoc() (protocol.DPEDocumentSummary, bool) {
 // loaded nor on their way.
 func (s *catalogScreen) ensure() tea.Cmd {
 	from, to := s.nav.visible()
-	if !s.haveTotal {
+	if !s.haveTotal || s.total == 0 {
+		// Nothing known, or an empty catalog being reloaded: ask for the
+		// first chunk (an empty list has no visible rows to fetch).
 		from, to = 0, 1
 	}
 	if to <= from {

@@ -38,15 +38,18 @@ docs=$tmp/docs
 cp -R testdata/corpus "$docs"
 sock=smcp-e2e-$$
 t() { tmux -L "$sock" "$@"; }
+server_pid=""
+computer_pid=""
 cleanup() {
   t kill-server >/dev/null 2>&1 || true
+  for pid in $computer_pid $server_pid; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
 now_ms() { date +%s%3N; }
 last=""
-capture() { last=$(t capture-pane -p -t e2e 2>/dev/null || true); }
+capture() { last=$(t capture-pane -p 2>/dev/null || true); }  # the current window
 
 fail() {
   echo "e2e: FAIL: $*" >&2
@@ -94,7 +97,7 @@ press() {
   local label=$1 text=$2; shift 2
   local start
   start=$(now_ms)
-  t send-keys -t e2e "$@"
+  t send-keys "$@"
   wait_for "$text"
   local ms=$(( $(now_ms) - start ))
   figures+=("$label: ${ms} ms")
@@ -214,6 +217,54 @@ while pgrep -f "serve-docs $docs" >/dev/null; do
   sleep 0.02
 done
 echo "e2e: ok  quit: exit 0, terminal restored, children gone"
+
+# ---- Remote form: a Server and a Computer run as their own processes; the
+# browser attaches with --server/--office and no --computer, so it opens on
+# the office's computers and follows them entering and leaving.
+"$BIN" server --listen 127.0.0.1:0 --log-file "$tmp/server.log" >"$tmp/server.out" &
+server_pid=$!
+deadline=$(( $(now_ms) + 10000 ))
+until url=$(grep -o 'http://[0-9.:]*' "$tmp/server.out" 2>/dev/null); do
+  (( $(now_ms) > deadline )) && fail "smcp-browse server printed no URL"
+  sleep 0.02
+done
+cat >"$tmp/computer.json" <<JSON
+{"mcpServers": {"files": {"command": "$BIN", "args": ["serve-docs", "$docs", "--host", "remote.docs", "--log-file", "$tmp/docs.log"]}}}
+JSON
+cat >"$tmp/run-remote.sh" <<RUN
+#!/bin/sh
+XDG_STATE_HOME="$tmp/state" SMCP_SERVER="$url" SMCP_OFFICE=e2e TERM=xterm-256color "$BIN"
+echo \$? > "$tmp/exit-remote"
+exec sleep 600
+RUN
+chmod +x "$tmp/run-remote.sh"
+t new-window -t e2e -n remote "$tmp/run-remote.sh"
+t select-window -t e2e:remote
+wait_for "No computer has joined this office yet"
+echo "e2e: ok  remote: the office's computers (none yet)"
+"$BIN" computer --server "$url" --office e2e --name far-laptop --config "$tmp/computer.json" --log-file "$tmp/computer.log" &
+computer_pid=$!
+change_start=$(now_ms)
+wait_for "far-laptop"
+figures+=("remote: computer joins -> list: $(( $(now_ms) - change_start )) ms")
+echo "e2e: ok  remote: far-laptop entered the office"
+press "remote: open the computer's catalog" "of 12" Enter
+wait_for "Q3 Operations Review"
+press "remote: back to computers" "far-laptop" h
+kill "$computer_pid"; wait "$computer_pid" 2>/dev/null || true
+change_start=$(now_ms)
+wait_for "No computer has joined this office yet"
+figures+=("remote: computer leaves -> list: $(( $(now_ms) - change_start )) ms")
+echo "e2e: ok  remote: far-laptop left the office"
+t send-keys -t e2e:remote q
+deadline=$(( $(now_ms) + 10000 ))
+while [ ! -s "$tmp/exit-remote" ]; do
+  (( $(now_ms) > deadline )) && { capture; fail "the remote browser did not exit within 10 s of q"; }
+  sleep 0.02
+done
+[ "$(cat "$tmp/exit-remote")" = 0 ] || fail "remote browser exit status $(cat "$tmp/exit-remote")"
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+echo "e2e: ok  remote: quit"
 
 echo "e2e: PASS"
 printf '  %s\n' "${figures[@]}"

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+func catalogOf(n int) *protocol.GetFinderRet {
+	ret := &protocol.GetFinderRet{TotalCount: n * 3, ReqID: "r"}
+	for i := range n {
+		title := fmt.Sprintf("Report %d", i)
+		if i%3 == 0 {
+			title = fmt.Sprintf("年度报告 %d", i)
+		}
+		ret.Documents = append(ret.Documents, protocol.DPEDocumentSummary{
+			DocRef: fmt.Sprintf("doc-%d", i), URI: fmt.Sprintf("dpe://h/doc-%d", i), FileType: "md",
+			Title: title, PageCount: i % 17, Server: "docs", LastModified: "2026-01-15T08:30:00Z",
+		})
+	}
+	return ret
+}
+
+func TestPrintCatalog(t *testing.T) {
+	ret := catalogOf(4)
+	ret.Documents[1].Title = "Bad \x1b[31mred\x1b[0m\ttitle\nsecond line"
+	ret.Documents[2].LastModified = "yesterday"
+	ret.Documents[3].Server = ""
+	var out, errOut bytes.Buffer
+	printCatalog(&out, &errOut, ret, 10, time.UTC)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines:\n%s", len(lines), out.String())
+	}
+	uri := strings.Index(lines[0], "URI")
+	for _, l := range lines[1:] {
+		if i := strings.Index(l, "dpe://"); ansi.StringWidth(l[:i]) != uri {
+			t.Errorf("not aligned: %q", l)
+		}
+	}
+	if strings.ContainsAny(out.String(), "\x1b\t") {
+		t.Errorf("control characters in the table: %q", out.String())
+	}
+	if !strings.Contains(lines[2], "Bad red title second line  md") {
+		t.Errorf("title not cleaned to one line: %q", lines[2])
+	}
+	if !strings.Contains(lines[3], "yesterday") || !strings.Contains(lines[4], " - ") {
+		t.Errorf("odd time or empty server: %q / %q", lines[3], lines[4])
+	}
+	if errOut.String() != "11–14 of 12\n" /* offset 10, 4 rows, total 3×4 */ {
+		t.Errorf("footer %q", errOut.String())
+	}
+}
+
+// BenchmarkPrintCatalog formats a 1,000-document page (ls --limit is capped
+// at 100 by the Computer; this bounds the cost of formatting from above).
+func BenchmarkPrintCatalog(b *testing.B) {
+	ret := catalogOf(1000)
+	for b.Loop() {
+		printCatalog(io.Discard, io.Discard, ret, 0, time.UTC)
+	}
+}

@@ -238,7 +238,7 @@ func TestCatDemoRawJSON(t *testing.T) {
 func TestCatHostileText(t *testing.T) {
 	r := run(t, nil, "cat", "--demo", demoHost+"/hostile-text-1af994/pages/0", "--format", "markdown")
 	r.ok(t)
-	if strings.ContainsAny(r.stdout, "\x1b\a\x9b") {
+	if strings.ContainsAny(r.stdout, "\x1b\a\u009b") {
 		t.Errorf("control characters reached stdout: %q", r.stdout)
 	}
 	if !strings.Contains(r.stdout, "red") {

@@ -16,10 +16,6 @@ import (
 	"github.com/smcp-browse/smcp-browse/tui"
 )
 
-// demoSettle bounds how long ls --demo waits for a first notify:update_finder
-// when the demo's catalog is still empty right after start-up.
-const demoSettle = time.Second
-
 // newLsCmd lists a Computer's Finder catalog (client:get_finder).
 func newLsCmd() *cobra.Command {
 	var (
@@ -76,31 +72,14 @@ with status 2.`,
 	return cmd
 }
 
-// runLs opens a session and asks for one page of the catalog. The demo's
-// document server may still be publishing its first listing when the
-// session is ready, so an empty demo catalog is asked again after the first
-// update notification (or demoSettle).
+// runLs opens a session and asks for one page of the catalog.
 func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (*protocol.GetFinderRet, error) {
-	updated := make(chan struct{}, 1)
-	s, err := cf.open(ctx, agent.Handlers{UpdateFinder: func(protocol.UpdateComputerConfigReq) {
-		select {
-		case updated <- struct{}{}:
-		default:
-		}
-	}})
+	s, err := cf.open(ctx, agent.Handlers{})
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
 	ret, err := s.agent.GetFinder(ctx, s.computer, q)
-	if err == nil && s.sys != nil && ret.TotalCount == 0 {
-		select {
-		case <-updated:
-		case <-time.After(demoSettle):
-		case <-ctx.Done():
-		}
-		ret, err = s.agent.GetFinder(ctx, s.computer, q)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("get_finder %s: %w", s.computer, err)
 	}

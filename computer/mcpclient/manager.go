@@ -63,7 +63,7 @@ type Manager struct {
 
 // State is a server's supervision state.
 type State struct {
-	Up        bool
+	Up        bool // connected, initialized, and the Up event has returned
 	LastError string
 	Restarts  int
 }
@@ -153,18 +153,21 @@ func (m *Manager) supervise(ctx context.Context, s config.Server) {
 			upAt := time.Now()
 			m.mu.Lock()
 			m.conns[name] = conn
-			st := m.state[name]
-			st.Up, st.LastError = true, ""
-			if attempt > 0 {
-				st.Restarts++
-			}
-			m.state[name] = st
 			m.mu.Unlock()
 			m.log.Info("mcp server up", "server", name, "protocol", conn.ProtocolVersion(),
 				"finder_capable", conn.FinderCapable(), "server_info", conn.ServerInfo().Name)
 			if m.opts.Events.Up != nil {
 				m.opts.Events.Up(conn)
 			}
+			// Up only once the callback has taken the server in (for the
+			// Computer: its documents are listed), so a caller that waits
+			// for Up sees a server in use, not one being set up.
+			m.setState(name, func(st *State) {
+				st.Up, st.LastError = true, ""
+				if attempt > 0 {
+					st.Restarts++
+				}
+			})
 			select {
 			case <-conn.Done():
 			case <-ctx.Done():

@@ -382,3 +382,42 @@ func fmtSscan(s string, n *int) (int, error) {
 	*n = v
 	return 1, err
 }
+
+// TestUpAfterTheUpEvent: a server is reported Up only once the Up event has
+// returned, so a caller waiting for Up (the demo, before its first catalog)
+// finds the server already taken in.
+func TestUpAfterTheUpEvent(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	opts := Options{Events: Events{Up: func(*Conn) {
+		close(entered)
+		<-release
+	}}}
+	m := New([]config.Server{selfServer("self")}, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	defer unblock() // before the deferred stop, even when the test fails
+
+	select {
+	case <-entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not come up")
+	}
+	if st := m.States()["self"]; st.Up {
+		t.Fatalf("state %+v while the Up event is still running", st)
+	}
+	if _, ok := m.Conn("self"); !ok {
+		t.Fatal("the connection must be usable from inside the Up event")
+	}
+	unblock()
+	deadline := time.Now().Add(5 * time.Second)
+	for !m.States()["self"].Up {
+		if time.Now().After(deadline) {
+			t.Fatalf("not Up after the event returned: %+v", m.States()["self"])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

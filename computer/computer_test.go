@@ -255,6 +255,9 @@ func TestReadBridge(t *testing.T) {
 		if tt.detail != "" && pe.Details[tt.detail] == nil {
 			t.Errorf("%s: details %v lack %s", tt.payload, pe.Details, tt.detail)
 		}
+		if tt.code == 4204 && (!strings.HasPrefix(pe.Message, "invalid dpe:// URI: rule ") || strings.Contains(pe.Message, "4204")) {
+			t.Errorf("%s: message %q should name the rule once, without the code", tt.payload, pe.Message)
+		}
 	}
 }
 

@@ -81,7 +81,11 @@ func (c *Computer) read(ctx context.Context, uri string) (*mcp.ReadResourceResul
 	if strings.HasPrefix(strings.ToLower(uri), "dpe:") {
 		u, err := dpe.Parse(uri)
 		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "invalid dpe:// URI: %v", err).
+			msg := err.Error()
+			if pe := (*protocol.Error)(nil); errors.As(err, &pe) {
+				msg = pe.Message // "rule N: ...", without the code repeated
+			}
+			return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "invalid dpe:// URI: %s", msg).
 				WithDetails(map[string]any{"uri": uri, "rule": int(dpe.RuleOf(err))})
 		}
 		name, ok := c.agg.Owner(ctx, uri)

@@ -441,3 +441,36 @@ func TestConnectStates(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONVariantsKeepUnmodelledFields: GetFinderJSON and ReadResourceJSON
+// hand back the Computer's answer as received, for `--json` output.
+func TestJSONVariantsKeepUnmodelledFields(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	ctx := testCtx(t)
+	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{
+		protocol.EventGetFinder: func(_ context.Context, raw json.RawMessage) (any, error) {
+			return json.RawMessage(`{"documents":[{"title":"a","x_rank":0.5}],"total_count":1,"req_id":"r","_meta":{"k":"v"}}`), nil
+		},
+		protocol.EventReadResource: func(_ context.Context, raw json.RawMessage) (any, error) {
+			return json.RawMessage(`{"contents":[{"uri":"dpe://h/d","text":"t","_meta":{"a":1}}],"_meta":{"b":2}}`), nil
+		},
+	})
+	a := connect(t, srv.URL, agent.Options{Name: "bot"})
+	if err := a.JoinOffice(ctx, "o1"); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := a.GetFinderJSON(ctx, "pc", agent.FinderQuery{})
+	if err != nil || !strings.Contains(string(cat), `"x_rank":0.5`) || !strings.Contains(string(cat), `"_meta":{"k":"v"}`) {
+		t.Errorf("GetFinderJSON = %s, %v", cat, err)
+	}
+	read, err := a.ReadResourceJSON(ctx, "pc", "dpe://h/d")
+	if err != nil || !strings.Contains(string(read), `"_meta":{"a":1}`) || !strings.Contains(string(read), `"_meta":{"b":2}`) {
+		t.Errorf("ReadResourceJSON = %s, %v", read, err)
+	}
+	if _, err := a.ReadResourceJSON(ctx, "nobody", "dpe://h/d"); protocol.CodeOf(err) != 404 {
+		t.Errorf("unknown computer: %v, want 404", err)
+	}
+	if _, err := a.GetFinderJSON(ctx, "pc", agent.FinderQuery{Offset: -1}); protocol.CodeOf(err) != 400 {
+		t.Errorf("negative offset: %v, want 400", err)
+	}
+}

@@ -401,8 +401,26 @@ func (c *Client) header(computer string) protocol.ComputerCall {
 
 // GetFinder returns a page of computer's Finder catalog.
 func (c *Client) GetFinder(ctx context.Context, computer string, q FinderQuery) (*protocol.GetFinderRet, error) {
+	var ret protocol.GetFinderRet
+	if err := c.getFinder(ctx, computer, q, &ret); err != nil {
+		return nil, err
+	}
+	return &ret, nil
+}
+
+// GetFinderJSON is GetFinder returning the Computer's answer as received,
+// fields this client does not model included.
+func (c *Client) GetFinderJSON(ctx context.Context, computer string, q FinderQuery) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := c.getFinder(ctx, computer, q, &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+func (c *Client) getFinder(ctx context.Context, computer string, q FinderQuery, out any) error {
 	if q.Offset < 0 || q.Limit < 0 {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, "offset and limit must not be negative (got %d, %d)", q.Offset, q.Limit)
+		return protocol.Errorf(protocol.CodeBadRequest, "offset and limit must not be negative (got %d, %d)", q.Offset, q.Limit)
 	}
 	h := c.header(computer)
 	req := protocol.GetFinderReq{
@@ -415,22 +433,31 @@ func (c *Client) GetFinder(ctx context.Context, computer string, q FinderQuery) 
 	if q.Limit > 0 {
 		req.Limit = &q.Limit
 	}
-	var ret protocol.GetFinderRet
-	if err := c.call(ctx, protocol.EventGetFinder, req, &ret); err != nil {
+	return c.call(ctx, protocol.EventGetFinder, req, out)
+}
+
+// ReadResource reads uri through computer (the MCP ReadResourceResult).
+func (c *Client) ReadResource(ctx context.Context, computer, uri string) (*protocol.ReadResourceRet, error) {
+	var ret protocol.ReadResourceRet
+	if err := c.readResource(ctx, computer, uri, &ret); err != nil {
 		return nil, err
 	}
 	return &ret, nil
 }
 
-// ReadResource reads uri through computer (the MCP ReadResourceResult).
-func (c *Client) ReadResource(ctx context.Context, computer, uri string) (*protocol.ReadResourceRet, error) {
-	h := c.header(computer)
-	var ret protocol.ReadResourceRet
-	err := c.call(ctx, protocol.EventReadResource, protocol.ReadResourceReq{
-		Agent: h.Agent, ReqID: h.ReqID, Computer: computer, URI: uri,
-	}, &ret)
-	if err != nil {
+// ReadResourceJSON is ReadResource returning the ReadResourceResult as
+// received, fields this client does not model (such as _meta) included.
+func (c *Client) ReadResourceJSON(ctx context.Context, computer, uri string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := c.readResource(ctx, computer, uri, &raw); err != nil {
 		return nil, err
 	}
-	return &ret, nil
+	return raw, nil
+}
+
+func (c *Client) readResource(ctx context.Context, computer, uri string, out any) error {
+	h := c.header(computer)
+	return c.call(ctx, protocol.EventReadResource, protocol.ReadResourceReq{
+		Agent: h.Agent, ReqID: h.ReqID, Computer: computer, URI: uri,
+	}, out)
 }

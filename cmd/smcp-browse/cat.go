@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/tui"
@@ -64,13 +63,17 @@ A usage mistake exits with status 2.`,
 				q.Format = format
 				uri = u.WithQuery(q).String()
 			}
-			ret, err := runCat(cmd.Context(), &cf, uri)
-			if err != nil {
-				return report(cmd, err, jsonOut)
-			}
 			out := cmd.OutOrStdout()
 			if jsonOut {
-				return writeJSON(out, ret)
+				raw, err := runCatJSON(cmd.Context(), &cf, uri)
+				if err != nil {
+					return report(cmd, err, true)
+				}
+				return writeRawJSON(out, raw)
+			}
+			ret, err := runCat(cmd.Context(), &cf, uri)
+			if err != nil {
+				return report(cmd, err, false)
 			}
 			return printContents(out, ret, isTerminal(out))
 		},
@@ -83,17 +86,21 @@ A usage mistake exits with status 2.`,
 	return cmd
 }
 
-func runCat(ctx context.Context, cf *connFlags, uri string) (*protocol.ReadResourceRet, error) {
-	s, err := cf.open(ctx, agent.Handlers{})
-	if err != nil {
-		return nil, err
-	}
-	defer s.close()
-	ret, err := s.agent.ReadResource(ctx, s.computer, uri)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", uri, err)
-	}
-	return ret, nil
+func runCat(ctx context.Context, cf *connFlags, uri string) (ret *protocol.ReadResourceRet, err error) {
+	err = cf.with(ctx, func(s *session) error {
+		ret, err = s.agent.ReadResource(ctx, s.computer, uri)
+		return wrapf(err, "read %s", uri)
+	})
+	return ret, err
+}
+
+// runCatJSON is runCat returning the ReadResourceResult as received.
+func runCatJSON(ctx context.Context, cf *connFlags, uri string) (raw json.RawMessage, err error) {
+	err = cf.with(ctx, func(s *session) error {
+		raw, err = s.agent.ReadResourceJSON(ctx, s.computer, uri)
+		return wrapf(err, "read %s", uri)
+	})
+	return raw, err
 }
 
 // printContents writes each content of a read: JSON indented, other text

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -264,6 +265,36 @@ func asProtocolError(err error) (*protocol.Error, string) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// with opens a session, runs fn on it and closes it.
+func (cf *connFlags) with(ctx context.Context, fn func(*session) error) error {
+	s, err := cf.open(ctx, agent.Handlers{})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return fn(s)
+}
+
+// wrapf adds context to err, or returns nil.
+func wrapf(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}
+
+// writeRawJSON writes a JSON answer indented, keeping every field as
+// received, with a final newline.
+func writeRawJSON(w io.Writer, raw json.RawMessage) error {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return fmt.Errorf("the answer is not JSON: %w", err)
+	}
+	buf.WriteByte('\n')
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 // writeJSON writes v indented, with a final newline.
 func writeJSON(w io.Writer, v any) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -50,12 +51,16 @@ with status 2.`,
 				return report(cmd, usageErrorf("--offset and --limit must not be negative"), false)
 			}
 			q := agent.FinderQuery{Keywords: cleanList(keywords), FileType: fileType, Offset: offset, Limit: limit}
+			if jsonOut {
+				raw, err := runLsJSON(cmd.Context(), &cf, q)
+				if err != nil {
+					return report(cmd, err, true)
+				}
+				return writeRawJSON(cmd.OutOrStdout(), raw)
+			}
 			ret, err := runLs(cmd.Context(), &cf, q)
 			if err != nil {
-				return report(cmd, err, jsonOut)
-			}
-			if jsonOut {
-				return writeJSON(cmd.OutOrStdout(), ret)
+				return report(cmd, err, false)
 			}
 			printCatalog(cmd.OutOrStdout(), cmd.ErrOrStderr(), ret, offset, time.Local)
 			return nil
@@ -73,17 +78,21 @@ with status 2.`,
 }
 
 // runLs opens a session and asks for one page of the catalog.
-func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (*protocol.GetFinderRet, error) {
-	s, err := cf.open(ctx, agent.Handlers{})
-	if err != nil {
-		return nil, err
-	}
-	defer s.close()
-	ret, err := s.agent.GetFinder(ctx, s.computer, q)
-	if err != nil {
-		return nil, fmt.Errorf("get_finder %s: %w", s.computer, err)
-	}
-	return ret, nil
+func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (ret *protocol.GetFinderRet, err error) {
+	err = cf.with(ctx, func(s *session) error {
+		ret, err = s.agent.GetFinder(ctx, s.computer, q)
+		return wrapf(err, "get_finder %s", s.computer)
+	})
+	return ret, err
+}
+
+// runLsJSON is runLs returning the GetFinderRet as the Computer sent it.
+func runLsJSON(ctx context.Context, cf *connFlags, q agent.FinderQuery) (raw json.RawMessage, err error) {
+	err = cf.with(ctx, func(s *session) error {
+		raw, err = s.agent.GetFinderJSON(ctx, s.computer, q)
+		return wrapf(err, "get_finder %s", s.computer)
+	})
+	return raw, err
 }
 
 // cleanList drops empty and duplicate entries and surrounding spaces.

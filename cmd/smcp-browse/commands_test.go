@@ -386,6 +386,16 @@ func TestServerForm(t *testing.T) {
 		t.Errorf("ls --type pdf:\n%s", r.stdout)
 	}
 
+	// Our Server also serves /smcp/, the path a2c-smcp's clients use.
+	r = run(t, nil, append([]string{"ls", "--type", "pdf", "--socket-path", "/smcp/"}, remote...)...)
+	if r.ok(t); !strings.Contains(r.stdout, "Employee Handbook") {
+		t.Errorf("ls --socket-path /smcp/:\n%s", r.stdout)
+	}
+	r = run(t, nil, append([]string{"ls", "--socket-path", "/nowhere/", "--timeout", "3s"}, remote...)...)
+	if r.code != exitFailure || !strings.HasPrefix(r.stderr, "error ") {
+		t.Errorf("ls --socket-path /nowhere/: exit %d stderr %q", r.code, r.stderr)
+	}
+
 	env := []string{"SMCP_SERVER=" + srv.URL, "SMCP_OFFICE=team", "SMCP_TOKEN=s3cret"}
 	r = run(t, env, "cat", "--computer", "laptop", "dpe://team.docs/q3-report-4f2bf6/pages/1", "--format", "markdown")
 	r.ok(t)

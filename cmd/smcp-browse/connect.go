@@ -41,6 +41,7 @@ type connFlags struct {
 	computer string
 	token    string
 	name     string
+	path     string
 	timeout  time.Duration
 	logFile  string
 	logLevel string
@@ -58,6 +59,7 @@ func (f *connFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.computer, "computer", "", "the computer whose documents to show")
 	fs.StringVar(&f.token, "token", os.Getenv("SMCP_TOKEN"), "the Server's shared token (default $SMCP_TOKEN)")
 	fs.StringVar(&f.name, "name", agent.DefaultName, "this agent's name in the office")
+	fs.StringVar(&f.path, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
 	fs.DurationVar(&f.timeout, "timeout", agent.DefaultTimeout, "timeout of each request to the Server")
 	fs.StringVar(&f.logFile, "log-file", defaultLogFile(), "file the logs are appended to (never the screen)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -145,7 +147,7 @@ func (f *connFlags) open(ctx context.Context, h agent.Handlers) (*session, error
 	cctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	ag, err := agent.Connect(cctx, f.server, agent.Options{
-		Name: f.name, Token: f.token, Timeout: f.timeout, Handlers: h, Logger: log.With("role", "agent"),
+		Name: f.name, Token: f.token, Path: f.path, Timeout: f.timeout, Handlers: h, Logger: log.With("role", "agent"),
 	})
 	if err != nil {
 		closeLog()

@@ -203,15 +203,16 @@ func docsFolder(dir string) (docs, temp string, err error) {
 }
 
 // waitReady polls until the computer is in the office and every document
-// server is up, or fails with what is known about why not.
+// server is up, or fails with what is known about why not. A failed room
+// listing is retried like any other poll: near the deadline it fails only
+// because time is short, and the states say more.
 func (s *System) waitReady(ctx context.Context) error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
+	var listErr error
 	for {
 		inRoom, err := s.computerInRoom(ctx)
-		if err != nil && ctx.Err() == nil {
-			return fmt.Errorf("demo: list the office: %w", err)
-		}
+		listErr = err
 		states := s.comp.Servers()
 		up := len(states) > 0
 		for _, st := range states {
@@ -225,8 +226,11 @@ func (s *System) waitReady(ctx context.Context) error {
 			s.compErr <- err // keep it for Close
 			return fmt.Errorf("demo: the computer stopped during start-up: %v", err)
 		case <-ctx.Done():
-			return fmt.Errorf("demo: not ready (computer in office: %v, document servers: %s): %w",
-				inRoom, describe(states), ctx.Err())
+			why := fmt.Sprintf("computer in office: %v, document servers: %s", inRoom, describe(states))
+			if listErr != nil {
+				why += fmt.Sprintf(", last room listing: %v", listErr)
+			}
+			return fmt.Errorf("demo: not ready (%s): %w", why, ctx.Err())
 		case <-tick.C:
 		}
 	}

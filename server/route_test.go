@@ -144,8 +144,10 @@ func TestRequestTimeout(t *testing.T) {
 	if code := codeOf(t, err); code != protocol.CodeTimeout || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("get_tools: %v, want the server's 408", err)
 	}
+	// The protocol's tool_call timeout is whole seconds: the agent sends
+	// 200 ms as 1 s, and the server waits that plus its grace.
 	_, err = a.CallTool(ctx, "mute", "sleep", nil, 200*time.Millisecond)
-	if code := codeOf(t, err); code != protocol.CodeTimeout || !strings.Contains(err.Error(), "did not answer client:tool_call within 300ms") {
+	if code := codeOf(t, err); code != protocol.CodeTimeout || !strings.Contains(err.Error(), "did not answer client:tool_call within 1.1s") {
 		t.Fatalf("tool_call: %v, want the server's 408 after timeout+grace", err)
 	}
 	close(late) // both answers now arrive late and must be dropped

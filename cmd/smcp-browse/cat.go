@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
-	"github.com/smcp-browse/smcp-browse/tui"
 )
 
 // newCatCmd prints a resource read through a Computer (client:read_resource).
@@ -117,7 +117,7 @@ func printContents(out io.Writer, ret *protocol.ReadResourceRet, terminal bool) 
 				return fmt.Errorf("%s: blob is not base64: %w", c.URI, err)
 			}
 			if terminal {
-				fmt.Fprintf(out, "[%s: %d bytes of %s; redirect the output to save them]\n", tui.Sanitize(c.URI), len(b), tui.Sanitize(mimeOr(c.MIMEType)))
+				fmt.Fprintf(out, "[%s: %d bytes of %s; redirect the output to save them]\n", sanitize.Text(c.URI), len(b), sanitize.Text(mimeOr(c.MIMEType)))
 				continue
 			}
 			if _, err := out.Write(b); err != nil {
@@ -126,7 +126,7 @@ func printContents(out io.Writer, ret *protocol.ReadResourceRet, terminal bool) 
 		case isJSON(c):
 			var buf bytes.Buffer
 			if err := json.Indent(&buf, []byte(c.Text), "", "  "); err != nil {
-				io.WriteString(out, ensureNewline(tui.Sanitize(c.Text)))
+				io.WriteString(out, ensureNewline(sanitize.Text(c.Text)))
 				continue
 			}
 			buf.WriteByte('\n')
@@ -134,7 +134,7 @@ func printContents(out io.Writer, ret *protocol.ReadResourceRet, terminal bool) 
 				return err
 			}
 		default:
-			if _, err := io.WriteString(out, ensureNewline(tui.Sanitize(c.Text))); err != nil {
+			if _, err := io.WriteString(out, ensureNewline(sanitize.Text(c.Text))); err != nil {
 				return err
 			}
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/internal/demo"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/tui"
 )
@@ -247,7 +248,7 @@ func report(cmd *cobra.Command, err error, jsonOut bool) error {
 	if jsonOut {
 		_ = writeJSON(cmd.OutOrStdout(), pe)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, tui.Sanitize(oneLine(prefix+pe.Message)))
+	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, sanitize.Text(oneLine(prefix+pe.Message)))
 	return exitError{exitFailure}
 }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
-	"github.com/smcp-browse/smcp-browse/tui"
 )
 
 // newLsCmd lists a Computer's Finder catalog (client:get_finder).
@@ -138,7 +138,7 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 
 // clean makes untrusted text safe and single-line for a table cell.
 func clean(s string) string {
-	s = oneLine(tui.Sanitize(s))
+	s = oneLine(sanitize.Text(s))
 	if s == "" {
 		return "-"
 	}

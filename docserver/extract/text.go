@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 )
 
 // SummaryChars bounds document summaries (the specification's best
@@ -18,40 +19,10 @@ const SummaryChars = 160
 // elementSummaryChars bounds element summaries.
 const elementSummaryChars = 100
 
-// clean makes untrusted document text safe to carry: invalid UTF-8 becomes
-// U+FFFD, and control characters other than tab and newline (including the
-// ESC that starts terminal sequences and the C1 controls) are dropped.
-func clean(s string) string {
-	ok := true
-	for _, r := range s {
-		if r == utf8.RuneError || isDropped(r) {
-			ok = false
-			break
-		}
-	}
-	if ok && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if r == '\r' {
-			r = '\n' // a lone carriage return ends a line
-		}
-		if !isDropped(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isDropped(r rune) bool {
-	if r == '\n' || r == '\t' {
-		return false
-	}
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029'
-}
+// clean makes untrusted document text safe to carry: terminal escape
+// sequences and control characters other than tab and newline are removed,
+// line breaks are normalized and invalid UTF-8 becomes U+FFFD.
+func clean(s string) string { return sanitize.Text(s) }
 
 // collapse folds all runs of white space into single spaces.
 func collapse(s string) string {

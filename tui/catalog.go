@@ -758,7 +758,7 @@ func (s *catalogScreen) previewView(w, h int) string {
 		lines = append(lines, st.Muted.Render("no document selected"))
 	} else {
 		lines = append(lines, wrapStyledLines(st.Title, oneLine(d.Title), inner, 2)...)
-		lines = append(lines, st.Muted.Render(cell(strings.ToUpper(oneLine(d.FileType))+" · "+itoa(d.PageCount)+" pages · "+relTime(parseTime(d.LastModified), s.e.now()), inner)))
+		lines = append(lines, st.Muted.Render(cell(strings.ToUpper(oneLine(d.FileType))+" · "+count(d.PageCount, "page")+" · "+relTime(parseTime(d.LastModified), s.e.now()), inner)))
 		if len(d.Keywords) > 0 {
 			lines = append(lines, wrapStyledLines(st.Keyword, "# "+oneLine(strings.Join(d.Keywords, "  # ")), inner, 2)...)
 		}

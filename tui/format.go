@@ -12,6 +12,14 @@ import (
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// count is "1 page", "3 pages": n and the noun, plural with an s.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // parseTime reads an ISO 8601 timestamp; the zero time when it cannot.
 func parseTime(s string) time.Time {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {

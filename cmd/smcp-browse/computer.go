@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"time"
 
@@ -41,20 +39,11 @@ taken from A2C_SMCP_<ID>_<bundle_id>, A2C_SMCP_<ID> or the input's default, and
 ${env:NAME} from the environment (no interactive prompts).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var level slog.Level
-			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return fmt.Errorf("--log-level: %w", err)
+			log, closeLog, err := serviceLogger(cmd.ErrOrStderr(), logFile, logLevel)
+			if err != nil {
+				return err
 			}
-			var logOut io.Writer = cmd.ErrOrStderr()
-			if logFile != "" {
-				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-				if err != nil {
-					return fmt.Errorf("--log-file: %w", err)
-				}
-				defer f.Close()
-				logOut = f
-			}
-			log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+			defer closeLog()
 			cfg, err := config.Load(cfgPath, config.Options{LookupEnv: os.LookupEnv})
 			if err != nil {
 				return err

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"log/slog"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,20 +28,11 @@ completion, change notifications, and the fs_tree/fs_find/fs_grep tools.
 Logs go to stderr (or --log-file), never to stdout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var level slog.Level
-			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return fmt.Errorf("--log-level: %w", err)
+			logger, closeLog, err := serviceLogger(cmd.ErrOrStderr(), logFile, logLevel)
+			if err != nil {
+				return err
 			}
-			var logOut io.Writer = cmd.ErrOrStderr()
-			if logFile != "" {
-				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-				if err != nil {
-					return fmt.Errorf("--log-file: %w", err)
-				}
-				defer f.Close()
-				logOut = f
-			}
-			logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+			defer closeLog()
 			srv, err := docserver.New(args[0], docserver.Options{
 				Host:         host,
 				MaxFileSize:  maxFileSize,

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"os"
 	"time"
@@ -34,20 +32,11 @@ notifications. It prints the URL it listens on, and stops gracefully on SIGINT
 or SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var level slog.Level
-			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return fmt.Errorf("--log-level: %w", err)
+			log, closeLog, err := serviceLogger(cmd.ErrOrStderr(), logFile, logLevel)
+			if err != nil {
+				return err
 			}
-			var logOut io.Writer = cmd.ErrOrStderr()
-			if logFile != "" {
-				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-				if err != nil {
-					return fmt.Errorf("--log-file: %w", err)
-				}
-				defer f.Close()
-				logOut = f
-			}
-			log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+			defer closeLog()
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", listen, err)

@@ -445,3 +445,25 @@ func TestDemoCleansUp(t *testing.T) {
 		t.Errorf("left behind: %v (%v)", left, err)
 	}
 }
+
+// TestServiceCommandErrors: the long-running subcommands exit 2 on a bad
+// flag value and 1 when the environment fails them, with the reason on
+// stderr.
+func TestServiceCommandErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		exit    int
+		message string
+	}{
+		{[]string{"server", "--log-level", "loud"}, exitUsage, "--log-level"},
+		{[]string{"serve-docs", t.TempDir(), "--log-level", "loud"}, exitUsage, "--log-level"},
+		{[]string{"computer", "--server", "http://127.0.0.1:1", "--office", "o", "--name", "pc", "--config", "c.json", "--log-level", "loud"}, exitUsage, "--log-level"},
+		{[]string{"computer", "--server", "http://127.0.0.1:1", "--name", "pc"}, exitUsage, "missing required flags: --office, --config"},
+		{[]string{"server", "--listen", "127.0.0.1:0", "--log-file", filepath.Join(t.TempDir(), "no", "such", "dir.log")}, exitFailure, "--log-file"},
+	} {
+		r := run(t, nil, tc.args...)
+		if r.code != tc.exit || !strings.Contains(r.stderr, tc.message) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %s", tc.args, r.code, r.stderr, tc.exit, tc.message)
+		}
+	}
+}

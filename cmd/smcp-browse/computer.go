@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,6 +40,15 @@ taken from A2C_SMCP_<ID>_<bundle_id>, A2C_SMCP_<ID> or the input's default, and
 ${env:NAME} from the environment (no interactive prompts).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var missing []string
+			for _, f := range []struct{ name, value string }{{"server", serverURL}, {"office", office}, {"name", name}, {"config", cfgPath}} {
+				if f.value == "" {
+					missing = append(missing, "--"+f.name)
+				}
+			}
+			if len(missing) > 0 {
+				return usageErrorf("missing required flags: %s (see --help)", strings.Join(missing, ", "))
+			}
 			log, closeLog, err := serviceLogger(cmd.ErrOrStderr(), logFile, logLevel)
 			if err != nil {
 				return err
@@ -80,8 +90,5 @@ ${env:NAME} from the environment (no interactive prompts).`,
 	f.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	f.DurationVar(&requestTimeout, "request-timeout", computer.DefaultRequestTimeout, "timeout of each MCP request")
 	f.StringVar(&socketPath, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
-	for _, req := range []string{"server", "office", "name", "config"} {
-		_ = cmd.MarkFlagRequired(req) // fails only for an undefined flag
-	}
 	return cmd
 }

@@ -13,7 +13,7 @@ import (
 func serviceLogger(stderr io.Writer, file, level string) (log *slog.Logger, close func() error, err error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, nil, fmt.Errorf("--log-level: %w", err)
+		return nil, nil, usageErrorf("--log-level: %v", err)
 	}
 	out, close := stderr, func() error { return nil }
 	if file != "" {

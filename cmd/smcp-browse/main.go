@@ -26,7 +26,10 @@ func main() {
 			os.Exit(ee.code)
 		}
 		fmt.Fprintln(os.Stderr, "smcp-browse:", err)
-		os.Exit(1)
+		if errors.As(err, new(usageError)) {
+			os.Exit(exitUsage)
+		}
+		os.Exit(exitFailure)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/url"
 	"strings"
@@ -211,6 +212,9 @@ func baseURL(raw string) (string, error) {
 // made again.
 const tryTimeout = 5 * time.Second
 
+// neverDue is the Socket.IO manager's own connect timeout: see try.
+const neverDue = time.Duration(math.MaxInt64)
+
 // attempt connects within DialTimeout (or ctx's deadline when sooner) and
 // returns the connected socket.
 func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
@@ -251,7 +255,14 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 	o.SetForceNew(true)
 	o.SetReconnection(false)
 	o.SetAutoConnect(false)
-	o.SetTimeout(timeout)
+	// The try's own timer below bounds the connect. The manager's timer
+	// must never fire: the manager disarms it when its engine opens, but
+	// the engine dials inside Manager.Open and can open before Open has
+	// registered the timer for disarming; the timer then closed a healthy
+	// connection once the timeout had passed (a Computer dropped out of
+	// its office 5 s after joining). Armed but never due, it is disarmed
+	// with the manager's other subscriptions when the connection closes.
+	o.SetTimeout(neverDue)
 	o.SetTransports(types.NewSet(client.WebSocket))
 
 	m := client.NewManager(c.base, o)

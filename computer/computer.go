@@ -182,10 +182,8 @@ func (c *Computer) connectOnce(ctx context.Context) (*sioconn.Conn, error) {
 		return nil, fmt.Errorf("connect %s: %w", c.opts.ServerURL, err)
 	}
 	c.register(conn)
-	if err := c.join(dctx, conn); err != nil {
-		conn.Close()
-		return nil, err
-	}
+	// Registered before the first join: a connection that drops and comes
+	// back while that join is under way must still end up in the office.
 	conn.OnReconnect(func(ctx context.Context) {
 		for i := 0; ctx.Err() == nil; i++ {
 			jctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -202,6 +200,10 @@ func (c *Computer) connectOnce(ctx context.Context) (*sioconn.Conn, error) {
 			}
 		}
 	})
+	if err := c.join(dctx, conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	c.mu.Lock()
 	c.conn = conn
 	c.mu.Unlock()

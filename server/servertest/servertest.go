@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,49 @@ func Logger() *slog.Logger {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// maxKeptLog bounds what LogFor keeps: the newest lines win.
+const maxKeptLog = 1 << 20
+
+// LogFor returns a debug logger for the parts a test starts whose lines are
+// kept in memory and printed with the test's output only when it fails, so
+// that a rare failure in CI comes with the story of what happened. With
+// SMCP_TEST_LOG=1 it is Logger (everything on stderr).
+func LogFor(t testing.TB) *slog.Logger {
+	if os.Getenv("SMCP_TEST_LOG") == "1" {
+		return Logger()
+	}
+	kept := &tailBuffer{max: maxKeptLog}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("logs of the server and clients the test started:\n%s", kept.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(kept, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// tailBuffer is a concurrency-safe writer keeping the last max bytes.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
 }
 
 // Server is a running Server.
@@ -111,9 +155,8 @@ func NewComputer(t testing.TB, url, office, name string, h Handlers) *Computer {
 		conn.Handle(ev, fn)
 	}
 	c := &Computer{Conn: conn, Name: name, Office: office}
-	if err := c.join(ctx); err != nil {
-		t.Fatalf("computer %s: join %s: %v", name, office, err)
-	}
+	// Registered before the first join, so that a reconnect during it
+	// still ends in the office.
 	conn.OnReconnect(func(ctx context.Context) {
 		for i := 0; i < 100 && ctx.Err() == nil; i++ {
 			jctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -125,6 +168,9 @@ func NewComputer(t testing.TB, url, office, name string, h Handlers) *Computer {
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
+	if err := c.join(ctx); err != nil {
+		t.Fatalf("computer %s: join %s: %v", name, office, err)
+	}
 	return c
 }
 

@@ -344,10 +344,11 @@ func TestServerForm(t *testing.T) {
 	if _, err := democorpus.Extract(dir); err != nil {
 		t.Fatal(err)
 	}
-	srv := servertest.Start(t, server.Options{Token: "s3cret"})
+	log := servertest.LogFor(t)
+	srv := servertest.Start(t, server.Options{Token: "s3cret", Logger: log.With("role", "server")})
 	comp, err := computer.New(config.Config{Servers: []config.Server{
 		config.NewStdio("files", bin, "serve-docs", dir, "--host", "team.docs", "--log-level", "warn"),
-	}}, computer.Options{Name: "laptop", Office: "team", ServerURL: srv.URL, Token: "s3cret", Logger: servertest.Logger()})
+	}}, computer.Options{Name: "laptop", Office: "team", ServerURL: srv.URL, Token: "s3cret", Logger: log.With("role", "computer")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ import (
 // the visible rows, filters on the Computer (keywords, debounced; file type)
 // and reloads on notify:update_finder keeping the selection by URI.
 type catalogScreen struct {
-	e    *env
-	comp string
+	e *env
+	presence
 	w, h int
 
 	keywords []string
@@ -34,7 +34,6 @@ type catalogScreen struct {
 	pending   map[int]uint64                        // chunk -> request
 	nav       listNav
 	err       string
-	gone      bool // the Computer left the office
 
 	reload *catalogReload
 	again  bool            // a notification came during a live reload
@@ -105,7 +104,7 @@ func newCatalogScreen(e *env, computer string) *catalogScreen {
 	ti.Placeholder = "keywords (space or comma separated)"
 	ti.CharLimit = 256
 	s := &catalogScreen{
-		e: e, comp: computer, input: ti,
+		e: e, presence: presence{comp: computer}, input: ti,
 		chunks: map[int][]protocol.DPEDocumentSummary{}, pending: map[int]uint64{},
 		preview: map[string]*previewEntry{},
 	}
@@ -290,13 +289,8 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 	case reconnectedMsg:
 		s.preview, s.previewOrder = map[string]*previewEntry{}, nil
 		return s.refresh(true)
-	case LeaveOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
-			s.gone = true
-		}
-	case EnterOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
-			s.gone = false
+	case LeaveOfficeMsg, EnterOfficeMsg:
+		if s.track(msg) && !s.gone {
 			return s.refresh(true)
 		}
 	case themeMsg:

@@ -14,8 +14,8 @@ import (
 // in the organizer's order, each a title bar (the window:// URI) and its
 // text. It re-reads on notify:update_desktop, keeping the scroll offset.
 type desktopScreen struct {
-	e       *env
-	comp    string
+	e *env
+	presence
 	windows []string
 	starts  []int // first line of each window in the pager
 	sel     int   // the selected window: `y` copies its URI
@@ -24,7 +24,6 @@ type desktopScreen struct {
 	loading bool
 	loaded  bool
 	err     string
-	gone    bool
 	pg      pager
 }
 
@@ -35,7 +34,7 @@ type desktopMsg struct {
 }
 
 func newDesktopScreen(e *env, computer string) *desktopScreen {
-	return &desktopScreen{e: e, comp: computer, pg: newPager()}
+	return &desktopScreen{e: e, presence: presence{comp: computer}, pg: newPager()}
 }
 
 func (s *desktopScreen) init() tea.Cmd { return s.load() }
@@ -124,16 +123,12 @@ func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
 		return s.load()
 	case themeMsg:
 		s.renderWindows()
-	case LeaveOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
-			s.gone = true
+	case LeaveOfficeMsg, EnterOfficeMsg:
+		if s.track(msg) {
 			s.layout()
-		}
-	case EnterOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
-			s.gone = false
-			s.layout()
-			return s.load()
+			if !s.gone {
+				return s.load()
+			}
 		}
 	case tea.KeyPressMsg:
 		k := s.e.keys

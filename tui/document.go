@@ -14,8 +14,8 @@ import (
 // documentScreen shows a document's metadata and its page index, read in
 // chunks with depth=pages&offset&limit as the user scrolls.
 type documentScreen struct {
-	e    *env
-	comp string
+	e *env
+	presence
 	sum  protocol.DPEDocumentSummary // from the catalog, shown until the read lands
 	doc  *protocol.DPEDocument       // metadata of the latest read
 	w, h int
@@ -27,7 +27,6 @@ type documentScreen struct {
 	pending   map[int]uint64
 	nav       listNav
 	err       string
-	gone      bool
 	again     bool // a live change arrived during a reload
 }
 
@@ -40,7 +39,7 @@ type docPagesMsg struct {
 
 func newDocumentScreen(e *env, computer string, sum protocol.DPEDocumentSummary) *documentScreen {
 	return &documentScreen{
-		e: e, comp: computer, sum: sum,
+		e: e, presence: presence{comp: computer}, sum: sum,
 		chunks: map[int][]protocol.DPEPageSummary{}, pending: map[int]uint64{},
 	}
 }
@@ -190,16 +189,12 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 		}
 	case reconnectedMsg:
 		return s.reload()
-	case LeaveOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
-			s.gone = true
+	case LeaveOfficeMsg, EnterOfficeMsg:
+		if s.track(msg) {
 			s.nav.setHeight(s.listHeight())
-		}
-	case EnterOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
-			s.gone = false
-			s.nav.setHeight(s.listHeight())
-			return s.reload()
+			if !s.gone {
+				return s.reload()
+			}
 		}
 	case tea.KeyPressMsg:
 		k := s.e.keys

@@ -15,8 +15,8 @@ import (
 // elementScreen shows a Level 3 element: its Markdown rendering, then its
 // content and metadata as coloured JSON.
 type elementScreen struct {
-	e      *env
-	comp   string
+	e *env
+	presence
 	docURI string
 	doc    dpe.URI
 	docErr error
@@ -28,7 +28,6 @@ type elementScreen struct {
 	loading   bool
 	again     bool // a live change arrived while loading
 	err       string
-	gone      bool
 	cache     map[renderKey]string
 	renderReq uint64
 	renderKey renderKey
@@ -45,7 +44,7 @@ type elementMsg struct {
 
 func newElementScreen(e *env, computer, docURI string, brief protocol.DPEElementDetail) *elementScreen {
 	s := &elementScreen{
-		e: e, comp: computer, docURI: docURI, brief: brief,
+		e: e, presence: presence{comp: computer}, docURI: docURI, brief: brief,
 		cache: map[renderKey]string{}, pg: newPager(), keepY: -1,
 	}
 	s.doc, s.docErr = dpe.Parse(docURI)
@@ -220,14 +219,11 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		}
 	case reconnectedMsg:
 		return s.load()
-	case LeaveOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
-			s.gone = true
-			return s.layout()
-		}
-	case EnterOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
-			s.gone = false
+	case LeaveOfficeMsg, EnterOfficeMsg:
+		if s.track(msg) {
+			if s.gone {
+				return s.layout()
+			}
 			return tea.Batch(s.layout(), s.load())
 		}
 	case tea.KeyPressMsg:

@@ -17,8 +17,8 @@ import (
 // pageScreen shows a Level 2 page: rendered Markdown, raw JSON or plain text
 // in a pager, with an element list, a category filter, search and paging.
 type pageScreen struct {
-	e        *env
-	comp     string
+	e *env
+	presence
 	docURI   string
 	doc      dpe.URI
 	docErr   error
@@ -33,7 +33,6 @@ type pageScreen struct {
 	loading bool
 	again   bool // a live change arrived while loading
 	err     string
-	gone    bool
 
 	mode       int
 	cache      map[renderKey]string
@@ -76,7 +75,7 @@ func newPageScreen(e *env, computer, docURI, docTitle string, index, count int) 
 	ti.Prompt = "search: "
 	ti.CharLimit = 256
 	s := &pageScreen{
-		e: e, comp: computer, docURI: docURI, docTitle: docTitle, index: index, count: count,
+		e: e, presence: presence{comp: computer}, docURI: docURI, docTitle: docTitle, index: index, count: count,
 		cache: map[renderKey]string{}, pg: newPager(), keepY: -1, input: ti,
 	}
 	s.doc, s.docErr = dpe.Parse(docURI)
@@ -308,14 +307,11 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 		}
 	case reconnectedMsg:
 		return s.reloadInPlace()
-	case LeaveOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp {
-			s.gone = true
-			return s.layout()
-		}
-	case EnterOfficeMsg:
-		if msg.Role == string(protocol.RoleComputer) && msg.Name == s.comp && s.gone {
-			s.gone = false
+	case LeaveOfficeMsg, EnterOfficeMsg:
+		if s.track(msg) {
+			if s.gone {
+				return s.layout()
+			}
 			return tea.Batch(s.layout(), s.reloadInPlace())
 		}
 	case tea.KeyPressMsg:

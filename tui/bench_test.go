@@ -25,7 +25,7 @@ func loadedCatalog(b *testing.B, n, w, h int) *App {
 		for j, d := range ret.Documents {
 			docs[j] = sanitizeSummary(d)
 		}
-		c.chunks[i] = docs
+		c.docs.put(i, docs)
 	}
 	return hs.app
 }

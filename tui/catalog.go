@@ -29,9 +29,7 @@ type catalogScreen struct {
 	gen       int // bumped by every new query or reload; older replies are dropped
 	total     int
 	haveTotal bool
-	chunks    map[int][]protocol.DPEDocumentSummary
-	stale     map[int][]protocol.DPEDocumentSummary // previous rows, shown while reloading
-	pending   map[int]uint64                        // chunk -> request
+	docs      chunks[protocol.DPEDocumentSummary]
 	nav       listNav
 	err       string
 
@@ -105,7 +103,7 @@ func newCatalogScreen(e *env, computer string) *catalogScreen {
 	ti.CharLimit = 256
 	s := &catalogScreen{
 		e: e, presence: presence{comp: computer}, input: ti,
-		chunks: map[int][]protocol.DPEDocumentSummary{}, pending: map[int]uint64{},
+		docs:    newChunks[protocol.DPEDocumentSummary](catalogChunk),
 		preview: map[string]*previewEntry{},
 	}
 	s.styleInput()
@@ -145,17 +143,7 @@ func (s *catalogScreen) setSize(w, h int) tea.Cmd {
 
 // doc returns row i: a loaded document, a stale one, or false.
 func (s *catalogScreen) doc(i int) (protocol.DPEDocumentSummary, bool) {
-	c, off := i/catalogChunk, i%catalogChunk
-	if docs, ok := s.chunks[c]; ok {
-		if off < len(docs) {
-			return docs[off], true
-		}
-		return protocol.DPEDocumentSummary{}, false
-	}
-	if docs, ok := s.stale[c]; ok && off < len(docs) {
-		return docs[off], true
-	}
-	return protocol.DPEDocumentSummary{}, false
+	return s.docs.at(i)
 }
 
 func (s *catalogScreen) selectedDoc() (protocol.DPEDocumentSummary, bool) {
@@ -174,17 +162,8 @@ func (s *catalogScreen) ensure() tea.Cmd {
 		// first chunk (an empty list has no visible rows to fetch).
 		from, to = 0, 1
 	}
-	if to <= from {
-		return nil
-	}
 	var cmds []tea.Cmd
-	for c := from / catalogChunk; c <= (to-1)/catalogChunk; c++ {
-		if _, ok := s.chunks[c]; ok {
-			continue
-		}
-		if _, ok := s.pending[c]; ok {
-			continue
-		}
+	for _, c := range s.docs.missing(from, to) {
 		cmds = append(cmds, s.fetch(c))
 	}
 	return tea.Batch(cmds...)
@@ -192,8 +171,8 @@ func (s *catalogScreen) ensure() tea.Cmd {
 
 func (s *catalogScreen) fetch(chunk int) tea.Cmd {
 	req := s.e.req()
-	s.pending[chunk] = req
-	q := FinderQuery{Keywords: slices.Clone(s.keywords), FileType: s.fileType, Offset: chunk * catalogChunk, Limit: catalogChunk}
+	s.docs.ask(chunk, req)
+	q := FinderQuery{Keywords: slices.Clone(s.keywords), FileType: s.fileType, Offset: s.docs.offset(chunk), Limit: catalogChunk}
 	comp := s.comp
 	return call(s.e, func(ctx context.Context, b Backend) (*protocol.GetFinderRet, error) {
 		ret, err := b.GetFinder(ctx, comp, q)
@@ -215,10 +194,8 @@ func (s *catalogScreen) fetch(chunk int) tea.Cmd {
 // rows until the new ones arrive (a refresh); a new filter starts empty.
 func (s *catalogScreen) restart(keepRows bool) tea.Cmd {
 	s.gen++
-	if keepRows {
-		s.stale = s.chunks
-	} else {
-		s.stale = nil
+	s.docs.restart(keepRows)
+	if !keepRows {
 		s.haveTotal = false
 		s.total = 0
 		s.nav.setLen(0)
@@ -226,8 +203,6 @@ func (s *catalogScreen) restart(keepRows bool) tea.Cmd {
 		s.reload = nil
 		s.fresh = nil
 	}
-	s.chunks = map[int][]protocol.DPEDocumentSummary{}
-	s.pending = map[int]uint64{}
 	s.err = ""
 	return s.ensure()
 }
@@ -239,11 +214,9 @@ func (s *catalogScreen) refresh(live bool) tea.Cmd {
 		rl.selURI = d.URI
 	}
 	n := 0
-	for _, docs := range s.chunks {
-		for _, d := range docs {
-			rl.before[d.URI] = fingerprint(d)
-			n++
-		}
+	for d := range s.docs.rows() {
+		rl.before[d.URI] = fingerprint(d)
+		n++
 	}
 	rl.wasComplete = s.haveTotal && n >= s.total
 	s.reload = rl
@@ -280,7 +253,7 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
 			s.preview, s.previewOrder = map[string]*previewEntry{}, nil
-			if s.reload != nil && s.reload.live && len(s.pending) > 0 {
+			if s.reload != nil && s.reload.live && s.docs.waiting() {
 				s.again = true // a burst of notifications: one more reload at the end
 				return nil
 			}
@@ -307,14 +280,13 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 }
 
 func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
-	if req, ok := s.pending[msg.chunk]; !ok || req != msg.req {
+	if !s.docs.answered(msg.chunk, msg.req) {
 		return nil // stale: an older query or generation
 	}
-	delete(s.pending, msg.chunk)
 	if msg.err != nil {
 		s.err = describeError(msg.err, opFinder)
 		s.nav.setHeight(s.rowsHeight())
-		if len(s.pending) == 0 {
+		if !s.docs.waiting() {
 			s.reload, s.again = nil, false
 		}
 		return nil
@@ -324,24 +296,23 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 	if ret == nil {
 		ret = &protocol.GetFinderRet{}
 	}
-	s.chunks[msg.chunk] = ret.Documents
-	delete(s.stale, msg.chunk)
+	s.docs.put(msg.chunk, ret.Documents)
 	s.rowCache = nil
-	s.total, s.haveTotal = max(ret.TotalCount, msg.chunk*catalogChunk+len(ret.Documents)), true
+	s.total, s.haveTotal = max(ret.TotalCount, s.docs.offset(msg.chunk)+len(ret.Documents)), true
 	s.nav.setHeight(s.rowsHeight())
 	s.nav.setLen(s.total)
 	s.e.refreshed = s.e.now()
 	if rl := s.reload; rl != nil && rl.selURI != "" {
 		for i, d := range ret.Documents {
 			if d.URI == rl.selURI {
-				s.nav.set(msg.chunk*catalogChunk + i)
+				s.nav.set(s.docs.offset(msg.chunk) + i)
 				rl.selURI = ""
 				break
 			}
 		}
 	}
 	cmd := s.ensure()
-	if len(s.pending) == 0 && s.reload != nil {
+	if !s.docs.waiting() && s.reload != nil {
 		s.finishReload()
 		if s.again {
 			s.again = false
@@ -355,14 +326,12 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 func (s *catalogScreen) finishReload() {
 	rl := s.reload
 	s.reload = nil
-	s.stale = nil
+	s.docs.dropStale()
 	after := map[string]string{}
 	n := 0
-	for _, docs := range s.chunks {
-		for _, d := range docs {
-			after[d.URI] = fingerprint(d)
-			n++
-		}
+	for d := range s.docs.rows() {
+		after[d.URI] = fingerprint(d)
+		n++
 	}
 	complete := n >= s.total
 	var added, removed, changed int
@@ -576,12 +545,10 @@ func (s *catalogScreen) typeChoices() []string {
 	for _, t := range types {
 		seen[t] = true
 	}
-	for _, docs := range s.chunks {
-		for _, d := range docs {
-			if t := strings.ToLower(oneLine(d.FileType)); t != "" && !seen[t] {
-				seen[t] = true
-				types = append(types, t)
-			}
+	for d := range s.docs.rows() {
+		if t := strings.ToLower(oneLine(d.FileType)); t != "" && !seen[t] {
+			seen[t] = true
+			types = append(types, t)
 		}
 	}
 	if s.fileType != "" && !seen[s.fileType] {
@@ -604,7 +571,7 @@ func (s *catalogScreen) view() string {
 	case s.haveTotal:
 		from, to := s.nav.visible()
 		title += st.Muted.Render(" · " + rangeLabel(from, to, s.total))
-	case len(s.pending) > 0:
+	case s.docs.waiting():
 		title += st.Muted.Render(" · loading…")
 	}
 	if s.fileType != "" {

@@ -22,9 +22,7 @@ type documentScreen struct {
 
 	total     int
 	haveTotal bool
-	chunks    map[int][]protocol.DPEPageSummary
-	stale     map[int][]protocol.DPEPageSummary
-	pending   map[int]uint64
+	pages     chunks[protocol.DPEPageSummary]
 	nav       listNav
 	err       string
 	again     bool // a live change arrived during a reload
@@ -40,7 +38,7 @@ type docPagesMsg struct {
 func newDocumentScreen(e *env, computer string, sum protocol.DPEDocumentSummary) *documentScreen {
 	return &documentScreen{
 		e: e, presence: presence{comp: computer}, sum: sum,
-		chunks: map[int][]protocol.DPEPageSummary{}, pending: map[int]uint64{},
+		pages: newChunks[protocol.DPEPageSummary](pageChunk),
 	}
 }
 
@@ -92,17 +90,7 @@ func (s *documentScreen) setSize(w, h int) tea.Cmd {
 }
 
 func (s *documentScreen) page(i int) (protocol.DPEPageSummary, bool) {
-	c, off := i/pageChunk, i%pageChunk
-	if ps, ok := s.chunks[c]; ok {
-		if off < len(ps) {
-			return ps[off], true
-		}
-		return protocol.DPEPageSummary{}, false
-	}
-	if ps, ok := s.stale[c]; ok && off < len(ps) {
-		return ps[off], true
-	}
-	return protocol.DPEPageSummary{}, false
+	return s.pages.at(i)
 }
 
 func (s *documentScreen) ensure() tea.Cmd {
@@ -111,13 +99,7 @@ func (s *documentScreen) ensure() tea.Cmd {
 		from, to = 0, 1
 	}
 	var cmds []tea.Cmd
-	for c := from / pageChunk; to > from && c <= (to-1)/pageChunk; c++ {
-		if _, ok := s.chunks[c]; ok {
-			continue
-		}
-		if _, ok := s.pending[c]; ok {
-			continue
-		}
+	for _, c := range s.pages.missing(from, to) {
 		cmds = append(cmds, s.fetch(c))
 	}
 	return tea.Batch(cmds...)
@@ -125,10 +107,10 @@ func (s *documentScreen) ensure() tea.Cmd {
 
 func (s *documentScreen) fetch(chunk int) tea.Cmd {
 	req := s.e.req()
-	s.pending[chunk] = req
-	comp, uri := s.comp, s.sum.URI
+	s.pages.ask(chunk, req)
+	comp, uri, offset := s.comp, s.sum.URI, s.pages.offset(chunk)
 	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEDocument, error) {
-		doc, err := b.ReadDocumentPages(ctx, comp, uri, chunk*pageChunk, pageChunk)
+		doc, err := b.ReadDocumentPages(ctx, comp, uri, offset, pageChunk)
 		if doc != nil {
 			doc = sanitizeDocument(doc)
 		}
@@ -141,23 +123,20 @@ func (s *documentScreen) fetch(chunk int) tea.Cmd {
 // reload re-reads in place, keeping the cursor. A reload asked for while
 // one is in flight is coalesced into one more.
 func (s *documentScreen) reload() tea.Cmd {
-	if s.stale != nil && len(s.pending) > 0 {
+	if s.pages.reloading() && s.pages.waiting() {
 		s.again = true
 		return nil
 	}
-	s.stale = s.chunks
-	s.chunks = map[int][]protocol.DPEPageSummary{}
-	s.pending = map[int]uint64{}
+	s.pages.restart(true)
 	return s.ensure()
 }
 
 func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case docPagesMsg:
-		if req, ok := s.pending[msg.chunk]; !ok || req != msg.req {
+		if !s.pages.answered(msg.chunk, msg.req) {
 			return nil
 		}
-		delete(s.pending, msg.chunk)
 		if msg.err != nil {
 			s.err = describeError(msg.err, opDocument)
 			s.nav.setHeight(s.listHeight())
@@ -165,15 +144,14 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.err = ""
 		s.doc = msg.doc
-		s.chunks[msg.chunk] = msg.doc.Pages
-		delete(s.stale, msg.chunk)
+		s.pages.put(msg.chunk, msg.doc.Pages)
 		total := msg.doc.PageCount
 		if msg.doc.PageTotal != nil {
 			total = *msg.doc.PageTotal
 		}
-		s.total, s.haveTotal = max(total, msg.chunk*pageChunk+len(msg.doc.Pages)), true
-		if len(s.pending) == 0 {
-			s.stale = nil
+		s.total, s.haveTotal = max(total, s.pages.offset(msg.chunk)+len(msg.doc.Pages)), true
+		if !s.pages.waiting() {
+			s.pages.dropStale()
 			if s.again {
 				s.again = false
 				return s.reload()
@@ -233,7 +211,7 @@ func (s *documentScreen) view() string {
 	if s.haveTotal {
 		from, to := s.nav.visible()
 		label += "  " + st.Muted.Render(rangeLabel(from, to, s.total))
-	} else if len(s.pending) > 0 {
+	} else if s.pages.waiting() {
 		label += "  " + st.Muted.Render("loading…")
 	}
 	lines = append(lines, "", st.Label.Render(label))

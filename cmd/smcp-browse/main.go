@@ -17,6 +17,11 @@ import (
 var version = "dev"
 
 func main() {
+	// The Socket.IO client library's init subscribes to SIGINT, SIGTERM
+	// and SIGQUIT in every program that links it, which among other things
+	// turned SIGQUIT into a no-op. Undo that; this program handles SIGINT
+	// and SIGTERM itself, and SIGQUIT keeps Go's goroutine dump and exit.
+	signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()

@@ -218,22 +218,33 @@ const neverDue = time.Duration(math.MaxInt64)
 // attempt connects within DialTimeout (or ctx's deadline when sooner) and
 // returns the connected socket.
 func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
-	deadline := time.Now().Add(c.opts.DialTimeout)
+	deadline, limit := time.Now().Add(c.opts.DialTimeout), "within "+c.opts.DialTimeout.String()
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl
+		deadline, limit = dl, "before the deadline"
+	}
+	timedOut := func(cause error) error {
+		msg := fmt.Sprintf("connect to %s: no answer %s", c.base, limit)
+		if cause != nil {
+			msg += ": " + cause.Error()
+		}
+		return protocol.NewError(protocol.CodeTimeout, msg)
 	}
 	for {
-		if err := c.probe(ctx); err != nil {
-			if !c.adoptServerVersion(err) {
-				return nil, err
-			}
-			if err := c.probe(ctx); err != nil {
-				return nil, err
-			}
-		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no answer within %s", c.base, c.opts.DialTimeout)
+			return nil, timedOut(nil)
+		}
+		if err := c.probe(ctx); err != nil {
+			if c.adoptServerVersion(err) {
+				err = c.probe(ctx)
+			}
+			var pe *protocol.Error
+			if err != nil && !errors.As(err, &pe) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, timedOut(err)
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 		s, err, silent := c.try(ctx, min(tryTimeout, left))
 		if err == nil || !silent {
@@ -285,15 +296,33 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 	// Socket.Connect on a manager that is still opening can send the
 	// namespace CONNECT twice (from its open listener and from its own
 	// ready-state check), which the server answers by closing.
+	//
+	// Open dials the WebSocket itself, with no deadline of its own, so it
+	// runs on its own goroutine and this try's timer and ctx bound it. A
+	// transport that opens after the try was given up is closed at once.
 	var opened atomic.Bool
-	m.Open(func(err error) {
+	var giveUpMu sync.Mutex
+	gaveUp := false
+	go m.Open(func(err error) {
 		opened.Store(true)
 		if err != nil {
 			report(err)
 			return
 		}
+		giveUpMu.Lock()
+		defer giveUpMu.Unlock()
+		if gaveUp {
+			s.Disconnect() // no namespace connected: this closes the transport
+			return
+		}
 		s.Connect()
 	})
+	giveUp := func() {
+		giveUpMu.Lock()
+		gaveUp = true
+		giveUpMu.Unlock()
+		s.Disconnect()
+	}
 	// The manager subscribes to its engine's open event only after the
 	// engine has started, so a fast open can go unheard; then nothing more
 	// will happen. Notice that and give up this try at once.
@@ -309,7 +338,7 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 		if err == nil {
 			return s, nil, false
 		}
-		s.Disconnect()
+		giveUp()
 		var pe *protocol.Error
 		if !errors.As(err, &pe) {
 			// A transport error may be a refusal the client did not read.
@@ -320,13 +349,13 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 		}
 		return nil, err, false
 	case <-lost:
-		s.Disconnect()
+		giveUp()
 		return nil, fmt.Errorf("connect to %s: the client missed its transport's open event", c.base), true
 	case <-timer.C:
-		s.Disconnect()
+		giveUp()
 		return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no answer within %s", c.base, timeout.Round(time.Millisecond)), true
 	case <-ctx.Done():
-		s.Disconnect()
+		giveUp()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: %v", c.base, ctx.Err()), false
 		}

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -354,5 +357,57 @@ func TestStateString(t *testing.T) {
 		if s.String() != want {
 			t.Errorf("%d: %q", int(s), s.String())
 		}
+	}
+}
+
+// TestDialBoundedWhenUpgradeHangs: a server that answers the polling
+// handshake but never answers the WebSocket upgrade (a proxy holding it,
+// say) fails the dial within its deadline instead of hanging.
+func TestDialBoundedWhenUpgradeHangs(t *testing.T) {
+	srv := server.New(server.Options{Logger: servertest.Logger()})
+	var mu sync.Mutex
+	var held []net.Conn
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+	h := srv.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			mu.Lock()
+			held = append(held, c) // never answered
+			mu.Unlock()
+		}
+	}))
+	t.Cleanup(hs.Close)
+	t.Cleanup(srv.Close)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		c, err := sioconn.Dial(ctx, sioconn.Options{URL: hs.URL, Logger: servertest.Logger()})
+		if c != nil {
+			_ = c.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if protocol.CodeOf(err) != protocol.CodeTimeout {
+			t.Fatalf("dial against a hanging upgrade: %v, want a 408", err)
+		}
+		t.Logf("failed after %s", time.Since(start).Round(time.Millisecond))
+	case <-time.After(wait):
+		t.Fatalf("dial still hanging %s after its 2 s deadline", wait)
 	}
 }

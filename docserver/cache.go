@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"io/fs"
 	"sync"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
@@ -77,7 +78,9 @@ func (c *docCache) get(ctx context.Context, k cacheKey, load func() (*extract.Do
 			call.doc, call.err = load()
 			c.mu.Lock()
 			delete(c.calls, k)
-			if call.err == nil || !isContextErr(call.err) {
+			// A file that went away between its stat and its open is no
+			// verdict on that version: it may come back.
+			if call.err == nil || !isContextErr(call.err) && !errors.Is(call.err, fs.ErrNotExist) {
 				c.store(k, call.doc, call.err)
 			}
 			c.mu.Unlock()

@@ -3,8 +3,10 @@ package docserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/url"
 	"path/filepath"
@@ -127,6 +129,9 @@ func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Documen
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, errDocNotFound(ref) // deleted since the stat above
 		}
 		return nil, nil, &RPCError{Code: mcp.INTERNAL_ERROR,
 			Message: fmt.Sprintf("document %q (%s) cannot be read: %v", ref, cur.rel, firstLine(err.Error())),

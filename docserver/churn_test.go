@@ -1,0 +1,209 @@
+package docserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// textFormat matches the "(path)" of a format that always parses.
+var textFormat = regexp.MustCompile(`\.(md|csv|txt)\) cannot be read`)
+
+// TestReadsDuringChurn reads documents at every level while files are
+// created, rewritten, renamed, deleted, corrupted and linked out of the
+// root. Every read must end in a result or in an error of the spec
+// (4201/4202/4203; a file deleted between its stat and its open is a
+// 4201 too), or, for a corrupt package, the "cannot be read" error; and once the churn stops the listing must catch up with the
+// folder: every Markdown, CSV and text file listed, nothing listed that is
+// gone.
+func TestReadsDuringChurn(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "secret.md"), "# Secret\n\nnot yours\n")
+	for i := range 8 {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("doc%d.md", i)), fmt.Sprintf("# Doc %d\n\nbody\n", i))
+	}
+	s, err := New(dir, Options{Host: testHost, Logger: slog.New(slog.DiscardHandler), Debounce: 30 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); s.Close() })
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, notes := connect(t, s.InProcessTransport())
+	tr := c.GetTransport()
+
+	var stop atomic.Bool
+	var ids atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	send := func(method string, params map[string]any) (*transport.JSONRPCResponse, error) {
+		rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return tr.SendRequest(rctx, transport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(ids.Add(1)), Method: method, Params: params,
+		})
+	}
+	for r := range 3 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(r), 0xd0c5))
+			for !stop.Load() {
+				resp, err := send("resources/list", map[string]any{})
+				if err != nil || resp.Error != nil {
+					t.Errorf("resources/list: %v %+v", err, resp)
+					return
+				}
+				var list mcp.ListResourcesResult
+				if err := json.Unmarshal(resp.Result, &list); err != nil {
+					t.Errorf("resources/list result: %v", err)
+					return
+				}
+				if len(list.Resources) == 0 {
+					continue
+				}
+				doc := list.Resources[rng.IntN(len(list.Resources))].URI
+				uri := doc + []string{"", "?format=markdown", "?format=text", "?depth=pages&limit=3", "/pages/0", "/pages/1?format=markdown", "/pages/5", "/elements/x1"}[rng.IntN(8)]
+				resp, err = send("resources/read", map[string]any{"uri": uri})
+				if err != nil {
+					t.Errorf("read %s: %v", uri, err)
+					return
+				}
+				outcome := "ok"
+				if e := resp.Error; e != nil {
+					switch {
+					case e.Code == protocol.CodeDocumentNotFound, e.Code == protocol.CodePageOutOfRange, e.Code == protocol.CodeElementNotFound:
+						outcome = fmt.Sprint(e.Code)
+					case e.Code == mcp.INTERNAL_ERROR && strings.Contains(e.Message, "cannot be read") && !textFormat.MatchString(e.Message):
+						outcome = "cannot be read" // a corrupt package
+					default:
+						t.Errorf("read %s: unexpected error %d %s", uri, e.Code, e.Message)
+						return
+					}
+				}
+				mu.Lock()
+				outcomes[outcome]++
+				mu.Unlock()
+			}
+		})
+	}
+
+	rng := rand.New(rand.NewPCG(42, 0xc4))
+	exts := []string{".md", ".csv", ".txt", ".xlsx", ".pdf", ".docx"}
+	randomFile := func() string {
+		sub := []string{"", "a", "a/b"}[rng.IntN(3)]
+		return filepath.Join(dir, sub, fmt.Sprintf("f%d%s", rng.IntN(20), exts[rng.IntN(len(exts))]))
+	}
+	body := func(p string) []byte {
+		switch filepath.Ext(p) {
+		case ".md":
+			return fmt.Appendf(nil, "# Title %d\n\n%s\n\n## Part\n\n- a\n- b\n\n```go\nx := 1\n```\n", rng.Int(), strings.Repeat("words and \x1b[31mcolour\x1b[0m ", rng.IntN(50)))
+		case ".csv":
+			var b strings.Builder
+			for i := range rng.IntN(300) {
+				fmt.Fprintf(&b, "%d,\"name, %d\",%d\n", i, rng.IntN(9), rng.Int())
+			}
+			return []byte(b.String())
+		case ".txt":
+			return []byte(strings.Repeat("line of text\n", rng.IntN(500)))
+		}
+		junk := make([]byte, rng.IntN(4096))
+		for i := range junk {
+			junk[i] = byte(rng.IntN(256))
+		}
+		return append([]byte("PK\x03\x04"), junk...) // looks like a package, is not
+	}
+	var existing []string
+	for range 300 {
+		switch op := rng.IntN(10); {
+		case op < 4 || len(existing) == 0:
+			p := randomFile()
+			if os.MkdirAll(filepath.Dir(p), 0o755) == nil && os.WriteFile(p, body(p), 0o644) == nil {
+				existing = append(existing, p)
+			}
+		case op < 6:
+			p := existing[rng.IntN(len(existing))]
+			_ = os.WriteFile(p, body(p), 0o644)
+		case op < 8:
+			i := rng.IntN(len(existing))
+			_ = os.Remove(existing[i])
+			existing = append(existing[:i], existing[i+1:]...)
+		case op < 9:
+			i := rng.IntN(len(existing))
+			to := randomFile()
+			if os.MkdirAll(filepath.Dir(to), 0o755) == nil && os.Rename(existing[i], to) == nil {
+				existing[i] = to
+			}
+		default:
+			_ = os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, fmt.Sprintf("link%d.md", rng.IntN(5))))
+		}
+		time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+	}
+	stop.Store(true)
+	wg.Wait()
+	t.Logf("reads during the churn: %v", outcomes)
+	if outcomes["ok"] == 0 {
+		t.Error("no read succeeded during the churn")
+	}
+
+	// The listing catches up: text formats all listed, nothing gone listed,
+	// nothing from outside the root.
+	want := map[string]string{} // doc_ref -> path, for files that must be listed
+	exists := map[string]bool{}
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&os.ModeSymlink != 0 {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		ref := DocRef(filepath.ToSlash(rel))
+		exists[ref] = true
+		switch filepath.Ext(p) {
+		case ".md", ".csv", ".txt":
+			want[ref] = rel
+		}
+		return nil
+	})
+	notes.wait(t, mcp.MethodNotificationResourcesListChanged, "", 10*time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, _ := listAll(t, c)
+		var problems []string
+		listed := map[string]bool{}
+		for _, r := range res {
+			ref := r.URI[strings.LastIndex(r.URI, "/")+1:]
+			listed[ref] = true
+			if !exists[ref] {
+				problems = append(problems, "listed but gone or outside: "+r.URI)
+			}
+		}
+		for ref, rel := range want {
+			if !listed[ref] {
+				problems = append(problems, "not listed: "+rel)
+			}
+		}
+		if len(problems) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the churn the listing still differs from the folder:\n%s", strings.Join(problems, "\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

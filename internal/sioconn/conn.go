@@ -212,7 +212,14 @@ func baseURL(raw string) (string, error) {
 // made again.
 const tryTimeout = 5 * time.Second
 
-// neverDue is the Socket.IO manager's own connect timeout: see try.
+// neverDue is the Socket.IO manager's own connect timeout. The try's own
+// timer bounds a connect; the manager's must never fire: the manager
+// disarms it when its engine opens, but the engine dials inside
+// Manager.Open and can open before Open has registered the timer for
+// disarming, and the timer then closed a healthy connection once the
+// timeout had passed (a Computer dropped out of its office 5 s after
+// joining). Armed but never due, it is disarmed with the manager's other
+// subscriptions when the connection closes.
 const neverDue = time.Duration(math.MaxInt64)
 
 // attempt connects within DialTimeout (or ctx's deadline when sooner) and
@@ -257,25 +264,7 @@ func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
 // try makes one connection try. silent reports that it timed out without
 // hearing either connect or connect_error.
 func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket, _ error, silent bool) {
-	o := client.DefaultOptions()
-	o.SetPath(c.opts.Path)
-	o.SetQuery(url.Values{"a2c_version": {c.Version()}})
-	if c.opts.Token != "" {
-		o.SetAuth(map[string]any{"token": c.opts.Token})
-	}
-	o.SetForceNew(true)
-	o.SetReconnection(false)
-	o.SetAutoConnect(false)
-	// The try's own timer below bounds the connect. The manager's timer
-	// must never fire: the manager disarms it when its engine opens, but
-	// the engine dials inside Manager.Open and can open before Open has
-	// registered the timer for disarming; the timer then closed a healthy
-	// connection once the timeout had passed (a Computer dropped out of
-	// its office 5 s after joining). Armed but never due, it is disarmed
-	// with the manager's other subscriptions when the connection closes.
-	o.SetTimeout(neverDue)
-	o.SetTransports(types.NewSet(client.WebSocket))
-
+	o := c.clientOptions()
 	m := client.NewManager(c.base, o)
 	s := m.Socket(protocol.Namespace, o)
 	done := make(chan error, 1)
@@ -292,44 +281,15 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 		c.onDisconnect(s, reason)
 	})
 	s.OnAny(func(args ...any) { c.dispatch(args) })
-	// Open the transport first and connect the namespace once it is open:
-	// Socket.Connect on a manager that is still opening can send the
-	// namespace CONNECT twice (from its open listener and from its own
-	// ready-state check), which the server answers by closing.
-	//
-	// Open dials the WebSocket itself, with no deadline of its own, so it
-	// runs on its own goroutine and this try's timer and ctx bound it. A
-	// transport that opens after the try was given up is closed at once.
-	var opened atomic.Bool
-	var giveUpMu sync.Mutex
-	gaveUp := false
-	go m.Open(func(err error) {
-		opened.Store(true)
-		if err != nil {
-			report(err)
-			return
-		}
-		giveUpMu.Lock()
-		defer giveUpMu.Unlock()
-		if gaveUp {
-			s.Disconnect() // no namespace connected: this closes the transport
-			return
-		}
-		s.Connect()
-	})
-	giveUp := func() {
-		giveUpMu.Lock()
-		gaveUp = true
-		giveUpMu.Unlock()
-		s.Disconnect()
-	}
+	var op opening
+	op.start(m, s, report)
 	// The manager subscribes to its engine's open event only after the
 	// engine has started, so a fast open can go unheard; then nothing more
 	// will happen. Notice that and give up this try at once.
 	lost := make(chan struct{})
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
-	go watchOpen(m, &opened, lost, stopWatch)
+	go watchOpen(m, &op.opened, lost, stopWatch)
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -338,7 +298,7 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 		if err == nil {
 			return s, nil, false
 		}
-		giveUp()
+		op.giveUp(s)
 		var pe *protocol.Error
 		if !errors.As(err, &pe) {
 			// A transport error may be a refusal the client did not read.
@@ -349,18 +309,76 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 		}
 		return nil, err, false
 	case <-lost:
-		giveUp()
+		op.giveUp(s)
 		return nil, fmt.Errorf("connect to %s: the client missed its transport's open event", c.base), true
 	case <-timer.C:
-		giveUp()
+		op.giveUp(s)
 		return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: no answer within %s", c.base, timeout.Round(time.Millisecond)), true
 	case <-ctx.Done():
-		giveUp()
+		op.giveUp(s)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, protocol.Errorf(protocol.CodeTimeout, "connect to %s: %v", c.base, ctx.Err()), false
 		}
 		return nil, fmt.Errorf("connect to %s: %w", c.base, ctx.Err()), false
 	}
+}
+
+// clientOptions are the Socket.IO client options of one try: a fresh
+// manager over WebSocket, no reconnection of its own (the Conn reconnects)
+// and no connect timer that could fire (see neverDue).
+func (c *Conn) clientOptions() *client.Options {
+	o := client.DefaultOptions()
+	o.SetPath(c.opts.Path)
+	o.SetQuery(url.Values{"a2c_version": {c.Version()}})
+	if c.opts.Token != "" {
+		o.SetAuth(map[string]any{"token": c.opts.Token})
+	}
+	o.SetForceNew(true)
+	o.SetReconnection(false)
+	o.SetAutoConnect(false)
+	o.SetTimeout(neverDue)
+	o.SetTransports(types.NewSet(client.WebSocket))
+	return o
+}
+
+// opening is a try's Manager.Open in flight. The transport is opened first
+// and the namespace connected once it is open: Socket.Connect on a manager
+// that is still opening can send the namespace CONNECT twice (from its open
+// listener and from its own ready-state check), which the server answers
+// by closing.
+type opening struct {
+	opened atomic.Bool // the manager reported the open (or its failure)
+	mu     sync.Mutex
+	gaveUp bool
+}
+
+// start opens m on its own goroutine, since Open dials the WebSocket with
+// no deadline of its own and the try's timer and ctx must bound it; s is
+// connected when the transport opens unless the try was given up by then.
+func (op *opening) start(m *client.Manager, s *client.Socket, report func(error)) {
+	go m.Open(func(err error) {
+		op.opened.Store(true)
+		if err != nil {
+			report(err)
+			return
+		}
+		op.mu.Lock()
+		defer op.mu.Unlock()
+		if op.gaveUp {
+			s.Disconnect() // no namespace connected: this closes the transport
+			return
+		}
+		s.Connect()
+	})
+}
+
+// giveUp abandons the try: s is disconnected now, and a transport that
+// opens later is closed at once.
+func (op *opening) giveUp(s *client.Socket) {
+	op.mu.Lock()
+	op.gaveUp = true
+	op.mu.Unlock()
+	s.Disconnect()
 }
 
 // Version returns the a2c_version the connection sends (after any

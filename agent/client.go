@@ -343,11 +343,23 @@ func (c *Client) call(ctx context.Context, event string, payload, out any) error
 	return nil
 }
 
-// JoinOffice joins officeID as this agent. After a reconnect the client
-// re-joins it by itself.
+// JoinOffice joins officeID as this agent. A connection that drops on
+// the way is waited for (until ctx ends) and the join made again; after
+// any later reconnect the client re-joins by itself.
 func (c *Client) JoinOffice(ctx context.Context, officeID string) error {
-	if err := c.join(ctx, officeID); err != nil {
-		return err
+	for delay := 50 * time.Millisecond; ; delay = min(delay*2, time.Second) {
+		err := c.join(ctx, officeID)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrNotConnected) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
 	}
 	c.mu.Lock()
 	c.office = officeID

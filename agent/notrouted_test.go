@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,4 +68,38 @@ func TestServerThatDoesNotRoute(t *testing.T) {
 		t.Errorf("get_desktop: %v, want ErrNotRouted", err)
 	}
 	t.Logf("three refused requests took %s", time.Since(start))
+}
+
+// TestJoinOfficeSurvivesADroppedConnection: a connection that drops while
+// the join is on its way (a server closing it, or a network blip) does not
+// fail JoinOffice; the client reconnects and joins within the caller's
+// deadline.
+func TestJoinOfficeSurvivesADroppedConnection(t *testing.T) {
+	io := socket.NewServer(nil, nil)
+	var joins atomic.Int32
+	_ = io.Of(protocol.Namespace, nil).On("connection", func(args ...any) {
+		sock := args[0].(*socket.Socket)
+		_ = sock.On(protocol.EventJoinOffice, func(args ...any) {
+			if joins.Add(1) == 1 {
+				sock.Disconnect(true) // the first join loses its connection
+				return
+			}
+			if ack, ok := args[len(args)-1].(func([]any, error)); ok {
+				ack([]any{true, nil}, nil)
+			}
+		})
+	})
+	hs := httptest.NewServer(io.ServeHandler(nil))
+	t.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+		io.Close(nil)
+	})
+	a := connect(t, hs.URL, agent.Options{})
+	if err := a.JoinOffice(testCtx(t), "o1"); err != nil {
+		t.Fatalf("join across a dropped connection: %v", err)
+	}
+	if a.Office() != "o1" || joins.Load() < 2 {
+		t.Fatalf("office %q after %d joins", a.Office(), joins.Load())
+	}
 }

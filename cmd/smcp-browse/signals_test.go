@@ -2,36 +2,15 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
-
-// syncBuffer is a bytes.Buffer safe for a process's writes and the test's
-// reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestSIGQUITDumpsGoroutines: Ctrl-\ keeps its Go meaning — dump every
 // goroutine and exit 2 — although the Socket.IO client library installs
@@ -42,7 +21,7 @@ func TestSIGQUITDumpsGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr testutil.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@
 package testutil
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,4 +82,23 @@ func NodeModules(t testing.TB) string {
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// Buffer is a bytes.Buffer that a child process may write to while the
+// test reads it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -344,9 +344,11 @@ func (c *Client) call(ctx context.Context, event string, payload, out any) error
 }
 
 // JoinOffice joins officeID as this agent. A connection that drops on
-// the way is waited for (until ctx ends) and the join made again; after
-// any later reconnect the client re-joins by itself.
+// the way is waited for (within ctx and the client's Timeout) and the join
+// made again; after any later reconnect the client re-joins by itself.
 func (c *Client) JoinOffice(ctx context.Context, officeID string) error {
+	ctx, cancel := withTimeout(ctx, c.timeout)
+	defer cancel()
 	for delay := 50 * time.Millisecond; ; delay = min(delay*2, time.Second) {
 		err := c.join(ctx, officeID)
 		if err == nil {

@@ -474,3 +474,24 @@ func TestJSONVariantsKeepUnmodelledFields(t *testing.T) {
 		t.Errorf("negative offset: %v, want 400", err)
 	}
 }
+
+// TestJoinOfficeGivesUpWithinTimeout: with the Server gone for good,
+// JoinOffice waits for a reconnect no longer than the client's Timeout,
+// even under a context without deadline.
+func TestJoinOfficeGivesUpWithinTimeout(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	a := connect(t, srv.URL, agent.Options{Timeout: 500 * time.Millisecond})
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.JoinOffice(context.Background(), "o1") }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, agent.ErrNotConnected) {
+			t.Fatalf("join with the Server gone: %v, want ErrNotConnected", err)
+		}
+	case <-time.After(wait):
+		t.Fatalf("JoinOffice still waiting %s after the Server went away (Timeout 500ms)", wait)
+	}
+}

@@ -484,6 +484,11 @@ func TestJoinOfficeGivesUpWithinTimeout(t *testing.T) {
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
+	for deadline := time.Now().Add(wait); a.State() == agent.StateConnected; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the client never noticed the Server going away")
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- a.JoinOffice(context.Background(), "o1") }()
 	select {

@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"bufio"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,41 +17,9 @@ import (
 // URL, refuses a client without the token, routes a request between two
 // that have it, and exits 0 on SIGTERM after telling its clients.
 func TestServerCommand(t *testing.T) {
-	bin := testutil.Binary(t)
 	ctx := testCtx(t)
-	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--token", "tk-1", "--log-level", "debug")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr testutil.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-	})
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	var url string
-	select {
-	case line := <-lines:
-		const prefix = "smcp-browse server listening on "
-		if !strings.HasPrefix(line, prefix) {
-			t.Fatalf("first line %q", line)
-		}
-		url = strings.TrimPrefix(line, prefix)
-	case <-time.After(wait):
-		t.Fatalf("no URL printed; stderr:\n%s", stderr.String())
-	}
+	proc := testutil.StartServer(t, "--token", "tk-1", "--log-level", "debug")
+	url, stderr, exited := proc.URL, proc.Stderr, proc.Exited
 
 	if _, err := agent.Connect(ctx, url, agent.Options{}); protocol.CodeOf(err) != protocol.CodeUnauthorized {
 		t.Fatalf("client without the token: %v", err)
@@ -81,7 +47,7 @@ func TestServerCommand(t *testing.T) {
 		t.Fatalf("get_tools through the binary: %+v %v", tools, err)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := proc.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {

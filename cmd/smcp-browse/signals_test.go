@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"os/exec"
 	"strings"
@@ -16,35 +15,9 @@ import (
 // goroutine and exit 2 — although the Socket.IO client library installs
 // its own handler for SIGINT, SIGTERM and SIGQUIT in every binary.
 func TestSIGQUITDumpsGoroutines(t *testing.T) {
-	cmd := exec.Command(testutil.Binary(t), "server", "--listen", "127.0.0.1:0", "--log-level", "error")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr testutil.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	listening := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		listening <- sc.Scan() && strings.Contains(sc.Text(), "listening on")
-		for sc.Scan() {
-		}
-	}()
-	select {
-	case ok := <-listening:
-		if !ok {
-			t.Fatalf("the server did not start; stderr:\n%s", stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server did not start within 30 s")
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+	proc := testutil.StartServer(t, "--log-level", "error")
+	stderr, exited := proc.Stderr, proc.Exited
+	if err := proc.Cmd.Process.Signal(syscall.SIGQUIT); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -4,12 +4,15 @@
 package testutil
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // RepoRoot returns the module root (the directory holding go.mod).
@@ -101,4 +104,57 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// ServerProcess is `smcp-browse server` running as a child process.
+type ServerProcess struct {
+	Cmd    *exec.Cmd
+	URL    string       // from the "listening on" line it prints first
+	Stderr *Buffer      // its logs
+	Exited <-chan error // the result of Wait, once it has exited
+}
+
+// serverBanner starts the first line `smcp-browse server` prints.
+const serverBanner = "smcp-browse server listening on "
+
+// StartServer runs `smcp-browse server --listen 127.0.0.1:0 args...` and
+// waits (up to 30 s) for the URL it prints first; the process is killed
+// when the test ends.
+func StartServer(t testing.TB, args ...string) *ServerProcess {
+	t.Helper()
+	cmd := exec.Command(Binary(t), append([]string{"server", "--listen", "127.0.0.1:0"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &ServerProcess{Cmd: cmd, Stderr: &Buffer{}}
+	cmd.Stderr = p.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	p.Exited = exited
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	first := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		line := ""
+		if sc.Scan() {
+			line = sc.Text()
+		}
+		first <- line
+		for sc.Scan() {
+		}
+	}()
+	select {
+	case line := <-first:
+		if !strings.HasPrefix(line, serverBanner) {
+			t.Fatalf("smcp-browse server: first line %q; stderr:\n%s", line, p.Stderr.String())
+		}
+		p.URL = strings.TrimPrefix(line, serverBanner)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("smcp-browse server printed no URL within 30 s; stderr:\n%s", p.Stderr.String())
+	}
+	return p
 }

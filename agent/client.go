@@ -268,26 +268,32 @@ func (c *Client) rejoin(ctx context.Context) {
 	if office == "" {
 		return
 	}
-	deadline := time.Now().Add(rejoinPatience)
-	delay := 200 * time.Millisecond
-	for {
-		err := c.join(ctx, office)
-		if err == nil {
-			c.log.Info("re-joined office after reconnect", "office", office)
-			return
-		}
+	ctx, cancel := context.WithTimeout(ctx, rejoinPatience)
+	defer cancel()
+	err := c.joinRetrying(ctx, office, func(err error) bool {
 		code := protocol.CodeOf(err)
-		retry := code == protocol.CodeRoomFull || code == protocol.CodeNameTaken || errors.Is(err, ErrNotConnected)
-		if !retry || time.Now().After(deadline) || ctx.Err() != nil {
-			c.log.Error("re-join after reconnect failed", "office", office, "err", err)
-			return
+		return code == protocol.CodeRoomFull || code == protocol.CodeNameTaken || errors.Is(err, ErrNotConnected)
+	})
+	if err != nil {
+		c.log.Error("re-join after reconnect failed", "office", office, "err", err)
+		return
+	}
+	c.log.Info("re-joined office after reconnect", "office", office)
+}
+
+// joinRetrying joins office, trying again with backoff while the error is
+// one retry accepts and ctx lasts; it returns the last error.
+func (c *Client) joinRetrying(ctx context.Context, office string, retry func(error) bool) error {
+	for delay := 50 * time.Millisecond; ; delay = min(delay*2, time.Second) {
+		err := c.join(ctx, office)
+		if err == nil || !retry(err) {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return err
 		case <-time.After(delay):
 		}
-		delay = min(delay*2, 5*time.Second)
 	}
 }
 
@@ -349,19 +355,8 @@ func (c *Client) call(ctx context.Context, event string, payload, out any) error
 func (c *Client) JoinOffice(ctx context.Context, officeID string) error {
 	ctx, cancel := withTimeout(ctx, c.timeout)
 	defer cancel()
-	for delay := 50 * time.Millisecond; ; delay = min(delay*2, time.Second) {
-		err := c.join(ctx, officeID)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, ErrNotConnected) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(delay):
-		}
+	if err := c.joinRetrying(ctx, officeID, func(err error) bool { return errors.Is(err, ErrNotConnected) }); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	c.office = officeID

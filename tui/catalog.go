@@ -141,16 +141,11 @@ func (s *catalogScreen) setSize(w, h int) tea.Cmd {
 	return s.moved()
 }
 
-// doc returns row i: a loaded document, a stale one, or false.
-func (s *catalogScreen) doc(i int) (protocol.DPEDocumentSummary, bool) {
-	return s.docs.at(i)
-}
-
 func (s *catalogScreen) selectedDoc() (protocol.DPEDocumentSummary, bool) {
 	if !s.haveTotal || s.nav.n == 0 {
 		return protocol.DPEDocumentSummary{}, false
 	}
-	return s.doc(s.nav.cursor)
+	return s.docs.at(s.nav.cursor)
 }
 
 // ensure requests the chunks covering the visible rows that are neither
@@ -619,7 +614,7 @@ func (s *catalogScreen) rows(w int) []string {
 	from, to := s.nav.visible()
 	out := make([]string, 0, to-from)
 	for i := from; i < to; i++ {
-		d, ok := s.doc(i)
+		d, ok := s.docs.at(i)
 		sel := i == s.nav.cursor
 		var line string
 		if !ok {

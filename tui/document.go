@@ -89,10 +89,6 @@ func (s *documentScreen) setSize(w, h int) tea.Cmd {
 	return s.ensure()
 }
 
-func (s *documentScreen) page(i int) (protocol.DPEPageSummary, bool) {
-	return s.pages.at(i)
-}
-
 func (s *documentScreen) ensure() tea.Cmd {
 	from, to := s.nav.visible()
 	if !s.haveTotal {
@@ -180,7 +176,7 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Back):
 			return pop
 		case key.Matches(msg, k.Enter):
-			if p, ok := s.page(s.nav.cursor); ok {
+			if p, ok := s.pages.at(s.nav.cursor); ok {
 				return push(newPageScreen(s.e, s.comp, s.sum.URI, s.docTitle(), p.PageIndex, s.total))
 			}
 			return nil
@@ -221,7 +217,7 @@ func (s *documentScreen) view() string {
 	from, to := s.nav.visible()
 	numW := len(itoa(max(s.total, 1))) + 1
 	for i := from; i < to; i++ {
-		p, ok := s.page(i)
+		p, ok := s.pages.at(i)
 		var row string
 		if ok {
 			count := itoa(p.ElementCount) + " elements"
@@ -281,7 +277,7 @@ func (s *documentScreen) export() (string, string, bool) {
 	}
 	b.WriteString("\n## Pages\n\n")
 	for i := 0; i < s.total; i++ {
-		if p, ok := s.page(i); ok {
+		if p, ok := s.pages.at(i); ok {
 			b.WriteString(itoa(p.PageIndex+1) + ". " + oneLine(p.Title) + " (" + itoa(p.ElementCount) + " elements)\n")
 		}
 	}

@@ -182,6 +182,7 @@ type DPEDocumentSummary struct {
 	Summary      string   `json:"summary,omitempty"`
 	Server       string   `json:"server"`
 	LastModified string   `json:"last_modified,omitempty"`
+	Path         string   `json:"path,omitempty"`
 }
 
 // DPEPageSummary is one entry of a Level 1 page index.

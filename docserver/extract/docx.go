@@ -26,6 +26,7 @@ type docxStyle struct {
 	level int
 	numID string // numbering defined on the style (e.g. "List Bullet")
 	list  int    // 1 bulleted, 2 numbered by the style's name, 0 neither
+	code  bool   // a code style ("Source Code", "HTML Preformatted", ...)
 }
 
 // docxStyles reads word/styles.xml. The part is large (hundreds of KiB
@@ -71,7 +72,7 @@ func docxStyles(p *pkg) map[string]docxStyle {
 			}
 		case xml.EndElement:
 			if t.Name.Local == "style" && inStyle {
-				st := docxStyle{level: headingLevel(name), numID: numID}
+				st := docxStyle{level: headingLevel(name), numID: numID, code: codeStyle(name) || codeStyle(id)}
 				switch {
 				case strings.HasPrefix(name, "list bullet"):
 					st.list = 1
@@ -84,6 +85,50 @@ func docxStyles(p *pkg) map[string]docxStyle {
 		}
 	}
 	return out
+}
+
+// codeStyle reports whether a paragraph or character style name is one
+// that word processors and converters use for code: pandoc's "Source
+// Code" and "Verbatim Char", Word's "HTML Preformatted" and "Macro Text",
+// LibreOffice's "Preformatted Text", and any style named "Code...".
+func codeStyle(name string) bool {
+	n := strings.ToLower(strings.ReplaceAll(name, " ", ""))
+	return strings.Contains(n, "code") || strings.Contains(n, "preformatted") || strings.Contains(n, "verbatim") ||
+		n == "macrotext" || n == "plaintext"
+}
+
+// monospaceFonts are the fonts whose runs make a paragraph code.
+var monospaceFonts = map[string]bool{
+	"courier": true, "courier new": true, "consolas": true, "menlo": true, "monaco": true, "lucida console": true,
+	"source code pro": true, "dejavu sans mono": true, "liberation mono": true, "cascadia code": true,
+	"cascadia mono": true, "fira code": true, "fira mono": true, "jetbrains mono": true, "roboto mono": true,
+}
+
+// monospaceParagraph reports whether every run with text in a paragraph
+// is set in a monospace font or a code character style.
+func monospaceParagraph(pn *xnode) bool {
+	runs := 0
+	for _, run := range pn.all("r") {
+		if run.first("t") == nil {
+			continue
+		}
+		runs++
+		rpr := run.child("rPr")
+		if rpr == nil {
+			return false
+		}
+		mono := false
+		if f := rpr.child("rFonts"); f != nil {
+			mono = monospaceFonts[strings.ToLower(f.attr("ascii"))] || monospaceFonts[strings.ToLower(f.attr("hAnsi"))]
+		}
+		if rs := rpr.child("rStyle"); rs != nil && codeStyle(rs.attr("val")) {
+			mono = true
+		}
+		if !mono {
+			return false
+		}
+	}
+	return runs > 0
 }
 
 // headingLevel reads "heading 2" / "Heading2" / "title" style names.
@@ -135,6 +180,7 @@ type docxReader struct {
 	cur     *Page
 	list    *Element // the list being built from consecutive numbered paragraphs
 	listNum string
+	code    *Element // the code block being built from consecutive code paragraphs
 	title   string // first Title / Heading 1 paragraph
 	summary string
 	cut     bool
@@ -151,7 +197,18 @@ func (r *docxReader) page() *Page {
 // a break at the end of the document leaves no empty page.
 func (r *docxReader) breakPage() {
 	r.endList()
+	r.endCode()
 	r.cur = nil
+}
+
+// endCode adds the pending code block.
+func (r *docxReader) endCode() {
+	if r.code != nil {
+		c := *r.code
+		r.code = nil
+		c.Content["code"] = strings.TrimRight(c.Content["code"].(string), "\n")
+		r.add(c)
+	}
 }
 
 func (r *docxReader) newPage() {
@@ -165,6 +222,7 @@ func (r *docxReader) newPage() {
 }
 
 func (r *docxReader) add(e Element) {
+	r.endCode() // anything else ends a code block
 	pg := r.page()
 	if len(pg.Elements) >= r.p.opts.MaxElements {
 		r.cut = true
@@ -220,6 +278,7 @@ func readDOCX(p *parser, ra io.ReaderAt, size int64, peek bool) (*Document, erro
 		r.blocks(b, peek)
 	}
 	r.endList()
+	r.endCode()
 	if doc.Title == "" {
 		doc.Title = r.title
 	}
@@ -261,9 +320,11 @@ func (r *docxReader) paragraph(pn *xnode) {
 	ppr := pn.child("pPr")
 	level := 0
 	numID := ""
+	code := false
 	if ppr != nil {
 		if ps := ppr.child("pStyle"); ps != nil {
 			st := r.styles[ps.attr("val")]
+			code = st.code || codeStyle(ps.attr("val"))
 			level = st.level
 			if level == 0 {
 				level = headingLevel(ps.attr("val"))
@@ -337,9 +398,26 @@ func (r *docxReader) paragraph(pn *xnode) {
 	}
 	walk(pn, nil)
 	segs = append(segs, b.String())
+	code = code || (level == 0 && numID == "" && monospaceParagraph(pn))
 	for i, seg := range segs {
 		if i > 0 {
 			r.breakPage()
+		}
+		if code {
+			// A code paragraph keeps its indentation and line breaks;
+			// consecutive ones (one per line, as LibreOffice writes them)
+			// make one block, blank lines included.
+			r.endList()
+			line := clean(strings.TrimRight(seg, " \n"))
+			if r.code == nil {
+				if strings.TrimSpace(line) == "" {
+					continue
+				}
+				r.code = &Element{Category: dpe.Code, Content: map[string]any{"language": "", "code": line}}
+			} else {
+				r.code.Content["code"] = r.code.Content["code"].(string) + "\n" + line
+			}
+			continue
 		}
 		text := clean(strings.TrimSpace(seg))
 		if text == "" {

@@ -181,7 +181,7 @@ type docxReader struct {
 	list    *Element // the list being built from consecutive numbered paragraphs
 	listNum string
 	code    *Element // the code block being built from consecutive code paragraphs
-	title   string // first Title / Heading 1 paragraph
+	title   string   // first Title / Heading 1 paragraph
 	summary string
 	cut     bool
 }

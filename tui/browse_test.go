@@ -451,7 +451,7 @@ func TestPageFeatures(t *testing.T) {
 	hs.press("m")
 	hs.requireContains("raw JSON", `"element_id": "h-001"`)
 	hs.press("m")
-	hs.requireContains("plain text", "Q4\t1,560\t+18%", "Chart: 季度收入趋势")
+	hs.requireContains("plain text", "Q4      1,560   +18%", "Chart: 季度收入趋势")
 	hs.press("m")
 	hs.requireContains("rendered")
 }
@@ -482,7 +482,7 @@ func TestCopySaveAndPager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"# 概览", "# 2026 年度总结", "| Q4 | 1,560 | +18% |", "[图表: 季度收入趋势]"} {
+	for _, s := range []string{"# 概览", "# 2026 年度总结", "| Q4   | 1,560        | +18%     |", "[图表: 季度收入趋势]"} {
 		if !strings.Contains(string(got), s) {
 			t.Errorf("saved page lacks %q:\n%s", s, got)
 		}
@@ -499,7 +499,7 @@ func TestCopySaveAndPager(t *testing.T) {
 		t.Fatalf("openPager: %#v", msg)
 	}
 	content, err := os.ReadFile(ready.path)
-	if err != nil || !strings.Contains(string(content), "| Q1 | 1,250 | +12% |") {
+	if err != nil || !strings.Contains(string(content), "| Q1   | 1,250        | +12%     |") {
 		t.Fatalf("pager file: %v %q", err, content)
 	}
 	if hs.app.runPager(ready) == nil {

@@ -1,0 +1,44 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// Tabs must not vanish on screen: Go source keeps its indentation and a
+// tab-separated table keeps its columns, in every view mode.
+func TestTabsAreExpandedOnScreen(t *testing.T) {
+	code := protocol.DPEPage{Elements: []protocol.DPEElementDetail{{ElementID: "code-0-1", Category: "code",
+		Content: map[string]any{"language": "go", "code": "// Usage:\n//\tgo tool addr2line binary\nfunc f() {\n\treturn\n}"}}}}
+	table := protocol.DPEPage{Elements: []protocol.DPEElementDetail{{ElementID: "tbl-0-1", Category: "table",
+		Content: map[string]any{"headers": []any{"Month", "Revenue (k$)", "Growth"}, "rows": []any{[]any{"July", "1,250", "+4%"}}}}}}
+	screens := map[string]string{
+		"rendered code": renderMarkdown(dpe.RenderPageMarkdown(code), 80, "notty"),
+		"text code":     wrapPlain(dpe.RenderPageText(code), 80),
+		"text table":    wrapPlain(dpe.RenderPageText(table), 80),
+	}
+	for name, s := range screens {
+		if strings.Contains(s, "\t") {
+			t.Errorf("%s: a tab reaches the screen:\n%s", name, s)
+		}
+	}
+	for name, want := range map[string]string{
+		"rendered code": "//      go tool addr2line binary",
+		"text code":     "//      go tool addr2line binary",
+	} {
+		if !strings.Contains(ansi.Strip(screens[name]), want) {
+			t.Errorf("%s lacks %q:\n%s", name, want, screens[name])
+		}
+	}
+	if !strings.Contains(ansi.Strip(screens["rendered code"]), "        return") {
+		t.Errorf("rendered code lost its indentation:\n%s", screens["rendered code"])
+	}
+	if !strings.Contains(screens["text table"], "Month   Revenue (k$)    Growth") {
+		t.Errorf("text table columns run together:\n%s", screens["text table"])
+	}
+}

@@ -43,6 +43,9 @@ type Resource struct {
 	// _meta.fullscreen, when the server gave them.
 	Priority   *float64
 	Fullscreen *bool
+	// Path is _meta.path: a document's path relative to its server's
+	// root, copied into its catalog entry.
+	Path string
 }
 
 // Source is one Finder-capable MCP server as the aggregator sees it.
@@ -119,6 +122,7 @@ type sourceState struct {
 	docs      []string            // Level 1 dpe:// URIs in list order
 	docSet    map[string]struct{} // same, as a set
 	hosts     map[string]struct{} // dpe:// hosts seen in the listing
+	paths     map[string]string   // Level 1 URI → path the listing gave
 	windows   []Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary
@@ -343,6 +347,7 @@ func (a *Aggregator) relistOnce(ctx context.Context, st *sourceState) {
 	st.listed = true
 	a.catalog = nil
 	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
+	st.paths = l.paths
 	watch := l.watch()
 	a.mu.Unlock()
 
@@ -390,6 +395,7 @@ type listing struct {
 	docs    []string
 	docSet  map[string]struct{}
 	hosts   map[string]struct{}
+	paths   map[string]string
 	windows []Resource
 	others  map[string]struct{}
 }
@@ -403,7 +409,7 @@ func (l listing) watch() []string {
 }
 
 func classify(res []Resource, log *slog.Logger, server string) listing {
-	l := listing{docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}}
+	l := listing{docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}, paths: map[string]string{}}
 	for _, r := range res {
 		switch {
 		case strings.HasPrefix(r.URI, "dpe://"):
@@ -420,6 +426,9 @@ func classify(res []Resource, log *slog.Logger, server string) listing {
 			if _, dup := l.docSet[r.URI]; !dup {
 				l.docSet[r.URI] = struct{}{}
 				l.docs = append(l.docs, r.URI)
+				if r.Path != "" {
+					l.paths[r.URI] = r.Path
+				}
 			}
 		case strings.HasPrefix(r.URI, windowScheme):
 			if !slices.ContainsFunc(l.windows, func(w Resource) bool { return w.URI == r.URI }) {
@@ -573,7 +582,11 @@ func (a *Aggregator) collect(extra map[*sourceState]map[string]summary) []protoc
 				s, ok = extra[st][uri]
 			}
 			if ok && s.ok {
-				out = append(out, s.doc)
+				d := s.doc
+				if p := st.paths[uri]; p != "" {
+					d.Path = p
+				}
+				out = append(out, d)
 			}
 		}
 	}

@@ -193,6 +193,9 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) ([]finder.Resou
 			if fs, ok := r.Meta.AdditionalFields["fullscreen"].(bool); ok {
 				fr.Fullscreen = &fs
 			}
+			if p, ok := r.Meta.AdditionalFields["path"].(string); ok {
+				fr.Path = p
+			}
 		}
 		out = append(out, fr)
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -11,14 +12,15 @@ import (
 // instead of print (see sanitize.Text).
 func Sanitize(s string) string { return sanitize.Text(s) }
 
-// oneLine sanitizes s and folds its line breaks and tabs into single spaces,
-// for titles and cells that must stay on one row.
+// oneLine sanitizes s and, when it has line breaks or tabs, folds its
+// white space into single spaces (dpe.OneLine), for titles and cells that
+// must stay on one row; deliberate double spaces of a single line stay.
 func oneLine(s string) string {
 	s = Sanitize(s)
 	if !strings.ContainsAny(s, "\n\t") {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	return dpe.OneLine(s)
 }
 
 // sanitizeValue returns v with every string inside it (map keys included)

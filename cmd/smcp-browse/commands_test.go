@@ -196,11 +196,11 @@ func TestCatDemoLevels(t *testing.T) {
 		{"document pages", []string{q3 + "?depth=pages"}, []string{`"title": "Revenue"`}, true},
 		{"page json", []string{q3 + "/pages/1"}, []string{`"element_id": "tbl-1-1"`, `"category": "table"`}, true},
 		{"page markdown", []string{q3 + "/pages/1", "--format", "markdown"},
-			[]string{"## Revenue", "| Month | Revenue (k$) | Growth |", "| August | 1,380 | +10% |", "[finance dashboard](https://example.com/finance)"}, false},
+			[]string{"## Revenue", "| Month     | Revenue (k$) | Growth |", "| August    |        1,380 |   +10% |", "[finance dashboard](https://example.com/finance)"}, false},
 		{"page text", []string{q3 + "/pages/1", "--format", "text"}, []string{"Revenue", "August\t1,380\t+10%"}, false},
-		{"page tables only", []string{q3 + "/pages/1?categories=table", "--format", "markdown"}, []string{"| Month |"}, false},
+		{"page tables only", []string{q3 + "/pages/1?categories=table", "--format", "markdown"}, []string{"| Month     |"}, false},
 		{"element", []string{q3 + "/elements/tbl-1-1"}, []string{`"element_id": "tbl-1-1"`, `"September"`}, true},
-		{"element markdown", []string{q3 + "/elements/tbl-1-1", "--format", "markdown"}, []string{"| September | 1,420 | +3% |"}, false},
+		{"element markdown", []string{q3 + "/elements/tbl-1-1", "--format", "markdown"}, []string{"| September |        1,420 |    +3% |"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, nil, append([]string{"cat", "--demo"}, tc.args...)...)
@@ -228,7 +228,7 @@ func TestCatDemoRawJSON(t *testing.T) {
 		t.Fatalf("not a ReadResourceResult: %v\n%s", err, r.stdout)
 	}
 	if len(ret.Contents) != 1 || ret.Contents[0].URI != q3+"/pages/1?format=markdown" ||
-		!strings.Contains(ret.Contents[0].MIMEType, "markdown") || !strings.Contains(ret.Contents[0].Text, "| Month |") {
+		!strings.Contains(ret.Contents[0].MIMEType, "markdown") || !strings.Contains(ret.Contents[0].Text, "| Month     |") {
 		t.Errorf("contents %+v", ret.Contents)
 	}
 }
@@ -400,7 +400,7 @@ func TestServerForm(t *testing.T) {
 	env := []string{"SMCP_SERVER=" + srv.URL, "SMCP_OFFICE=team", "SMCP_TOKEN=s3cret"}
 	r = run(t, env, "cat", "--computer", "laptop", "dpe://team.docs/q3-report-4f2bf6/pages/1", "--format", "markdown")
 	r.ok(t)
-	if !strings.Contains(r.stdout, "| July | 1,250 | +4% |") {
+	if !strings.Contains(r.stdout, "| July      |        1,250 |    +4% |") {
 		t.Errorf("cat through the environment's server:\n%s", r.stdout)
 	}
 

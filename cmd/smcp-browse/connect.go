@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/demo"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -248,7 +249,7 @@ func report(cmd *cobra.Command, err error, jsonOut bool) error {
 	if jsonOut {
 		_ = writeJSON(cmd.OutOrStdout(), pe)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, sanitize.Text(oneLine(prefix+pe.Message)))
+	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, sanitize.Text(dpe.OneLine(prefix+pe.Message)))
 	return exitError{exitFailure}
 }
 
@@ -266,8 +267,6 @@ func asProtocolError(err error) (*protocol.Error, string) {
 	}
 	return protocol.NewError(code, err.Error()), ""
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // with opens a session, runs fn on it and closes it.
 func (cf *connFlags) with(ctx context.Context, fn func(*session) error) error {

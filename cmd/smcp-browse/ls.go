@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -138,7 +139,7 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 
 // clean makes untrusted text safe and single-line for a table cell.
 func clean(s string) string {
-	s = oneLine(sanitize.Text(s))
+	s = dpe.OneLine(sanitize.Text(s))
 	if s == "" {
 		return "-"
 	}

@@ -50,11 +50,16 @@ func renderMarkdown(md string, width int, style string) string {
 		glamour.WithStandardStyle(style),
 		glamour.WithWordWrap(width), // lines come out a margin narrower
 		glamour.WithTableWrap(true),
+		// glamour drops hard line breaks; dpe writes line breaks only
+		// where the source has them (a text file's lines), so keep them.
+		glamour.WithPreservedNewLines(),
 	)
 	if err == nil {
 		out, rerr := r.Render(md)
 		if rerr == nil {
-			return trimBlankEdges(out)
+			// dpe carries a text line's indentation as no-break spaces;
+			// on screen (and when copied from it) they are spaces.
+			return trimBlankEdges(strings.ReplaceAll(out, "\u00a0", " "))
 		}
 		err = rerr
 	}

@@ -42,3 +42,18 @@ func TestTabsAreExpandedOnScreen(t *testing.T) {
 		t.Errorf("text table columns run together:\n%s", screens["text table"])
 	}
 }
+
+// A text file's lines stay lines in the rendered view, and its Markdown
+// look-alikes stay literal.
+func TestRenderedPlainTextKeepsItsLines(t *testing.T) {
+	p := protocol.DPEPage{Elements: []protocol.DPEElementDetail{{ElementID: "txt-0-1", Category: "text",
+		Content: map[string]any{"text": "Use <name> here, a*b*c\n# not a heading\n1) not a list\n\tTabbed\tcolumns"}}}}
+	var lines []string
+	for _, l := range strings.Split(ansi.Strip(renderMarkdown(dpe.RenderPageMarkdown(p), 80, "notty")), "\n") {
+		lines = append(lines, strings.TrimRight(l, " "))
+	}
+	want := []string{"  Use <name> here, a*b*c", "  # not a heading", "  1) not a list", "          Tabbed  columns"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rendered lines %q, want %q", lines, want)
+	}
+}

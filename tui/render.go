@@ -53,6 +53,10 @@ func renderMarkdown(md string, width int, style string) string {
 		// glamour drops hard line breaks; dpe writes line breaks only
 		// where the source has them (a text file's lines), so keep them.
 		glamour.WithPreservedNewLines(),
+		// glamour resolves every relative link and image path against its
+		// base URL and, with none, shows "img/a.png" as "/img/a.png". A
+		// base it cannot parse makes it keep the path as written.
+		glamour.WithBaseURL(unresolvedBase),
 	)
 	if err == nil {
 		out, rerr := r.Render(md)
@@ -92,6 +96,9 @@ func renderJSON(v any, style string) string {
 func wrapPlain(s string, width int) string {
 	return ansi.Wrap(dpe.ExpandTabs(s, tabWidth), max(width, 1), "")
 }
+
+// unresolvedBase is a base URL glamour fails to parse (see renderMarkdown).
+const unresolvedBase = "%"
 
 // tabWidth is where tab stops fall on screen. A terminal cell grid does
 // not interpret tabs (they would vanish, and Go source would lose its

@@ -57,3 +57,13 @@ func TestRenderedPlainTextKeepsItsLines(t *testing.T) {
 		t.Errorf("rendered lines %q, want %q", lines, want)
 	}
 }
+
+// A relative image or link path is shown as written, not as "/img/a.png".
+func TestRelativePathsShownAsWritten(t *testing.T) {
+	out := ansi.Strip(renderMarkdown("![diagram](img/arch.png) and [guide](docs/guide.md)", 80, "notty"))
+	for _, want := range []string{"img/arch.png", "docs/guide.md"} {
+		if !strings.Contains(out, want) || strings.Contains(out, "/"+want) {
+			t.Errorf("rendered %q: want %q as written", out, want)
+		}
+	}
+}

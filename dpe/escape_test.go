@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -161,4 +163,35 @@ func TestOneLine(t *testing.T) {
 			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzEscapeText checks that any printable text, escaped, is shown by a
+// CommonMark renderer exactly as it is (modulo tabs and blank lines).
+func FuzzEscapeText(f *testing.F) {
+	for _, s := range traps {
+		f.Add(s)
+	}
+	f.Add("a\n\n  b\tc\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
+			return (unicode.IsControl(r) && r != '\n' && r != '\t') || r == '\r' || r == nbsp || unicode.IsSpace(r) && r != ' ' && r != '\n' && r != '\t'
+		}) {
+			t.Skip()
+		}
+		var want []string
+		for _, l := range strings.Split(ExpandTabs(s, 8), "\n") {
+			if l = strings.TrimRight(strings.ReplaceAll(l, "\t", " "), " "); strings.TrimSpace(l) != "" {
+				want = append(want, l)
+			}
+		}
+		var got []string
+		for _, l := range strings.Split(ExpandTabs(commonMarkText(t, EscapeText(s)), 8), "\n") {
+			if l = strings.TrimRight(l, " "); l != "" {
+				got = append(got, l)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("text %q\nescaped %q\nshows %q", s, EscapeText(s), got)
+		}
+	})
 }

@@ -333,3 +333,23 @@ func categories(els []Element) []dpe.Category {
 	}
 	return out
 }
+
+func FuzzHTML(f *testing.F) {
+	f.Add([]byte(htmlPage))
+	f.Add([]byte("<ul><li><ul><li><ol><li>x</ol></ul></ul><table><tr><td>a<td>b</table><pre>\tx</pre>"))
+	f.Add([]byte(strings.Repeat("<blockquote>", 300) + "deep"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := Options{PageChars: 500, MaxPages: 50, MaxElements: 50}
+		d, err := Parse(context.Background(), Source{Name: "f.html", Data: data}, opts)
+		if err != nil {
+			t.Fatalf("HTML never fails to parse: %v", err)
+		}
+		checkBounded(t, d, opts, len(data))
+		for _, p := range d.Pages {
+			md := dpe.RenderPageMarkdown(pageDetail(p))
+			if strings.Contains(md, "<script") || strings.Contains(md, "<style") {
+				t.Fatalf("a tag reaches the Markdown: %q", md)
+			}
+		}
+	})
+}

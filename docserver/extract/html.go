@@ -116,11 +116,11 @@ func (hw *htmlWalker) add(el Element, level, size int) {
 
 // flush ends the pending inline run.
 func (hw *htmlWalker) flush() {
-	in := hw.cur
+	plain, md := hw.cur.result()
+	refs := hw.cur.refs
 	hw.cur = inline{}
-	plain, md := in.result()
 	if plain == "" {
-		for _, r := range in.refs {
+		for _, r := range refs {
 			if r.Category == dpe.Image {
 				delete(r.Content, "within")
 				hw.add(r, 0, 40)
@@ -133,7 +133,7 @@ func (hw *htmlWalker) flush() {
 		el.Content["markdown"] = md
 	}
 	hw.add(el, 0, len(plain))
-	for _, r := range in.refs {
+	for _, r := range refs {
 		hw.add(r, 0, 0)
 	}
 }

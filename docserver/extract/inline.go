@@ -17,68 +17,81 @@ const withinPrevious = "\x00previous"
 // found on the way are collected as elements shown within the text.
 type inline struct {
 	plain strings.Builder
-	md    strings.Builder
+	mdb   *strings.Builder // the Markdown being written (see md)
 	refs  []Element
+}
+
+// md is the builder of the Markdown form. Emphasis and links write their
+// content into a fresh builder and then wrap it into the outer one, so the
+// cost stays linear in the text (times the nesting depth).
+func (in *inline) md() *strings.Builder {
+	if in.mdb == nil {
+		in.mdb = &strings.Builder{}
+	}
+	return in.mdb
+}
+
+// capture runs f with a fresh Markdown builder and returns what f wrote.
+func (in *inline) capture(f func()) string {
+	outer := in.md()
+	in.mdb = &strings.Builder{}
+	f()
+	inner := in.mdb.String()
+	in.mdb = outer
+	return inner
 }
 
 // text adds plain text, escaped in the Markdown form.
 func (in *inline) text(s string) {
 	in.plain.WriteString(s)
-	in.md.WriteString(dpe.EscapeSpan(s))
+	in.md().WriteString(dpe.EscapeSpan(s))
 }
 
 // raw adds text whose Markdown form is given (already valid Markdown).
 func (in *inline) raw(plain, md string) {
 	in.plain.WriteString(plain)
-	in.md.WriteString(md)
+	in.md().WriteString(md)
 }
 
 func (in *inline) code(s string) {
 	in.plain.WriteString(s)
-	in.md.WriteString(dpe.CodeSpan(s))
+	in.md().WriteString(dpe.CodeSpan(s))
 }
 
 func (in *inline) hardBreak() {
 	in.plain.WriteByte('\n')
-	if strings.HasSuffix(in.md.String(), "\\") {
-		in.md.WriteString("  \n") // see dpe.EscapeText
+	if strings.HasSuffix(in.md().String(), "\\") {
+		in.md().WriteString("  \n") // see dpe.EscapeText
 		return
 	}
-	in.md.WriteString("\\\n")
+	in.md().WriteString("\\\n")
 }
 
 // wrap surrounds the inline content added by f with a delimiter ("*",
 // "**", "~~"), dropping it when f added nothing but space.
 func (in *inline) wrap(delim string, f func()) {
-	start := in.md.Len()
-	f()
-	inner := in.md.String()[start:]
+	inner := in.capture(f)
 	if strings.TrimSpace(inner) == "" {
+		in.md().WriteString(inner)
 		return
 	}
 	// Emphasis must not start or end with white space: move it outside.
 	lead := inner[:len(inner)-len(strings.TrimLeft(inner, " \t"))]
 	trail := inner[len(strings.TrimRight(inner, " \t")):]
-	core := strings.TrimSpace(inner)
-	s := in.md.String()[:start] + lead + delim + core + delim + trail
-	in.md.Reset()
-	in.md.WriteString(s)
+	in.md().WriteString(lead + delim + strings.TrimSpace(inner) + delim + trail)
 }
 
 // link adds a link around the content added by label.
 func (in *inline) link(url, title string, label func()) {
-	start, pstart := in.md.Len(), in.plain.Len()
-	label()
-	text := in.md.String()[start:]
+	pstart := in.plain.Len()
+	text := in.capture(label)
 	plain := collapse(in.plain.String()[pstart:])
 	if strings.TrimSpace(text) == "" {
 		text = dpe.EscapeSpan(url)
 		in.plain.WriteString(url)
 		plain = url
 	}
-	s := in.md.String()[:start] + "[" + text + "](" + mdDestination(url) + mdTitle(title) + ")"
-	in.md.Reset()
-	in.md.WriteString(s)
+	in.md().WriteString("[" + text + "](" + mdDestination(url) + mdTitle(title) + ")")
 	in.refs = append(in.refs, Element{Category: dpe.Link, Content: map[string]any{
 		"text": clean(plain), "url": clean(url), "within": withinPrevious,
 	}})
@@ -88,9 +101,9 @@ func (in *inline) link(url, title string, label func()) {
 func (in *inline) autolink(label, url string) {
 	in.plain.WriteString(label)
 	if label == url && !strings.ContainsAny(url, " <>") {
-		in.md.WriteString("<" + url + ">")
+		in.md().WriteString("<" + url + ">")
 	} else {
-		in.md.WriteString("[" + dpe.EscapeSpan(label) + "](" + mdDestination(url) + ")")
+		in.md().WriteString("[" + dpe.EscapeSpan(label) + "](" + mdDestination(url) + ")")
 	}
 	in.refs = append(in.refs, Element{Category: dpe.Link, Content: map[string]any{
 		"text": clean(label), "url": clean(url), "within": withinPrevious,
@@ -101,7 +114,7 @@ func (in *inline) autolink(label, url string) {
 func (in *inline) image(url, alt, title string) {
 	alt = collapse(alt)
 	in.plain.WriteString(alt)
-	in.md.WriteString("![" + dpe.EscapeSpan(alt) + "](" + mdDestination(url) + mdTitle(title) + ")")
+	in.md().WriteString("![" + dpe.EscapeSpan(alt) + "](" + mdDestination(url) + mdTitle(title) + ")")
 	in.refs = append(in.refs, Element{Category: dpe.Image, Content: map[string]any{
 		"url": clean(url), "alt": clean(alt), "description": clean(title), "within": withinPrevious,
 	}})
@@ -111,7 +124,7 @@ func (in *inline) image(url, alt, title string) {
 // plain text would, the Markdown form ("" otherwise).
 func (in *inline) result() (plain, md string) {
 	plain = clean(strings.TrimSpace(in.plain.String()))
-	md = clean(strings.TrimSpace(in.md.String()))
+	md = clean(strings.TrimSpace(in.md().String()))
 	md = strings.TrimSuffix(md, "\\") // a hard break at the very end
 	if md == dpe.EscapeSpan(plain) || md == dpe.EscapeText(plain) {
 		md = ""

@@ -23,6 +23,9 @@ func RenderCatalogMarkdown(c protocol.DPECatalog) string {
 		if d.LastModified != "" {
 			fmt.Fprintf(&b, " · %s", EscapeSpan(d.LastModified))
 		}
+		if d.Unreadable != "" {
+			fmt.Fprintf(&b, " · unreadable: %s", EscapeSpan(d.Unreadable))
+		}
 		if d.Summary != "" {
 			fmt.Fprintf(&b, "\n  %s", EscapeSpan(d.Summary))
 		}
@@ -40,7 +43,11 @@ func RenderCatalogText(c protocol.DPECatalog) string {
 		if d.Path != "" {
 			b.WriteString(OneLine(d.Path) + " · ")
 		}
-		fmt.Fprintf(&b, "%s · %s · %s\n", d.URI, d.FileType, plural(d.PageCount, "page"))
+		fmt.Fprintf(&b, "%s · %s · %s", d.URI, d.FileType, plural(d.PageCount, "page"))
+		if d.Unreadable != "" {
+			fmt.Fprintf(&b, " · unreadable: %s", OneLine(d.Unreadable))
+		}
+		b.WriteByte('\n')
 		if d.Summary != "" {
 			fmt.Fprintf(&b, "  %s\n", OneLine(d.Summary))
 		}
@@ -57,6 +64,9 @@ func RenderDocumentMarkdown(d protocol.DPEDocument) string {
 		fmt.Fprintf(&b, "%s\n\n", EscapeText(d.Summary))
 	}
 	fmt.Fprintf(&b, "- Type: %s · %s\n", EscapeSpan(d.FileType), plural(d.PageCount, "page"))
+	if d.Unreadable != "" {
+		fmt.Fprintf(&b, "- Unreadable: %s\n", EscapeSpan(d.Unreadable))
+	}
 	if d.LastModified != "" {
 		fmt.Fprintf(&b, "- Modified: %s\n", EscapeSpan(d.LastModified))
 	}
@@ -84,6 +94,9 @@ func RenderDocumentText(d protocol.DPEDocument) string {
 		fmt.Fprintf(&b, "%s\n", d.Summary)
 	}
 	fmt.Fprintf(&b, "Type: %s, %s\n", d.FileType, plural(d.PageCount, "page"))
+	if d.Unreadable != "" {
+		fmt.Fprintf(&b, "Unreadable: %s\n", OneLine(d.Unreadable))
+	}
 	if d.LastModified != "" {
 		fmt.Fprintf(&b, "Modified: %s\n", d.LastModified)
 	}

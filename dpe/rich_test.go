@@ -114,9 +114,10 @@ func TestRenderLevels(t *testing.T) {
 	cat := protocol.DPECatalog{TotalCount: 2, Documents: []protocol.DPEDocumentSummary{
 		{Title: "main.go", URI: "dpe://h/a", FileType: "go", PageCount: 1, Path: "cmd/a/main.go", Summary: "Use <name>"},
 		{Title: "main.go", URI: "dpe://h/b", FileType: "go", PageCount: 1, Path: "cmd/b/main.go"},
+		{Title: "x.pdf", URI: "dpe://h/c", FileType: "pdf", Unreadable: "encrypted"},
 	}}
 	md := RenderCatalogMarkdown(cat)
-	for _, want := range []string{"`cmd/a/main.go`", "`cmd/b/main.go`", `Use \<name>`} {
+	for _, want := range []string{"`cmd/a/main.go`", "`cmd/b/main.go`", `Use \<name>`, "unreadable: encrypted"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("catalog markdown lacks %q:\n%s", want, md)
 		}

@@ -182,7 +182,13 @@ type DPEDocumentSummary struct {
 	Summary      string   `json:"summary,omitempty"`
 	Server       string   `json:"server"`
 	LastModified string   `json:"last_modified,omitempty"`
-	Path         string   `json:"path,omitempty"`
+	// Unreadable, when set, says the document cannot be read and why
+	// (encrypted, corrupt, too slow to open); its page_count is 0.
+	Unreadable string `json:"unreadable,omitempty"`
+	// Path is the document's path relative to its document server's
+	// root, '/'-separated, so that documents with the same title can be
+	// told apart.
+	Path string `json:"path,omitempty"`
 }
 
 // DPEPageSummary is one entry of a Level 1 page index.
@@ -223,6 +229,8 @@ type DPEDocument struct {
 	PageOffset   *int             `json:"page_offset,omitempty"`
 	PageLimit    *int             `json:"page_limit,omitempty"`
 	PageTotal    *int             `json:"page_total,omitempty"`
+	// Unreadable, when set, says the document cannot be read and why.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // MarshalJSON writes the document; a depth=pages read (PageOffset set)
@@ -250,8 +258,9 @@ func (d DPEDocument) MarshalJSON() ([]byte, error) {
 		PageOffset   *int              `json:"page_offset,omitempty"`
 		PageLimit    *int              `json:"page_limit,omitempty"`
 		PageTotal    *int              `json:"page_total,omitempty"`
+		Unreadable   string            `json:"unreadable,omitempty"`
 	}{d.DocRef, d.URI, d.FileURI, d.FileType, d.Title, d.PageCount, d.Keywords,
-		d.Summary, d.LastModified, pages, d.PageOffset, d.PageLimit, d.PageTotal})
+		d.Summary, d.LastModified, pages, d.PageOffset, d.PageLimit, d.PageTotal, d.Unreadable})
 }
 
 // CatalogEntry turns a Level 1 document into a catalog entry owned by server.
@@ -260,6 +269,7 @@ func (d DPEDocument) CatalogEntry(server string) DPEDocumentSummary {
 		DocRef: d.DocRef, URI: d.URI, FileURI: d.FileURI, FileType: d.FileType,
 		Title: d.Title, PageCount: d.PageCount, Keywords: d.Keywords,
 		Summary: d.Summary, Server: server, LastModified: d.LastModified,
+		Unreadable: d.Unreadable,
 	}
 }
 

@@ -141,6 +141,13 @@ func TestMarkdownCodeInListItemStaysInTheItem(t *testing.T) {
 	}
 }
 
+func TestMarkdownQuoteInsideListItemStaysAQuote(t *testing.T) {
+	md := render(parseString(t, "a.md", "- item\n\n  > note\n  > more\n\n- two\n"), true)
+	if !strings.Contains(md, "\n> note more\n") || strings.Contains(md, "    > note") {
+		t.Errorf("got\n%s", md)
+	}
+}
+
 func TestMarkdownEscapesResolvedInText(t *testing.T) {
 	doc := parseString(t, "a.md", "a\\*b &amp; c\n")
 	if got := find(t, doc, 0, dpe.Text).Content["text"]; got != "a*b & c" {

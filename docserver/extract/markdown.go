@@ -277,13 +277,23 @@ func (w *mdWalker) block(n ast.Node) {
 	case *ast.HTMLBlock:
 		w.htmlBlock(n)
 	case *ast.Blockquote:
+		// dpe writes the quote marks before the list indentation, which
+		// is right for a list inside a quote; a quote inside a list item
+		// is written at the left margin instead (still a quote, outside
+		// the item), because "> " after the indentation would make the
+		// quoted lines an indented code block.
 		w.flushList()
+		indent := w.indent
+		if w.quote == 0 {
+			w.indent = 0
+		}
 		w.quote++
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			w.block(c)
 		}
 		w.flushList()
 		w.quote--
+		w.indent = indent
 	case *ast.ThematicBreak:
 		w.add(Element{Category: dpe.Separator, Content: map[string]any{}}, 0, 1)
 	case *east.Table:

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -359,4 +360,31 @@ func FuzzHTML(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Every link is shown once: a paragraph's or a list's links stay on its
+// page even when it passes the page budget, and a paragraph split into
+// plain pieces shows its links on their own.
+func TestEveryLinkShownOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Contents\n\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "- [Section %d](#section-%d)\n", i, i)
+	}
+	b.WriteString("\nA long paragraph with [a link](https://example.com/long). " + strings.Repeat("Words to pass the budget. ", 20) + "\n\n")
+	b.WriteString("A short one with [another](https://example.com/short).\n")
+	doc, err := Parse(context.Background(), Source{Name: "a.md", Data: []byte(b.String())}, Options{PageChars: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, p := range doc.Pages {
+		all.WriteString(dpe.RenderPageMarkdown(pageDetail(p)))
+	}
+	md := all.String()
+	for _, url := range []string{"#section-0", "#section-59", "https://example.com/long", "https://example.com/short"} {
+		if n := strings.Count(md, "]("+url+")"); n != 1 {
+			t.Errorf("%s shown %d times in\n%s", url, n, md)
+		}
+	}
 }

@@ -128,11 +128,13 @@ func (hw *htmlWalker) flush() {
 		}
 		return
 	}
-	el := Element{Category: dpe.Text, Content: map[string]any{"text": plain}}
-	if md != "" {
-		el.Content["markdown"] = md
+	els, kept := textElements(plain, md, hw.p.opts.PageChars)
+	for _, el := range els {
+		hw.add(el, 0, len(el.Content["text"].(string)))
 	}
-	hw.add(el, 0, len(plain))
+	if !kept {
+		standalone(refs)
+	}
 	for _, r := range refs {
 		hw.add(r, 0, 0)
 	}

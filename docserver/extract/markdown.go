@@ -201,7 +201,7 @@ func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, b
 			if !newPage(section) {
 				return pages, truncated
 			}
-		case len(cur.Elements) > 0 && (used+b.size > p.opts.PageChars || len(cur.Elements) >= p.opts.MaxElements):
+		case len(cur.Elements) > 0 && (used+b.size > p.opts.PageChars && !shownWithin(b.el) || len(cur.Elements) >= p.opts.MaxElements):
 			title := "(continued)"
 			if section != "" {
 				title = section + " (continued)"
@@ -217,6 +217,14 @@ func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, b
 		used += b.size
 	}
 	return pages, truncated
+}
+
+// shownWithin reports whether an element is shown inside the element
+// before it (a link or image of a paragraph): it stays on that element's
+// page, so that the page's rendering does not repeat it.
+func shownWithin(e Element) bool {
+	_, ok := e.Content["within"]
+	return ok
 }
 
 // mdWalker turns goldmark block nodes into elements. quote is the
@@ -261,8 +269,8 @@ func (w *mdWalker) block(n ast.Node) {
 			w.add(refs[0], 0, 40)
 			return
 		}
-		if plain != "" {
-			w.addText(plain, md)
+		if plain != "" && !w.addText(plain, md) {
+			standalone(refs)
 		}
 		for _, r := range refs {
 			w.add(r, 0, 0)
@@ -345,13 +353,39 @@ func (w *mdWalker) htmlBlock(n *ast.HTMLBlock) {
 }
 
 // addText adds a text element, split when it alone passes the page budget.
-func (w *mdWalker) addText(plain, md string) {
-	if md != "" && len(md) <= w.p.opts.PageChars {
-		w.add(Element{Category: dpe.Text, Content: map[string]any{"text": plain, "markdown": md}}, 0, len(plain))
-		return
+// It reports whether the Markdown form was kept: a split text is plain, so
+// the links and images of its paragraph must be shown on their own.
+func (w *mdWalker) addText(plain, md string) bool {
+	els, kept := textElements(plain, md, w.p.opts.PageChars)
+	for _, el := range els {
+		w.add(el, 0, len(el.Content["text"].(string)))
 	}
-	for _, part := range chunkText(plain, w.p.opts.PageChars) {
-		w.add(Element{Category: dpe.Text, Content: map[string]any{"text": part}}, 0, len(part))
+	return kept
+}
+
+// textElements makes the text elements of a paragraph: one with its
+// Markdown form when that fits the page budget, else plain pieces of at
+// most limit bytes. It reports whether the Markdown form was kept.
+func textElements(plain, md string, limit int) ([]Element, bool) {
+	if len(md) <= limit && len(plain) <= limit {
+		el := Element{Category: dpe.Text, Content: map[string]any{"text": plain}}
+		if md != "" {
+			el.Content["markdown"] = md
+		}
+		return []Element{el}, true
+	}
+	var out []Element
+	for _, part := range chunkText(plain, limit) {
+		out = append(out, Element{Category: dpe.Text, Content: map[string]any{"text": part}})
+	}
+	return out, md == ""
+}
+
+// standalone drops "within" from elements whose container lost its
+// Markdown form, so that they are shown on their own.
+func standalone(refs []Element) {
+	for _, r := range refs {
+		delete(r.Content, "within")
 	}
 }
 

@@ -12,7 +12,8 @@
 //              heading, keyed by its kind and text, so a heading kept as a
 //              paragraph or an item flattened out of its list is lost.
 //
-// Retention is the multiset intersection divided by the source's count.
+// Retention is the multiset intersection divided by the source's count;
+// "added" counts structure items of the other text the source does not have.
 import MarkdownIt from 'markdown-it';
 
 const md = new MarkdownIt({ html: true, linkify: true });
@@ -152,10 +153,12 @@ process.stdin.on('end', () => {
     const a = analyse(source), b = analyse(ours);
     const w = retained(a.words, b.words);
     const s = retained(a.items, b.items);
+    const extra = retained(b.items, a.items); // structure ours has that the source has not
     out.push({
       name,
       words: { total: w.total, kept: w.kept, lost: w.lost.slice(0, 30) },
-      structure: { total: s.total, kept: s.kept, lost: s.lost.slice(0, 40), by_kind: byKind(a.items), lost_by_kind: byKind(s.lost) },
+      structure: { total: s.total, kept: s.kept, lost: s.lost.slice(0, 40), by_kind: byKind(a.items), lost_by_kind: byKind(s.lost),
+        added: extra.lost.length, added_by_kind: byKind(extra.lost) },
     });
   }
   process.stdout.write(JSON.stringify(out, null, 1));

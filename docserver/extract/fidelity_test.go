@@ -388,3 +388,12 @@ func TestEveryLinkShownOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestHTMLCodeInsideListItem(t *testing.T) {
+	src := "<ol><li>Install:<pre><code>npm i x\n  --save</code></pre></li><li>Run it.</li></ol>"
+	md := render(parseString(t, "a.html", src), true)
+	want := "1. Install:\n\n    ```\n    npm i x\n      --save\n    ```\n\n2. Run it.\n"
+	if md != want {
+		t.Errorf("got\n%s\nwant\n%s", md, want)
+	}
+}

@@ -312,6 +312,16 @@ func (hw *htmlWalker) inlineNode(in *inline, n *html.Node) {
 	}
 }
 
+// hasBlock reports whether n has a block element among its children.
+func hasBlock(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && isBlock(c.DataAtom) {
+			return true
+		}
+	}
+	return false
+}
+
 func isBlock(a atom.Atom) bool {
 	switch a {
 	case atom.P, atom.Div, atom.Ul, atom.Ol, atom.Li, atom.Table, atom.Pre, atom.Blockquote,
@@ -347,17 +357,48 @@ func (hw *htmlWalker) list(n *html.Node, level int, l *htmlList) {
 		}
 		var in inline
 		var nested []*html.Node
+		done := false // the item's text is added; further content is blocks
+		item := func() {
+			plain, md := in.result()
+			if md == "" {
+				md = dpe.EscapeInline(plain)
+			}
+			l.items = append(l.items, collapse(plain))
+			l.mds = append(l.mds, strings.ReplaceAll(md, "\\\n", " "))
+			l.markers = append(l.markers, m)
+			l.levels = append(l.levels, level)
+			l.refs = append(l.refs, in.refs...)
+			done = true
+		}
 		for c := li.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type == html.ElementNode && (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol) {
 				nested = append(nested, c)
 				continue
 			}
-			if c.Type == html.ElementNode && (c.DataAtom == atom.P || c.DataAtom == atom.Div) {
+			if c.Type == html.ElementNode && !done && (c.DataAtom == atom.P || c.DataAtom == atom.Div) && !hasBlock(c) {
 				if in.plain.Len() > 0 {
 					in.raw(" ", " ")
 				}
 				hw.inlines(&in, c)
 				continue
+			}
+			if c.Type == html.ElementNode && (isBlock(c.DataAtom) || done) {
+				// Code, a table, a quote, a second paragraph: the list so
+				// far is added, the block follows indented into the item,
+				// and the list resumes after it.
+				if !done {
+					item()
+				}
+				hw.addList(l)
+				*l = htmlList{}
+				hw.indent += level + 1
+				hw.node(c)
+				hw.flush()
+				hw.indent -= level + 1
+				continue
+			}
+			if done {
+				continue // stray text between blocks of an item
 			}
 			if c.Type == html.TextNode {
 				hw.textNode(&in, c.Data)
@@ -365,15 +406,9 @@ func (hw *htmlWalker) list(n *html.Node, level int, l *htmlList) {
 				hw.inlineNode(&in, c)
 			}
 		}
-		plain, md := in.result()
-		if md == "" {
-			md = dpe.EscapeInline(plain)
+		if !done {
+			item()
 		}
-		l.items = append(l.items, collapse(plain))
-		l.mds = append(l.mds, strings.ReplaceAll(md, "\\\n", " "))
-		l.markers = append(l.markers, m)
-		l.levels = append(l.levels, level)
-		l.refs = append(l.refs, in.refs...)
 		for _, sub := range nested {
 			if level < 8 {
 				hw.list(sub, level+1, l)

@@ -145,20 +145,21 @@ func headingLevel(name string) int {
 	return 0
 }
 
-// docxNumbering maps numId to whether level 0 of its list is ordered.
-func docxNumbering(p *pkg) map[string]bool {
-	out := map[string]bool{}
+// docxNumbering maps numId to whether each level (w:ilvl 0-8) of its list
+// is ordered.
+func docxNumbering(p *pkg) map[string][]bool {
+	out := map[string][]bool{}
 	t, err := p.tree("word/numbering.xml")
 	if err != nil {
 		return out
 	}
-	abstract := map[string]bool{}
+	abstract := map[string][]bool{}
 	for _, a := range t.all("abstractNum") {
-		ordered := false
+		ordered := make([]bool, 9)
 		for _, l := range a.kids("lvl") {
-			if l.attr("ilvl") == "0" {
+			if n, err := strconv.Atoi(l.attr("ilvl")); err == nil && n >= 0 && n < len(ordered) {
 				f := l.child("numFmt").attr("val")
-				ordered = f != "" && f != "bullet" && f != "none"
+				ordered[n] = f != "" && f != "bullet" && f != "none"
 			}
 		}
 		abstract[a.attr("abstractNumId")] = ordered
@@ -171,19 +172,21 @@ func docxNumbering(p *pkg) map[string]bool {
 
 // docxReader walks a document body into pages.
 type docxReader struct {
-	p       *parser
-	pkg     *pkg
-	styles  map[string]docxStyle
-	ordered map[string]bool
-	rels    map[string]rel
-	pages   []Page
-	cur     *Page
-	list    *Element // the list being built from consecutive numbered paragraphs
-	listNum string
-	code    *Element // the code block being built from consecutive code paragraphs
-	title   string   // first Title / Heading 1 paragraph
-	summary string
-	cut     bool
+	p        *parser
+	pkg      *pkg
+	styles   map[string]docxStyle
+	ordered  map[string][]bool // numId → ordered, per level
+	rels     map[string]rel
+	pages    []Page
+	cur      *Page
+	list     *Element // the list being built from consecutive numbered paragraphs
+	listNum  string
+	counts   [9]int    // item numbers per level of the list being built
+	code     *Element  // the code block being built from consecutive code paragraphs
+	listRefs []Element // links of the list's items, added after it
+	title    string    // first Title / Heading 1 paragraph
+	summary  string
+	cut      bool
 }
 
 func (r *docxReader) page() *Page {
@@ -235,10 +238,115 @@ func (r *docxReader) add(e Element) {
 }
 
 func (r *docxReader) endList() {
-	if r.list != nil {
-		r.add(*r.list)
-		r.list, r.listNum = nil, ""
+	if r.list == nil {
+		return
 	}
+	el := *r.list
+	refs := r.listRefs
+	r.list, r.listNum, r.listRefs = nil, "", nil
+	c := el.Content
+	flat, plainMD := true, true
+	for i, lv := range c["levels"].([]int) {
+		flat = flat && lv == 0
+		plainMD = plainMD && c["items_markdown"].([]string)[i] == dpe.EscapeInline(c["items"].([]string)[i])
+	}
+	if flat {
+		// One level: the spec's ordered/start say it all.
+		delete(c, "levels")
+		delete(c, "markers")
+	}
+	if plainMD {
+		delete(c, "items_markdown")
+	}
+	r.add(el)
+	for _, ref := range refs {
+		r.add(ref)
+	}
+}
+
+// addItem adds a numbered or bulleted paragraph to the list being built
+// (opening one for a new numbering): its text, Markdown, level and marker,
+// numbered per level.
+func (r *docxReader) addItem(numID string, ilvl int, text, md string) {
+	ordered := r.ordered[numID]
+	isOrdered := func(l int) bool { return l < len(ordered) && ordered[l] }
+	if r.list == nil || r.listNum != numID {
+		r.endList()
+		r.list = &Element{Category: dpe.List, Content: map[string]any{
+			"ordered": isOrdered(0), "items": []string{}, "levels": []int{}, "markers": []string{}, "items_markdown": []string{},
+		}}
+		if isOrdered(0) {
+			r.list.Content["start"] = 1
+		}
+		r.listNum = numID
+		r.counts = [9]int{}
+	}
+	r.counts[ilvl]++
+	for l := ilvl + 1; l < len(r.counts); l++ {
+		r.counts[l] = 0
+	}
+	marker := "-"
+	if isOrdered(ilvl) {
+		marker = strconv.Itoa(r.counts[ilvl]) + "."
+	}
+	if md == "" {
+		md = dpe.EscapeInline(text)
+	}
+	c := r.list.Content
+	c["items"] = append(c["items"].([]string), collapse(text))
+	c["levels"] = append(c["levels"].([]int), ilvl)
+	c["markers"] = append(c["markers"].([]string), marker)
+	c["items_markdown"] = append(c["items_markdown"].([]string), collapse(md))
+}
+
+// runFormat is the character formatting of a run that Markdown can show.
+type runFormat struct {
+	bold, italic, strike, code bool
+}
+
+// delims are the emphasis delimiters of f, innermost first.
+func (f runFormat) delims() []string {
+	var d []string
+	if f.italic {
+		d = append(d, "*")
+	}
+	if f.bold {
+		d = append(d, "**")
+	}
+	if f.strike {
+		d = append(d, "~~")
+	}
+	return d
+}
+
+// runFormat reads a run's w:rPr: bold, italic, strike-through, and code (a
+// code character style or a monospace font).
+func (r *docxReader) runFormat(run *xnode) runFormat {
+	var f runFormat
+	rpr := run.child("rPr")
+	if rpr == nil {
+		return f
+	}
+	on := func(name string) bool {
+		n := rpr.child(name)
+		if n == nil {
+			return false
+		}
+		switch strings.ToLower(n.attr("val")) {
+		case "0", "false", "off", "none":
+			return false
+		}
+		return true
+	}
+	f.bold, f.italic = on("b"), on("i")
+	f.strike = on("strike") || on("dstrike")
+	if rs := rpr.child("rStyle"); rs != nil && codeStyle(rs.attr("val")) {
+		f.code = true
+	}
+	if fn := rpr.child("rFonts"); fn != nil && (monospaceFonts[strings.ToLower(fn.attr("ascii"))] || monospaceFonts[strings.ToLower(fn.attr("hAnsi"))]) {
+		f.code = true
+	}
+	return f
 }
 
 // parseDOCX reads a .docx file.
@@ -320,6 +428,7 @@ func (r *docxReader) paragraph(pn *xnode) {
 	ppr := pn.child("pPr")
 	level := 0
 	numID := ""
+	ilvl := 0
 	code := false
 	if ppr != nil {
 		if ps := ppr.child("pStyle"); ps != nil {
@@ -332,7 +441,7 @@ func (r *docxReader) paragraph(pn *xnode) {
 			numID = st.numID
 			if numID == "" && st.list != 0 {
 				numID = "style:" + ps.attr("val")
-				r.ordered[numID] = st.list == 2
+				r.ordered[numID] = []bool{st.list == 2}
 			}
 		}
 		if np := ppr.child("numPr"); np != nil {
@@ -340,44 +449,91 @@ func (r *docxReader) paragraph(pn *xnode) {
 			if numID == "0" {
 				numID = ""
 			}
+			if n, err := strconv.Atoi(np.child("ilvl").attr("val")); err == nil && n >= 0 && n < 9 {
+				ilvl = n
+			}
 		}
 		if ppr.child("pageBreakBefore") != nil {
 			r.breakPage()
 		}
 	}
-	var segs []string // text between page breaks
-	var b strings.Builder
+	type seg struct{ raw, plain, md string }
+	var segs []seg // text between page breaks
+	var in inline
 	var refs []Element
-	var walk func(n *xnode, link *rel)
-	walk = func(n *xnode, link *rel) {
+	// Runs with the same formatting are written together, so that two bold
+	// runs make one **strong** span.
+	var pending strings.Builder
+	pendingFmt := runFormat{}
+	flushRun := func() {
+		if pending.Len() == 0 {
+			return
+		}
+		text := pending.String()
+		pending.Reset()
+		switch {
+		case pendingFmt.code:
+			in.code(text)
+		default:
+			write := func() { in.text(text) }
+			for _, d := range pendingFmt.delims() {
+				inner := write
+				write = func() { in.wrap(d, inner) }
+			}
+			write()
+		}
+	}
+	endSeg := func() {
+		flushRun()
+		raw := clean(in.plain.String())
+		plain, md := in.result()
+		segs = append(segs, seg{raw, plain, md})
+		refs = append(refs, in.refs...)
+		in = inline{}
+	}
+	var walk func(n *xnode, f runFormat)
+	walk = func(n *xnode, f runFormat) {
 		for _, c := range n.children {
 			switch c.name {
+			case "r":
+				walk(c, r.runFormat(c))
 			case "t":
-				b.WriteString(c.text())
+				if f != pendingFmt {
+					flushRun()
+					pendingFmt = f
+				}
+				pending.WriteString(c.text())
 			case "tab":
-				b.WriteByte('\t')
+				if f != pendingFmt {
+					flushRun()
+					pendingFmt = f
+				}
+				pending.WriteByte('\t')
 			case "br", "cr":
 				if c.attr("type") == "page" {
-					segs = append(segs, b.String())
-					b.Reset()
+					endSeg()
 				} else {
-					b.WriteByte('\n')
+					flushRun()
+					in.hardBreak()
 				}
 			case "hyperlink":
-				start := b.Len()
-				var l *rel
+				flushRun()
+				url := ""
 				if rl, ok := r.rels[c.relID()]; ok {
-					l = &rl
-				}
-				walk(c, l)
-				if l != nil {
-					label := collapse(b.String()[start:])
-					refs = append(refs, Element{Category: dpe.Link, Content: map[string]any{"text": clean(label), "url": clean(l.target)}})
+					url = rl.target
 				} else if a := c.attr("anchor"); a != "" {
-					label := collapse(b.String()[start:])
-					refs = append(refs, Element{Category: dpe.Link, Content: map[string]any{"text": clean(label), "url": "#" + clean(a)}})
+					url = "#" + a
 				}
+				if url == "" {
+					walk(c, f)
+					continue
+				}
+				in.link(clean(url), "", func() {
+					walk(c, f)
+					flushRun()
+				})
 			case "drawing", "pict":
+				flushRun()
 				alt := ""
 				if dp := c.first("docPr"); dp != nil {
 					alt = dp.attr("descr")
@@ -392,14 +548,14 @@ func (r *docxReader) paragraph(pn *xnode) {
 			case "pPr", "rPr", "instrText", "delText":
 				// properties, field codes and deleted text carry no visible text
 			default:
-				walk(c, link)
+				walk(c, f)
 			}
 		}
 	}
-	walk(pn, nil)
-	segs = append(segs, b.String())
+	walk(pn, runFormat{})
+	endSeg()
 	code = code || (level == 0 && numID == "" && monospaceParagraph(pn))
-	for i, seg := range segs {
+	for i, sg := range segs {
 		if i > 0 {
 			r.breakPage()
 		}
@@ -408,7 +564,7 @@ func (r *docxReader) paragraph(pn *xnode) {
 			// consecutive ones (one per line, as LibreOffice writes them)
 			// make one block, blank lines included.
 			r.endList()
-			line := clean(strings.TrimRight(seg, " \n"))
+			line := strings.TrimRight(sg.raw, " \n")
 			if r.code == nil {
 				if strings.TrimSpace(line) == "" {
 					continue
@@ -419,7 +575,7 @@ func (r *docxReader) paragraph(pn *xnode) {
 			}
 			continue
 		}
-		text := clean(strings.TrimSpace(seg))
+		text := strings.TrimSpace(sg.plain)
 		if text == "" {
 			continue
 		}
@@ -430,27 +586,32 @@ func (r *docxReader) paragraph(pn *xnode) {
 			if l < 0 {
 				l = 1
 			}
-			r.add(Element{Category: dpe.Heading, Content: map[string]any{"level": min(l, 6), "text": collapse(text)}})
+			h := Element{Category: dpe.Heading, Content: map[string]any{"level": min(l, 6), "text": collapse(text)}}
+			if sg.md != "" {
+				h.Content["markdown"] = collapse(sg.md)
+			}
+			r.add(h)
 			if r.title == "" && level <= 1 {
 				r.title = collapse(text)
 			}
 		case numID != "":
-			if r.list == nil || r.listNum != numID {
-				r.endList()
-				r.list = &Element{Category: dpe.List, Content: map[string]any{"ordered": r.ordered[numID], "items": []string{}}}
-				if r.ordered[numID] {
-					r.list.Content["start"] = 1
-				}
-				r.listNum = numID
-			}
-			r.list.Content["items"] = append(r.list.Content["items"].([]string), collapse(text))
+			r.addItem(numID, ilvl, text, sg.md)
 		default:
 			r.endList()
-			r.add(Element{Category: dpe.Text, Content: map[string]any{"text": text}})
+			el := Element{Category: dpe.Text, Content: map[string]any{"text": text}}
+			if sg.md != "" {
+				el.Content["markdown"] = sg.md
+			}
+			r.add(el)
 			if r.summary == "" {
 				r.summary = firstSentences(text, SummaryChars)
 			}
 		}
+	}
+	if numID != "" && !code {
+		// Links of list items are shown within the list.
+		r.listRefs = append(r.listRefs, refs...)
+		refs = nil
 	}
 	r.endListIfRefs(refs)
 	for _, e := range refs {

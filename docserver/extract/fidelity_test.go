@@ -251,16 +251,22 @@ func TestHTMLBlockInMarkdown(t *testing.T) {
 	}
 }
 
-// docxOf builds a minimal DOCX package from a body and a styles part.
-func docxOf(t *testing.T, styles, body string) []byte {
+// docxOf builds a minimal DOCX package from a body and a styles part;
+// extra parts (numbering, relationships) may follow as name, data pairs.
+func docxOf(t *testing.T, styles, body string, extra ...string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for name, data := range map[string]string{
+	parts := map[string]string{
 		"[Content_Types].xml": `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`,
 		"word/styles.xml":     `<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">` + styles + `</w:styles>`,
-		"word/document.xml":   `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` + body + `</w:body></w:document>`,
-	} {
+		"word/document.xml": `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ` +
+			`xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body>` + body + `</w:body></w:document>`,
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		parts[extra[i]] = extra[i+1]
+	}
+	for name, data := range parts {
 		w, err := zw.Create(name)
 		if err != nil {
 			t.Fatal(err)
@@ -395,5 +401,42 @@ func TestHTMLCodeInsideListItem(t *testing.T) {
 	want := "1. Install:\n\n    ```\n    npm i x\n      --save\n    ```\n\n2. Run it.\n"
 	if md != want {
 		t.Errorf("got\n%s\nwant\n%s", md, want)
+	}
+}
+
+func TestDOCXInlineFormattingLinksAndNestedLists(t *testing.T) {
+	r := func(rpr, s string) string {
+		return `<w:r><w:rPr>` + rpr + `</w:rPr><w:t xml:space="preserve">` + s + `</w:t></w:r>`
+	}
+	item := func(ilvl, s string) string {
+		return `<w:p><w:pPr><w:numPr><w:ilvl w:val="` + ilvl + `"/><w:numId w:val="1"/></w:numPr></w:pPr>` + r("", s) + `</w:p>`
+	}
+	body := `<w:p>` + r("", "Plain, ") + r(`<w:b/>`, "bold") + r(`<w:b/>`, " too") + r("", ", ") + r(`<w:i/>`, "italic") +
+		r("", ", ") + r(`<w:rFonts w:ascii="Consolas"/>`, "a*b&lt;c&gt;") + r("", " and ") +
+		`<w:hyperlink r:id="rId9">` + r("", "a link") + `</w:hyperlink>` + r("", " in the sentence.") + `</w:p>` +
+		item("0", "one") + item("1", "nested") + item("0", "two")
+	numbering := `<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">` +
+		`<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl><w:lvl w:ilvl="1"><w:numFmt w:val="bullet"/></w:lvl></w:abstractNum>` +
+		`<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num></w:numbering>`
+	rels := `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+		`<Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/x" TargetMode="External"/></Relationships>`
+	doc, err := Parse(context.Background(), Source{Name: "f.docx", Data: docxOf(t, "", body, "word/numbering.xml", numbering, "word/_rels/document.xml.rels", rels)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := render(doc, true)
+	for _, want := range []string{
+		"Plain, **bold too**, *italic*, `a*b<c>` and [a link](https://example.com/x) in the sentence.",
+		"1. one\n    - nested\n2. two",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "https://example.com/x") != 1 {
+		t.Errorf("the link is not shown exactly once:\n%s", md)
+	}
+	if txt := render(doc, false); !strings.Contains(txt, "Plain, bold too, italic, a*b<c> and a link in the sentence.") {
+		t.Errorf("text:\n%s", txt)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -66,7 +67,7 @@ type themeMsg struct{}
 // App is the browser's root model: the screen stack, breadcrumbs, help and
 // status bar.
 type App struct {
-	e        *env
+	c        *common
 	stack    []screen
 	w, h     int
 	conn     string
@@ -95,12 +96,12 @@ func (a *App) memoized(slot, key string, fn func() string) string {
 // New returns the browser as a tea.Model. It starts on opts.Computer's
 // catalog, or on the office's computers when opts.Computer is empty.
 func New(backend Backend, opts Options) tea.Model {
-	e := newEnv(backend, opts)
-	a := &App{e: e, conn: ConnConnected, help: help.New(), mouse: opts.Mouse}
-	a.help.Styles = e.styles.Help
-	a.stack = []screen{newComputersScreen(e)}
+	c := newCommon(backend, opts)
+	a := &App{c: c, conn: ConnConnected, help: help.New(), mouse: opts.Mouse}
+	a.help.Styles = c.styles.Help
+	a.stack = []screen{newComputersScreen(c)}
 	if opts.Computer != "" {
-		a.stack = append(a.stack, newCatalogScreen(e, opts.Computer))
+		a.stack = append(a.stack, newCatalogScreen(c, opts.Computer))
 	}
 	return a
 }
@@ -128,9 +129,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.help.SetWidth(a.w)
 		return a, a.broadcastSize()
 	case tea.BackgroundColorMsg:
-		if a.e.styles.Dark != msg.IsDark() {
-			a.e.styles = NewStyles(msg.IsDark(), a.e.opts.NoColor)
-			a.help.Styles = a.e.styles.Help
+		if a.c.styles.Dark != msg.IsDark() {
+			a.c.styles = NewStyles(msg.IsDark(), a.c.opts.NoColor)
+			a.help.Styles = a.c.styles.Help
 			return a, a.broadcast(themeMsg{})
 		}
 		return a, nil
@@ -139,7 +140,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.conn = msg.State
 		if msg.State == ConnConnected && was != ConnConnected {
 			// Notifications may have been missed while away: refresh.
-			a.e.notice = "reconnected"
+			a.c.notice = "reconnected"
 			return a, a.broadcast(reconnectedMsg{})
 		}
 		return a, nil
@@ -161,13 +162,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return a, a.top().update(msg)
 	case savedMsg:
-		a.e.notice = msg.text()
+		a.c.notice = msg.text()
 		return a, nil
 	case copiedMsg:
-		a.e.notice = msg.text()
+		a.c.notice = msg.text()
 		return a, nil
 	case noticeMsg:
-		a.e.notice = string(msg)
+		a.c.notice = string(msg)
 		return a, nil
 	case pagerReadyMsg:
 		return a, a.runPager(msg)
@@ -178,8 +179,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := a.e.keys
-	if key.Matches(msg, k.ForceQuit) {
+	k := a.c.keys
+	if key.Matches(msg, k.Global.ForceQuit) {
 		return tea.Quit
 	}
 	if a.showHelp {
@@ -191,29 +192,29 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		return top.update(msg)
 	}
 	switch {
-	case key.Matches(msg, k.Quit):
+	case key.Matches(msg, k.Global.Quit):
 		return tea.Quit
-	case key.Matches(msg, k.Help):
+	case key.Matches(msg, k.Global.Help):
 		a.showHelp = true
 		return nil
-	case key.Matches(msg, k.Copy):
+	case key.Matches(msg, k.Global.Copy):
 		return a.copyURI()
-	case key.Matches(msg, k.Save):
+	case key.Matches(msg, k.Global.Save):
 		return a.save()
-	case key.Matches(msg, k.Pager):
+	case key.Matches(msg, k.Global.Pager):
 		return a.openPager()
-	case key.Matches(msg, k.Desktop):
+	case key.Matches(msg, k.Global.Desktop):
 		if _, ok := top.(*desktopScreen); ok {
 			return nil
 		}
 		c := top.computer()
 		if c == "" {
-			a.e.notice = "choose a computer first"
+			a.c.notice = "choose a computer first"
 			return nil
 		}
-		return push(newDesktopScreen(a.e, c))
+		return push(newDesktopScreen(a.c, c))
 	}
-	a.e.notice = ""
+	a.c.notice = ""
 	return top.update(msg)
 }
 
@@ -238,17 +239,17 @@ func (a *App) broadcastSize() tea.Cmd {
 func (a *App) copyURI() tea.Cmd {
 	u := a.top().uri()
 	if u == "" {
-		a.e.notice = "nothing to copy here"
+		a.c.notice = "nothing to copy here"
 		return nil
 	}
-	if w := a.e.opts.Clipboard; w != nil {
+	if w := a.c.opts.Clipboard; w != nil {
 		seq := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(u)) + "\a"
 		return func() tea.Msg {
 			_, err := w.Write([]byte(seq))
 			return copiedMsg{uri: u, err: err}
 		}
 	}
-	a.e.notice = "copied " + u
+	a.c.notice = "copied " + u
 	return tea.SetClipboard(u)
 }
 
@@ -280,7 +281,7 @@ func (a *App) View() tea.View {
 	for _, b := range short {
 		hk.WriteString("\x00" + b.Help().Key + "\x01" + b.Help().Desc)
 	}
-	lines = append(lines, a.memoized("help", hk.String()+fmt.Sprint(a.e.styles.Dark), func() string {
+	lines = append(lines, a.memoized("help", hk.String()+fmt.Sprint(a.c.styles.Dark), func() string {
 		return a.help.ShortHelpView(short)
 	}))
 	lines = append(lines, a.statusBar())
@@ -301,15 +302,46 @@ func (a *App) windowTitle() string {
 }
 
 func (a *App) fullHelp() string {
-	groups := append(a.top().keys().FullHelp(), a.e.keys.globalKeys())
-	return a.e.styles.Title.Render("Keys") + "\n\n" + a.help.FullHelpView(groups) +
-		"\n\n" + a.e.styles.Muted.Render("press any key to close")
+	groups := append(a.top().keys().FullHelp(), a.c.keys.globalHelp())
+	return a.c.styles.Title.Render("Keys") + "\n\n" + helpColumns(a.help, groups, a.w) +
+		"\n\n" + a.c.styles.Muted.Render("press any key to close")
+}
+
+// helpColumns lays the help groups out as columns, starting a new row of
+// columns when the next one would not fit in w cells, so that nothing is
+// dropped on a narrow terminal (help.Model cuts the columns that do not fit).
+func helpColumns(h help.Model, groups [][]key.Binding, w int) string {
+	h.SetWidth(0)
+	const gap = "    "
+	var rows, row []string
+	rowW := 0
+	for _, g := range groups {
+		col := h.FullHelpView([][]key.Binding{g})
+		if col == "" {
+			continue
+		}
+		cw := lipgloss.Width(col)
+		if len(row) > 0 && rowW+len(gap)+cw > w {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row, rowW = nil, 0
+		}
+		if len(row) > 0 {
+			row = append(row, gap)
+			rowW += len(gap)
+		}
+		row = append(row, col)
+		rowW += cw
+	}
+	if len(row) > 0 {
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	}
+	return strings.Join(rows, "\n\n")
 }
 
 // crumbs joins the screens' crumbs, dropping the oldest ones when they do
 // not fit in w cells.
 func (a *App) crumbs(w int) string {
-	st := a.e.styles
+	st := a.c.styles
 	parts := make([]string, len(a.stack))
 	for i, s := range a.stack {
 		parts[i] = ansi.Truncate(oneLine(s.crumb()), 32, "…")
@@ -339,19 +371,19 @@ func (a *App) crumbs(w int) string {
 
 func (a *App) header() string {
 	var key strings.Builder
-	key.WriteString(itoa(a.w) + fmt.Sprint(a.e.styles.Dark))
+	key.WriteString(itoa(a.w) + fmt.Sprint(a.c.styles.Dark))
 	for _, s := range a.stack {
 		key.WriteString("\x00" + s.crumb())
 	}
 	return a.memoized("header", key.String(), func() string {
-		st := a.e.styles
+		st := a.c.styles
 		left := st.Header.Render(" ") + a.crumbs(a.w-2)
 		return left + st.Header.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(left))))
 	})
 }
 
 func (a *App) statusBar() string {
-	st := a.e.styles
+	st := a.c.styles
 	var conn string
 	switch a.conn {
 	case ConnConnected:
@@ -362,14 +394,14 @@ func (a *App) statusBar() string {
 		conn = st.Closed.Render(" ✕ " + oneLine(a.conn) + " ")
 	}
 	parts := []string{conn}
-	if a.e.notice != "" {
-		parts = append(parts, st.StatusNote.Render(" "+oneLine(a.e.notice)+" "))
+	if a.c.notice != "" {
+		parts = append(parts, st.StatusNote.Render(" "+oneLine(a.c.notice)+" "))
 	}
 	if s := a.top().status(); s != "" {
 		parts = append(parts, st.StatusInfo.Render(" "+s+" "))
 	}
-	if !a.e.refreshed.IsZero() {
-		parts = append(parts, st.StatusInfo.Render(" refreshed "+a.e.refreshed.Format("15:04:05")+" "))
+	if !a.c.refreshed.IsZero() {
+		parts = append(parts, st.StatusInfo.Render(" refreshed "+a.c.refreshed.Format("15:04:05")+" "))
 	}
 	line := strings.Join(parts, st.StatusInfo.Render("│"))
 	return line + st.Status.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(line))))

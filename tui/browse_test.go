@@ -19,7 +19,7 @@ import (
 // manualTicks replaces the timer with one the test fires by hand.
 func (h *harness) manualTicks() *[]func(time.Time) tea.Msg {
 	var ticks []func(time.Time) tea.Msg
-	h.app.e.tick = func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	h.app.c.tick = func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		ticks = append(ticks, fn)
 		return nil
 	}
@@ -309,7 +309,7 @@ func TestErrorsAreShownWhereTheyHappen(t *testing.T) {
 		{
 			name: "backend panics",
 			act: func(hs *harness, f *fakeBackend) {
-				hs.app.e.backend = panicky{f}
+				hs.app.c.backend = panicky{f}
 				hs.press("r")
 			},
 			want: []string{"backend panic: boom"},
@@ -370,7 +370,7 @@ func TestDescribeError(t *testing.T) {
 func TestBadDocumentURIShowsCode(t *testing.T) {
 	f := newFake()
 	hs := startOn(t, f, "laptop", 100, 30)
-	hs.send(pushMsg{newPageScreen(hs.app.e, "laptop", "http://not-dpe/x", "x", 0, 1)})
+	hs.send(pushMsg{newPageScreen(hs.app.c, "laptop", "http://not-dpe/x", "x", 0, 1)})
 	hs.settle()
 	hs.requireContains("4204 · the dpe:// URI is invalid")
 }

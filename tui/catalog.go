@@ -19,7 +19,7 @@ import (
 // the visible rows, filters on the Computer (keywords, debounced; file type)
 // and reloads on notify:update_finder keeping the selection by URI.
 type catalogScreen struct {
-	e *env
+	c *common
 	presence
 	w, h int
 
@@ -96,13 +96,13 @@ type previewMsg struct {
 	err error
 }
 
-func newCatalogScreen(e *env, computer string) *catalogScreen {
+func newCatalogScreen(c *common, computer string) *catalogScreen {
 	ti := textinput.New()
 	ti.Prompt = "/ "
 	ti.Placeholder = "keywords (space or comma separated)"
 	ti.CharLimit = 256
 	s := &catalogScreen{
-		e: e, presence: presence{comp: computer}, input: ti,
+		c: c, presence: presence{comp: computer}, input: ti,
 		docs:    newChunks[protocol.DPEDocumentSummary](catalogChunk),
 		preview: map[string]*previewEntry{},
 	}
@@ -112,11 +112,11 @@ func newCatalogScreen(e *env, computer string) *catalogScreen {
 
 func (s *catalogScreen) styleInput() {
 	st := s.input.Styles()
-	st.Focused.Prompt = s.e.styles.Prompt
-	st.Blurred.Prompt = s.e.styles.Prompt
+	st.Focused.Prompt = s.c.styles.Prompt
+	st.Blurred.Prompt = s.c.styles.Prompt
 	st.Cursor.Blink = false
-	st.Focused.Placeholder = s.e.styles.Muted
-	st.Blurred.Placeholder = s.e.styles.Muted
+	st.Focused.Placeholder = s.c.styles.Muted
+	st.Blurred.Placeholder = s.c.styles.Muted
 	s.input.SetStyles(st)
 }
 
@@ -165,11 +165,11 @@ func (s *catalogScreen) ensure() tea.Cmd {
 }
 
 func (s *catalogScreen) fetch(chunk int) tea.Cmd {
-	req := s.e.req()
+	req := s.c.req()
 	s.docs.ask(chunk, req)
 	q := FinderQuery{Keywords: slices.Clone(s.keywords), FileType: s.fileType, Offset: s.docs.offset(chunk), Limit: catalogChunk}
 	comp := s.comp
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.GetFinderRet, error) {
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.GetFinderRet, error) {
 		ret, err := b.GetFinder(ctx, comp, q)
 		if ret != nil {
 			c := *ret
@@ -267,7 +267,7 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 		return s.key(msg)
 	case tea.MouseWheelMsg:
 		if s.picker == nil {
-			s.nav.update(msg, s.e.keys)
+			s.nav.update(msg, s.c.keys)
 			return s.moved()
 		}
 	}
@@ -296,7 +296,7 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 	s.total, s.haveTotal = max(ret.TotalCount, s.docs.offset(msg.chunk)+len(ret.Documents)), true
 	s.nav.setHeight(s.rowsHeight())
 	s.nav.setLen(s.total)
-	s.e.refreshed = s.e.now()
+	s.c.refreshed = s.c.now()
 	if rl := s.reload; rl != nil && rl.selURI != "" {
 		for i, d := range ret.Documents {
 			if d.URI == rl.selURI {
@@ -374,11 +374,11 @@ func (s *catalogScreen) finishReload() {
 	}
 	switch {
 	case len(parts) > 0:
-		s.e.notice = "catalog updated: " + strings.Join(parts, " ") + " documents"
+		s.c.notice = "catalog updated: " + strings.Join(parts, " ") + " documents"
 	case rl.live:
-		s.e.notice = "catalog updated: no visible change"
+		s.c.notice = "catalog updated: no visible change"
 	default:
-		s.e.notice = "catalog refreshed"
+		s.c.notice = "catalog refreshed"
 	}
 }
 
@@ -399,7 +399,7 @@ func (s *catalogScreen) moved() tea.Cmd {
 	}
 	s.previewSeq++
 	seq := s.previewSeq
-	return tea.Batch(cmd, s.e.tick(s.e.previewDelay, func(time.Time) tea.Msg { return previewTickMsg{owner: s, seq: seq} }))
+	return tea.Batch(cmd, s.c.tick(s.c.previewDelay, func(time.Time) tea.Msg { return previewTickMsg{owner: s, seq: seq} }))
 }
 
 func (s *catalogScreen) fetchPreview() tea.Cmd {
@@ -410,10 +410,10 @@ func (s *catalogScreen) fetchPreview() tea.Cmd {
 	if _, ok := s.preview[d.URI]; ok {
 		return nil
 	}
-	req := s.e.req()
+	req := s.c.req()
 	s.previewReq = req
 	comp, uri := s.comp, d.URI
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEDocument, error) {
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEDocument, error) {
 		doc, err := b.ReadDocumentPages(ctx, comp, uri, 0, previewPages)
 		if doc != nil {
 			doc = sanitizeDocument(doc)
@@ -436,7 +436,7 @@ func (s *catalogScreen) cachePreview(uri string, ent *previewEntry) {
 }
 
 func (s *catalogScreen) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := s.e.keys
+	k := s.c.keys
 	if s.picker != nil {
 		switch s.picker.update(msg, k) {
 		case pickerApplied:
@@ -457,12 +457,12 @@ func (s *catalogScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if s.filtering {
 		switch {
-		case key.Matches(msg, k.Submit):
+		case key.Matches(msg, k.Modal.Submit):
 			s.filtering = false
 			s.input.Blur()
 			s.nav.setHeight(s.rowsHeight())
 			return s.applyKeywords(parseKeywords(s.input.Value()))
-		case key.Matches(msg, k.Cancel):
+		case key.Matches(msg, k.Modal.Cancel):
 			s.filtering = false
 			s.input.Blur()
 			s.input.SetValue(strings.Join(s.before, " "))
@@ -477,29 +477,29 @@ func (s *catalogScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		s.filterSeq++
 		seq := s.filterSeq
-		return tea.Batch(cmd, s.e.tick(s.e.opts.Debounce, func(time.Time) tea.Msg { return filterTickMsg{owner: s, seq: seq} }))
+		return tea.Batch(cmd, s.c.tick(s.c.opts.Debounce, func(time.Time) tea.Msg { return filterTickMsg{owner: s, seq: seq} }))
 	}
 	switch {
-	case key.Matches(msg, k.Filter):
+	case key.Matches(msg, k.Catalog.Filter):
 		s.filtering = true
 		s.before = slices.Clone(s.keywords)
 		s.input.SetValue(strings.Join(s.keywords, " "))
 		s.input.CursorEnd()
 		s.nav.setHeight(s.rowsHeight())
 		return s.input.Focus()
-	case key.Matches(msg, k.FileType):
+	case key.Matches(msg, k.Catalog.FileType):
 		choices := s.typeChoices()
 		cur := max(0, slices.Index(choices, s.fileType))
 		s.picker = newPicker("File type", choices, false, nil, cur)
 		return nil
-	case key.Matches(msg, k.Refresh):
+	case key.Matches(msg, k.Global.Refresh):
 		return s.refresh(false)
-	case key.Matches(msg, k.Enter):
+	case key.Matches(msg, k.Nav.Enter):
 		if d, ok := s.selectedDoc(); ok {
-			return push(newDocumentScreen(s.e, s.comp, d))
+			return push(newDocumentScreen(s.c, s.comp, d))
 		}
 		return nil
-	case key.Matches(msg, k.Back):
+	case key.Matches(msg, k.Nav.Back):
 		if len(s.keywords) > 0 || s.fileType != "" {
 			s.keywords, s.fileType = nil, ""
 			s.input.SetValue("")
@@ -554,7 +554,7 @@ func (s *catalogScreen) typeChoices() []string {
 }
 
 func (s *catalogScreen) view() string {
-	st := s.e.styles
+	st := s.c.styles
 	listW := s.w
 	wide := s.w >= widePreview
 	if wide {
@@ -592,7 +592,7 @@ func (s *catalogScreen) view() string {
 		body = joinColumns(body, s.cachedPreview(s.w-listW-1, s.h), listW, s.h)
 	}
 	if s.picker != nil {
-		return overlay(body, s.picker.view(s.w, s.h, st, s.e.keys), s.w, s.h)
+		return overlay(body, s.picker.view(s.w, s.h, st, s.c.keys), s.w, s.h)
 	}
 	return body
 }
@@ -603,7 +603,7 @@ func catalogHeadings() protocol.DPEDocumentSummary {
 }
 
 func (s *catalogScreen) rows(w int) []string {
-	st := s.e.styles
+	st := s.c.styles
 	if s.haveTotal && s.total == 0 {
 		msg := "This computer has no documents."
 		if len(s.keywords) > 0 || s.fileType != "" {
@@ -636,7 +636,7 @@ func (s *catalogScreen) rows(w int) []string {
 }
 
 func (s *catalogScreen) cachedRow(d protocol.DPEDocumentSummary, w int) string {
-	stamp := itoa(w) + "|" + s.e.now().Truncate(time.Minute).String() + "|" + s.e.styles.Glamour
+	stamp := itoa(w) + "|" + s.c.now().Truncate(time.Minute).String() + "|" + s.c.styles.Glamour
 	if s.rowCache == nil || s.rowCacheAt != stamp {
 		s.rowCache, s.rowCacheAt = map[string]string{}, stamp
 	}
@@ -651,7 +651,7 @@ func (s *catalogScreen) cachedRow(d protocol.DPEDocumentSummary, w int) string {
 // row lays out one catalog row (or the headings) in w cells, the cursor
 // column excluded.
 func (s *catalogScreen) row(d protocol.DPEDocumentSummary, w int, data bool) string {
-	st := s.e.styles
+	st := s.c.styles
 	w -= 2
 	const typeW, pagesW, timeW = 4, 6, 9
 	serverW := min(18, max(0, w/5))
@@ -667,7 +667,7 @@ func (s *catalogScreen) row(d protocol.DPEDocumentSummary, w int, data bool) str
 	if data {
 		badge = st.BadgeFor(d.FileType)
 		pages = cellLeft(itoa(d.PageCount)+"p", pagesW)
-		when = cellLeft(relTime(parseTime(d.LastModified), s.e.now()), timeW)
+		when = cellLeft(relTime(parseTime(d.LastModified), s.c.now()), timeW)
 	} else {
 		badge = cell(d.FileType, typeW)
 		pages = cellLeft("Pages", pagesW)
@@ -706,7 +706,7 @@ func (s *catalogScreen) cachedPreview(w, h int) string {
 // previewView draws the highlighted document's summary, keywords and first
 // page titles.
 func (s *catalogScreen) previewView(w, h int) string {
-	st := s.e.styles
+	st := s.c.styles
 	inner := max(w-4, 10)
 	var lines []string
 	d, ok := s.selectedDoc()
@@ -714,7 +714,7 @@ func (s *catalogScreen) previewView(w, h int) string {
 		lines = append(lines, st.Muted.Render("no document selected"))
 	} else {
 		lines = append(lines, wrapStyledLines(st.Title, oneLine(d.Title), inner, 2)...)
-		lines = append(lines, st.Muted.Render(cell(strings.ToUpper(oneLine(d.FileType))+" · "+count(d.PageCount, "page")+" · "+relTime(parseTime(d.LastModified), s.e.now()), inner)))
+		lines = append(lines, st.Muted.Render(cell(strings.ToUpper(oneLine(d.FileType))+" · "+count(d.PageCount, "page")+" · "+relTime(parseTime(d.LastModified), s.c.now()), inner)))
 		if len(d.Keywords) > 0 {
 			lines = append(lines, wrapStyledLines(st.Keyword, "# "+oneLine(strings.Join(d.Keywords, "  # ")), inner, 2)...)
 		}
@@ -744,13 +744,13 @@ func (s *catalogScreen) previewView(w, h int) string {
 func (s *catalogScreen) crumb() string { return s.comp }
 
 func (s *catalogScreen) keys() help.KeyMap {
-	k := s.e.keys
+	k := s.c.keys
 	if s.filtering {
-		return helpKeys{short: []key.Binding{k.Submit, k.Cancel}, full: [][]key.Binding{{k.Submit, k.Cancel}}}
+		return helpKeys{short: []key.Binding{k.Modal.Submit, k.Modal.Cancel}, full: [][]key.Binding{{k.Modal.Submit, k.Modal.Cancel}}}
 	}
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Enter, k.Back, k.Filter, k.FileType, k.Refresh, k.Desktop, k.Help, k.Quit},
-		full:  [][]key.Binding{k.navKeys(), {k.Filter, k.FileType, k.Refresh}},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Enter, k.Nav.Back, k.Catalog.Filter, k.Catalog.FileType, k.Global.Refresh, k.Global.Desktop, k.Global.Help, k.Global.Quit},
+		full:  [][]key.Binding{k.listHelp(), {k.Catalog.Filter, k.Catalog.FileType, k.Global.Refresh}},
 	}
 }
 

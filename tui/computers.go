@@ -14,7 +14,7 @@ import (
 // computersScreen lists the Computers in the office (server:list_room) and
 // follows enter/leave notifications.
 type computersScreen struct {
-	e       *env
+	c       *common
 	list    []protocol.SessionInfo
 	nav     listNav
 	req     uint64
@@ -31,15 +31,15 @@ type roomMsg struct {
 	err      error
 }
 
-func newComputersScreen(e *env) *computersScreen { return &computersScreen{e: e} }
+func newComputersScreen(c *common) *computersScreen { return &computersScreen{c: c} }
 
 func (s *computersScreen) init() tea.Cmd { return s.load() }
 
 func (s *computersScreen) load() tea.Cmd {
-	s.req = s.e.req()
+	s.req = s.c.req()
 	s.loading = true
 	req := s.req
-	return call(s.e, func(ctx context.Context, b Backend) ([]protocol.SessionInfo, error) {
+	return call(s.c, func(ctx context.Context, b Backend) ([]protocol.SessionInfo, error) {
 		return b.ListRoom(ctx)
 	}, func(v []protocol.SessionInfo, err error) tea.Msg { return roomMsg{req: req, sessions: v, err: err} })
 }
@@ -56,7 +56,7 @@ func (s *computersScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.err, s.loaded = "", true
-		s.e.refreshed = s.e.now()
+		s.c.refreshed = s.c.now()
 		sel := s.selected()
 		s.list = s.list[:0]
 		for _, si := range msg.sessions {
@@ -84,19 +84,19 @@ func (s *computersScreen) update(msg tea.Msg) tea.Cmd {
 	case reconnectedMsg:
 		return s.load()
 	case tea.KeyPressMsg:
-		k := s.e.keys
+		k := s.c.keys
 		switch {
-		case key.Matches(msg, k.Enter):
+		case key.Matches(msg, k.Nav.Enter):
 			if c := s.selected(); c != "" {
-				return push(newCatalogScreen(s.e, c))
+				return push(newCatalogScreen(s.c, c))
 			}
-		case key.Matches(msg, k.Refresh):
+		case key.Matches(msg, k.Global.Refresh):
 			return s.load()
 		default:
 			s.nav.update(msg, k)
 		}
 	case tea.MouseWheelMsg:
-		s.nav.update(msg, s.e.keys)
+		s.nav.update(msg, s.c.keys)
 	}
 	return nil
 }
@@ -115,8 +115,8 @@ func (s *computersScreen) setSize(w, h int) tea.Cmd {
 }
 
 func (s *computersScreen) view() string {
-	st := s.e.styles
-	title := st.Title.Render("Computers in " + oneLine(s.e.office))
+	st := s.c.styles
+	title := st.Title.Render("Computers in " + oneLine(s.c.office))
 	if s.loaded {
 		title += st.Muted.Render("  " + itoa(len(s.list)) + " online")
 	}
@@ -148,13 +148,13 @@ func (s *computersScreen) view() string {
 	return strings.Join(lines, "\n")
 }
 
-func (s *computersScreen) crumb() string { return s.e.office }
+func (s *computersScreen) crumb() string { return s.c.office }
 
 func (s *computersScreen) keys() help.KeyMap {
-	k := s.e.keys
+	k := s.c.keys
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Enter, k.Refresh, k.Desktop, k.Help, k.Quit},
-		full:  [][]key.Binding{k.navKeys(), {k.Refresh}},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Enter, k.Global.Refresh, k.Global.Desktop, k.Global.Help, k.Global.Quit},
+		full:  [][]key.Binding{k.listHelp(), {k.Global.Refresh}},
 	}
 }
 

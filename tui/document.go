@@ -14,7 +14,7 @@ import (
 // documentScreen shows a document's metadata and its page index, read in
 // chunks with depth=pages&offset&limit as the user scrolls.
 type documentScreen struct {
-	e *env
+	c *common
 	presence
 	sum  protocol.DPEDocumentSummary // from the catalog, shown until the read lands
 	doc  *protocol.DPEDocument       // metadata of the latest read
@@ -35,9 +35,9 @@ type docPagesMsg struct {
 	err   error
 }
 
-func newDocumentScreen(e *env, computer string, sum protocol.DPEDocumentSummary) *documentScreen {
+func newDocumentScreen(c *common, computer string, sum protocol.DPEDocumentSummary) *documentScreen {
 	return &documentScreen{
-		e: e, presence: presence{comp: computer}, sum: sum,
+		c: c, presence: presence{comp: computer}, sum: sum,
 		pages: newChunks[protocol.DPEPageSummary](pageChunk),
 	}
 }
@@ -46,7 +46,7 @@ func (s *documentScreen) init() tea.Cmd { return s.ensure() }
 
 // headerLines renders the metadata block.
 func (s *documentScreen) headerLines() []string {
-	st := s.e.styles
+	st := s.c.styles
 	d := s.sum
 	if s.doc != nil {
 		d = s.doc.CatalogEntry(s.sum.Server)
@@ -55,7 +55,7 @@ func (s *documentScreen) headerLines() []string {
 	lines := wrapStyledLines(st.Title, oneLine(d.Title), w, 2)
 	meta := st.BadgeFor(d.FileType) + " " + st.Muted.Render(count(d.PageCount, "page"))
 	if t := parseTime(d.LastModified); !t.IsZero() {
-		meta += st.Muted.Render(" · modified " + t.In(s.e.now().Location()).Format("2006-01-02 15:04") + " (" + relTime(t, s.e.now()) + ")")
+		meta += st.Muted.Render(" · modified " + t.In(s.c.now().Location()).Format("2006-01-02 15:04") + " (" + relTime(t, s.c.now()) + ")")
 	}
 	if d.Server != "" {
 		meta += st.Muted.Render(" · " + oneLine(d.Server))
@@ -102,10 +102,10 @@ func (s *documentScreen) ensure() tea.Cmd {
 }
 
 func (s *documentScreen) fetch(chunk int) tea.Cmd {
-	req := s.e.req()
+	req := s.c.req()
 	s.pages.ask(chunk, req)
 	comp, uri, offset := s.comp, s.sum.URI, s.pages.offset(chunk)
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEDocument, error) {
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEDocument, error) {
 		doc, err := b.ReadDocumentPages(ctx, comp, uri, offset, pageChunk)
 		if doc != nil {
 			doc = sanitizeDocument(doc)
@@ -155,7 +155,7 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.nav.setHeight(s.listHeight())
 		s.nav.setLen(s.total)
-		s.e.refreshed = s.e.now()
+		s.c.refreshed = s.c.now()
 		return s.ensure()
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
@@ -171,23 +171,23 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 			}
 		}
 	case tea.KeyPressMsg:
-		k := s.e.keys
+		k := s.c.keys
 		switch {
-		case key.Matches(msg, k.Back):
+		case key.Matches(msg, k.Nav.Back):
 			return pop
-		case key.Matches(msg, k.Enter):
+		case key.Matches(msg, k.Nav.Enter):
 			if p, ok := s.pages.at(s.nav.cursor); ok {
-				return push(newPageScreen(s.e, s.comp, s.sum.URI, s.docTitle(), p.PageIndex, s.total))
+				return push(newPageScreen(s.c, s.comp, s.sum.URI, s.docTitle(), p.PageIndex, s.total))
 			}
 			return nil
-		case key.Matches(msg, k.Refresh):
+		case key.Matches(msg, k.Global.Refresh):
 			return s.reload()
 		}
 		if s.nav.update(msg, k) {
 			return s.ensure()
 		}
 	case tea.MouseWheelMsg:
-		s.nav.update(msg, s.e.keys)
+		s.nav.update(msg, s.c.keys)
 		return s.ensure()
 	}
 	return nil
@@ -201,7 +201,7 @@ func (s *documentScreen) docTitle() string {
 }
 
 func (s *documentScreen) view() string {
-	st := s.e.styles
+	st := s.c.styles
 	lines := s.headerLines()
 	label := "Pages"
 	if s.haveTotal {
@@ -225,7 +225,7 @@ func (s *documentScreen) view() string {
 				count = "1 element"
 			}
 			titleW := max(s.w-numW-2-14-3, 8)
-			row = cellLeft(itoa(p.PageIndex+1), numW) + "  " + cell(oneLine(p.Title), titleW) + " " + s.e.styles.Muted.Render(cellLeft(count, 14))
+			row = cellLeft(itoa(p.PageIndex+1), numW) + "  " + cell(oneLine(p.Title), titleW) + " " + s.c.styles.Muted.Render(cellLeft(count, 14))
 		} else {
 			row = cellLeft(itoa(i+1), numW) + "  " + st.Muted.Render("loading…")
 		}
@@ -241,10 +241,10 @@ func (s *documentScreen) view() string {
 func (s *documentScreen) crumb() string { return s.docTitle() }
 
 func (s *documentScreen) keys() help.KeyMap {
-	k := s.e.keys
+	k := s.c.keys
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Enter, k.Back, k.Refresh, k.Copy, k.Save, k.Help, k.Quit},
-		full:  [][]key.Binding{k.navKeys(), {k.Refresh}},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Enter, k.Nav.Back, k.Global.Refresh, k.Global.Copy, k.Global.Save, k.Global.Help, k.Global.Quit},
+		full:  [][]key.Binding{k.listHelp(), {k.Global.Refresh}},
 	}
 }
 

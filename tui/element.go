@@ -15,7 +15,7 @@ import (
 // elementScreen shows a Level 3 element: its Markdown rendering, then its
 // content and metadata as coloured JSON.
 type elementScreen struct {
-	e *env
+	c *common
 	presence
 	docURI string
 	doc    dpe.URI
@@ -42,9 +42,9 @@ type elementMsg struct {
 	err error
 }
 
-func newElementScreen(e *env, computer, docURI string, brief protocol.DPEElementDetail) *elementScreen {
+func newElementScreen(c *common, computer, docURI string, brief protocol.DPEElementDetail) *elementScreen {
 	s := &elementScreen{
-		e: e, presence: presence{comp: computer}, docURI: docURI, brief: brief,
+		c: c, presence: presence{comp: computer}, docURI: docURI, brief: brief,
 		cache: map[renderKey]string{}, pg: newPager(), keepY: -1,
 	}
 	s.doc, s.docErr = dpe.Parse(docURI)
@@ -58,10 +58,10 @@ func (s *elementScreen) load() tea.Cmd {
 		s.err = describeError(s.docErr, opElement)
 		return nil
 	}
-	req := s.e.req()
+	req := s.c.req()
 	s.req, s.loading = req, true
 	comp, doc, id := s.comp, s.docURI, s.brief.ElementID
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEElementDetail, error) {
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEElementDetail, error) {
 		el, err := b.ReadElement(ctx, comp, doc, id)
 		if el != nil {
 			c := sanitizeElement(*el)
@@ -79,7 +79,7 @@ func (s *elementScreen) current() protocol.DPEElementDetail {
 }
 
 func (s *elementScreen) headerLines() []string {
-	st := s.e.styles
+	st := s.c.styles
 	el := s.current()
 	head := st.Title.Render(oneLine(el.Category)) + "  " + oneLine(el.ElementID)
 	if el.PageIndex != nil {
@@ -111,7 +111,7 @@ func (s *elementScreen) layout() tea.Cmd {
 }
 
 func (s *elementScreen) wantKey() renderKey {
-	return renderKey{width: s.w, style: s.e.styles.Glamour + "/" + s.e.styles.Chroma}
+	return renderKey{width: s.w, style: s.c.styles.Glamour + "/" + s.c.styles.Chroma}
 }
 
 func (s *elementScreen) rerender() tea.Cmd {
@@ -133,12 +133,12 @@ func (s *elementScreen) rerender() tea.Cmd {
 	if s.renderReq != 0 && s.renderKey == k {
 		return nil
 	}
-	req := s.e.req()
+	req := s.c.req()
 	s.renderReq, s.renderKey = req, k
-	el, st := *s.el, s.e.styles
+	el, st := *s.el, s.c.styles
 	run := func() tea.Msg { return renderedMsg{req: req, key: k, out: renderElement(el, k, st)} }
 	if s.pg.lines != nil && s.shown.width != 0 && s.shown.width != k.width {
-		return s.e.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
+		return s.c.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
 	}
 	return run
 }
@@ -184,7 +184,7 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.err = ""
 		s.el = msg.el
-		s.e.refreshed = s.e.now()
+		s.c.refreshed = s.c.now()
 		s.cache = map[renderKey]string{}
 		s.renderReq = 0
 		s.shown = renderKey{}
@@ -227,17 +227,17 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(s.layout(), s.load())
 		}
 	case tea.KeyPressMsg:
-		k := s.e.keys
+		k := s.c.keys
 		switch {
-		case key.Matches(msg, k.Back):
+		case key.Matches(msg, k.Nav.Back):
 			return pop
-		case key.Matches(msg, k.Refresh):
+		case key.Matches(msg, k.Global.Refresh):
 			s.keepY = s.pg.y
 			return s.load()
 		}
 		s.pg.update(msg, k)
 	case tea.MouseWheelMsg:
-		s.pg.update(msg, s.e.keys)
+		s.pg.update(msg, s.c.keys)
 	}
 	return nil
 }
@@ -247,11 +247,11 @@ func (s *elementScreen) view() string {
 	lines = append(lines, "")
 	switch {
 	case s.el == nil && s.loading:
-		lines = append(lines, s.e.styles.Muted.Render("loading…"))
+		lines = append(lines, s.c.styles.Muted.Render("loading…"))
 	case s.el != nil && s.pg.lines == nil:
-		lines = append(lines, s.e.styles.Muted.Render("rendering…"))
+		lines = append(lines, s.c.styles.Muted.Render("rendering…"))
 	default:
-		lines = append(lines, s.pg.view(s.e.styles))
+		lines = append(lines, s.pg.view(s.c.styles))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -259,10 +259,10 @@ func (s *elementScreen) view() string {
 func (s *elementScreen) crumb() string { return s.brief.ElementID }
 
 func (s *elementScreen) keys() help.KeyMap {
-	k := s.e.keys
+	k := s.c.keys
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Back, k.Copy, k.Save, k.Pager, k.Help, k.Quit},
-		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Back, k.Refresh}},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Top, k.Nav.Bottom, k.Nav.Back, k.Global.Copy, k.Global.Save, k.Global.Pager, k.Global.Help, k.Global.Quit},
+		full:  [][]key.Binding{{k.Nav.Up, k.Nav.Down, k.Nav.PageUp, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom, k.Nav.Back, k.Global.Refresh}},
 	}
 }
 

@@ -63,10 +63,10 @@ func (a *App) save() tea.Cmd {
 		name, md, ok = ex.export()
 	}
 	if !ok {
-		a.e.notice = "nothing to save here: open a document, page or element"
+		a.c.notice = "nothing to save here: open a document, page or element"
 		return nil
 	}
-	dir := a.e.saveDir()
+	dir := a.c.saveDir()
 	return func() tea.Msg {
 		path, err := writeNew(dir, safeName(name), md)
 		return savedMsg{path: path, err: err}
@@ -135,7 +135,7 @@ func (a *App) openPager() tea.Cmd {
 		name, md, ok = ex.export()
 	}
 	if !ok {
-		a.e.notice = "nothing to page here: open a document, page or element"
+		a.c.notice = "nothing to page here: open a document, page or element"
 		return nil
 	}
 	return func() tea.Msg {
@@ -155,10 +155,10 @@ func (a *App) openPager() tea.Cmd {
 
 func (a *App) runPager(m pagerReadyMsg) tea.Cmd {
 	if m.err != nil {
-		a.e.notice = m.err.Error()
+		a.c.notice = m.err.Error()
 		return nil
 	}
-	args := strings.Fields(a.e.opts.Pager)
+	args := strings.Fields(a.c.opts.Pager)
 	if len(args) == 0 {
 		args = []string{"less"}
 	}

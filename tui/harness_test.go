@@ -39,7 +39,7 @@ func newHarness(t testing.TB, f *fakeBackend, o Options, w, h int) *harness {
 	t.Helper()
 	m := New(f, o)
 	app := m.(*App)
-	app.e.previewDelay = time.Millisecond
+	app.c.previewDelay = time.Millisecond
 	hs := &harness{t: t, app: app, fake: f, msgs: make(chan tea.Msg, 1024)}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.exec(app.Init())

@@ -17,7 +17,7 @@ import (
 // pageScreen shows a Level 2 page: rendered Markdown, raw JSON or plain text
 // in a pager, with an element list, a category filter, search and paging.
 type pageScreen struct {
-	e *env
+	c *common
 	presence
 	docURI   string
 	doc      dpe.URI
@@ -70,12 +70,12 @@ type renderStartMsg struct {
 	run tea.Cmd
 }
 
-func newPageScreen(e *env, computer, docURI, docTitle string, index, count int) *pageScreen {
+func newPageScreen(c *common, computer, docURI, docTitle string, index, count int) *pageScreen {
 	ti := textinput.New()
 	ti.Prompt = "search: "
 	ti.CharLimit = 256
 	s := &pageScreen{
-		e: e, presence: presence{comp: computer}, docURI: docURI, docTitle: docTitle, index: index, count: count,
+		c: c, presence: presence{comp: computer}, docURI: docURI, docTitle: docTitle, index: index, count: count,
 		cache: map[renderKey]string{}, pg: newPager(), keepY: -1, input: ti,
 	}
 	s.doc, s.docErr = dpe.Parse(docURI)
@@ -85,8 +85,8 @@ func newPageScreen(e *env, computer, docURI, docTitle string, index, count int) 
 
 func (s *pageScreen) styleInput() {
 	st := s.input.Styles()
-	st.Focused.Prompt = s.e.styles.Prompt
-	st.Blurred.Prompt = s.e.styles.Prompt
+	st.Focused.Prompt = s.c.styles.Prompt
+	st.Blurred.Prompt = s.c.styles.Prompt
 	st.Cursor.Blink = false
 	s.input.SetStyles(st)
 }
@@ -107,10 +107,10 @@ func (s *pageScreen) load() tea.Cmd {
 		s.err = describeError(s.docErr, opPage)
 		return nil
 	}
-	req := s.e.req()
+	req := s.c.req()
 	s.req, s.loading = req, true
 	comp, uri := s.comp, s.pageURI()
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEPage, error) {
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEPage, error) {
 		var p protocol.DPEPage
 		if err := b.ReadJSON(ctx, comp, uri, &p); err != nil {
 			return nil, err
@@ -192,7 +192,7 @@ func (s *pageScreen) setSize(w, h int) tea.Cmd {
 }
 
 func (s *pageScreen) wantKey() renderKey {
-	return renderKey{mode: s.mode, width: s.contentWidth(), style: s.e.styles.Glamour + "/" + s.e.styles.Chroma}
+	return renderKey{mode: s.mode, width: s.contentWidth(), style: s.c.styles.Glamour + "/" + s.c.styles.Chroma}
 }
 
 // rerender shows the cached render for the current mode and width, or
@@ -209,14 +209,14 @@ func (s *pageScreen) rerender() tea.Cmd {
 	if s.renderReq != 0 && s.renderKey == k {
 		return nil
 	}
-	req := s.e.req()
+	req := s.c.req()
 	s.renderReq, s.renderKey = req, k
 	page := s.page
 	run := func() tea.Msg { return renderedMsg{req: req, key: k, out: renderPage(page, k)} }
 	if s.pg.lines != nil && s.shown.width != 0 && s.shown.width != k.width {
 		// A resize: keep showing the old render until the size settles, so
 		// dragging a window edge does not start a render per step.
-		return s.e.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
+		return s.c.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
 	}
 	return run
 }
@@ -273,7 +273,7 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.err = ""
 		s.page = msg.page
-		s.e.refreshed = s.e.now()
+		s.c.refreshed = s.c.now()
 		s.cache = map[renderKey]string{}
 		s.renderReq = 0
 		s.shown = renderKey{}
@@ -318,16 +318,16 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 		return s.key(msg)
 	case tea.MouseWheelMsg:
 		if s.focusEls {
-			s.els.update(msg, s.e.keys)
+			s.els.update(msg, s.c.keys)
 		} else {
-			s.pg.update(msg, s.e.keys)
+			s.pg.update(msg, s.c.keys)
 		}
 	}
 	return nil
 }
 
 func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := s.e.keys
+	k := s.c.keys
 	if s.picker != nil {
 		switch s.picker.update(msg, k) {
 		case pickerApplied:
@@ -348,11 +348,11 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if s.searching {
 		switch {
-		case key.Matches(msg, k.Submit):
+		case key.Matches(msg, k.Modal.Submit):
 			s.searching = false
 			s.input.Blur()
 			return s.layout()
-		case key.Matches(msg, k.Cancel):
+		case key.Matches(msg, k.Modal.Cancel):
 			s.searching = false
 			s.input.Blur()
 			s.pg.search("")
@@ -367,7 +367,7 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
-	case key.Matches(msg, k.Back):
+	case key.Matches(msg, k.Nav.Back):
 		if s.showEls {
 			s.showEls, s.focusEls = false, false
 			return s.layout()
@@ -377,28 +377,28 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return pop
-	case key.Matches(msg, k.Enter):
+	case key.Matches(msg, k.Nav.Enter):
 		if s.showEls && s.focusEls {
 			return s.openElement()
 		}
 		s.showEls, s.focusEls = true, true
 		return s.layout()
-	case key.Matches(msg, k.Elements):
+	case key.Matches(msg, k.Page.Elements):
 		s.showEls = !s.showEls
 		s.focusEls = s.showEls
 		return s.layout()
-	case key.Matches(msg, k.Focus):
+	case key.Matches(msg, k.Page.Focus):
 		if s.showEls {
 			s.focusEls = !s.focusEls
 		}
 		return nil
-	case key.Matches(msg, k.Mode):
+	case key.Matches(msg, k.Page.Mode):
 		s.mode = (s.mode + 1) % modeCount
 		if s.pg.maxY() > 0 {
 			s.keepRatio, s.useRatio = float64(s.pg.y)/float64(s.pg.maxY()), true
 		}
 		return s.rerender()
-	case key.Matches(msg, k.Categories):
+	case key.Matches(msg, k.Page.Categories):
 		all := dpe.Categories()
 		items := make([]string, len(all))
 		chosen := map[int]bool{}
@@ -411,22 +411,22 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		s.pickerCats = all
 		s.picker = newPicker("Show categories (none = all)", items, true, chosen, 0)
 		return nil
-	case key.Matches(msg, k.PrevPage):
+	case key.Matches(msg, k.Page.PrevPage):
 		return s.goTo(s.index - 1)
-	case key.Matches(msg, k.NextPage):
+	case key.Matches(msg, k.Page.NextPage):
 		return s.goTo(s.index + 1)
-	case key.Matches(msg, k.Filter):
+	case key.Matches(msg, k.Page.Search):
 		s.searching = true
 		s.input.SetValue(s.pg.query)
 		s.input.CursorEnd()
 		return tea.Batch(s.input.Focus(), s.layout())
-	case key.Matches(msg, k.NextMatch):
+	case key.Matches(msg, k.Page.NextMatch):
 		s.pg.next(1)
 		return nil
-	case key.Matches(msg, k.PrevMatch):
+	case key.Matches(msg, k.Page.PrevMatch):
 		s.pg.next(-1)
 		return nil
-	case key.Matches(msg, k.Refresh):
+	case key.Matches(msg, k.Global.Refresh):
 		return s.reloadInPlace()
 	}
 	if s.focusEls {
@@ -442,11 +442,11 @@ func (s *pageScreen) openElement() tea.Cmd {
 		return nil
 	}
 	el := s.page.Elements[s.els.cursor]
-	return push(newElementScreen(s.e, s.comp, s.docURI, el))
+	return push(newElementScreen(s.c, s.comp, s.docURI, el))
 }
 
 func (s *pageScreen) view() string {
-	st := s.e.styles
+	st := s.c.styles
 	title := st.Title.Render("Page "+s.pageLabel()) + "  " + oneLine(s.pageTitle())
 	info := "  " + modeName(s.mode)
 	if len(s.cats) > 0 {
@@ -492,13 +492,13 @@ func (s *pageScreen) view() string {
 	}
 	body := strings.Join(lines, "\n")
 	if s.picker != nil {
-		return overlay(body, s.picker.view(s.w, s.h, st, s.e.keys), s.w, s.h)
+		return overlay(body, s.picker.view(s.w, s.h, st, s.c.keys), s.w, s.h)
 	}
 	return body
 }
 
 func (s *pageScreen) elementsView() string {
-	st := s.e.styles
+	st := s.c.styles
 	w := s.elsWidth()
 	inner := max(w-4, 8)
 	var lines []string
@@ -557,16 +557,16 @@ func catList(cats []dpe.Category) string {
 func (s *pageScreen) crumb() string { return "page " + s.pageLabel() }
 
 func (s *pageScreen) keys() help.KeyMap {
-	k := s.e.keys
+	k := s.c.keys
 	if s.searching {
-		return helpKeys{short: []key.Binding{k.Submit, k.Cancel}, full: [][]key.Binding{{k.Submit, k.Cancel}}}
+		return helpKeys{short: []key.Binding{k.Modal.Submit, k.Modal.Cancel}, full: [][]key.Binding{{k.Modal.Submit, k.Modal.Cancel}}}
 	}
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Back, k.Elements, k.PrevPage, k.NextPage, k.Mode, k.Categories, k.Filter, k.Help},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Back, k.Page.Elements, k.Page.PrevPage, k.Page.NextPage, k.Page.Mode, k.Page.Categories, k.Page.Search, k.Global.Help},
 		full: [][]key.Binding{
-			{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom},
-			{k.Back, k.Elements, k.Focus, k.Enter, k.PrevPage, k.NextPage},
-			{k.Mode, k.Categories, k.Filter, k.NextMatch, k.PrevMatch, k.Refresh},
+			{k.Nav.Up, k.Nav.Down, k.Nav.PageUp, k.Nav.PageDown, k.Nav.HalfUp, k.Nav.HalfDown, k.Nav.Top, k.Nav.Bottom},
+			{k.Nav.Back, k.Page.Elements, k.Page.Focus, k.Nav.Enter, k.Page.PrevPage, k.Page.NextPage},
+			{k.Page.Mode, k.Page.Categories, k.Page.Search, k.Page.NextMatch, k.Page.PrevMatch, k.Global.Refresh},
 		},
 	}
 }

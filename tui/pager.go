@@ -75,21 +75,21 @@ func (p *pager) update(msg tea.Msg, k KeyMap) bool {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
-		case key.Matches(msg, k.Down):
+		case key.Matches(msg, k.Nav.Down):
 			p.scroll(1)
-		case key.Matches(msg, k.Up):
+		case key.Matches(msg, k.Nav.Up):
 			p.scroll(-1)
-		case key.Matches(msg, k.PageDown):
+		case key.Matches(msg, k.Nav.PageDown):
 			p.scroll(max(1, p.h))
-		case key.Matches(msg, k.PageUp):
+		case key.Matches(msg, k.Nav.PageUp):
 			p.scroll(-max(1, p.h))
-		case key.Matches(msg, k.HalfDown):
+		case key.Matches(msg, k.Nav.HalfDown):
 			p.scroll(max(1, p.h/2))
-		case key.Matches(msg, k.HalfUp):
+		case key.Matches(msg, k.Nav.HalfUp):
 			p.scroll(-max(1, p.h/2))
-		case key.Matches(msg, k.Top):
+		case key.Matches(msg, k.Nav.Top):
 			p.setY(0)
-		case key.Matches(msg, k.Bottom):
+		case key.Matches(msg, k.Nav.Bottom):
 			p.setY(p.maxY())
 		default:
 			return false

@@ -45,16 +45,16 @@ func (p *picker) update(msg tea.Msg, k KeyMap) pickerResult {
 		return pickerOpen
 	}
 	switch {
-	case key.Matches(km, k.Submit):
+	case key.Matches(km, k.Modal.Submit):
 		if !p.multi {
 			p.chosen = map[int]bool{p.nav.cursor: true}
 		}
 		return pickerApplied
-	case key.Matches(km, k.Cancel, k.Back):
+	case key.Matches(km, k.Modal.Cancel, k.Nav.Back):
 		return pickerCanceled
-	case p.multi && key.Matches(km, k.Toggle):
+	case p.multi && key.Matches(km, k.Modal.Toggle):
 		p.chosen[p.nav.cursor] = !p.chosen[p.nav.cursor]
-	case p.multi && key.Matches(km, k.Clear):
+	case p.multi && key.Matches(km, k.Modal.Clear):
 		p.chosen = map[int]bool{}
 	default:
 		p.nav.update(msg, k)
@@ -77,7 +77,7 @@ func (p *picker) selected() []int {
 func (p *picker) view(w, h int, st Styles, k KeyMap) string {
 	hint := "enter choose · esc cancel"
 	if p.multi {
-		hint = "space toggle · " + k.Clear.Help().Key + " all · enter apply · esc cancel"
+		hint = "space toggle · " + k.Modal.Clear.Help().Key + " all · enter apply · esc cancel"
 	}
 	innerW := max(24, longest(p.items)+8, ansi.StringWidth(p.title), ansi.StringWidth(hint))
 	innerW = min(innerW, max(w-4, 10))

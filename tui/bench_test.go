@@ -71,7 +71,7 @@ func BenchmarkRenderTable1000(b *testing.B) {
 			k := renderKey{mode: mode, width: 100, style: "dark/monokai"}
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = renderPage(p, k)
+				_ = renderPage(p, k, Styles{})
 			}
 		})
 	}
@@ -87,8 +87,8 @@ func BenchmarkPageCachedKeyToFrame1000(b *testing.B) {
 	hs := newHarness(b, f, o, 100, 30)
 	hs.press("enter", "enter")
 	page := hs.app.top().(*pageScreen)
-	if len(page.pg.lines) < 1000 {
-		b.Fatalf("page not rendered: %d lines", len(page.pg.lines))
+	if len(page.v.pg.lines) < 1000 {
+		b.Fatalf("page not rendered: %d lines", len(page.v.pg.lines))
 	}
 	down, top := keyMsg("j"), keyMsg("g")
 	b.ReportAllocs()
@@ -121,7 +121,7 @@ func BenchmarkPageResizeCached(b *testing.B) {
 	for b.Loop() {
 		_, _ = hs.app.Update(sizes[i%2])
 		i++
-		if page.renderReq != 0 {
+		if page.v.req != 0 {
 			b.Fatal("a cached width was rendered again")
 		}
 		_ = hs.app.View()
@@ -130,7 +130,7 @@ func BenchmarkPageResizeCached(b *testing.B) {
 
 // BenchmarkPagerSearch1000 searches the rendered 1,000-row table.
 func BenchmarkPagerSearch1000(b *testing.B) {
-	out := renderPage(sanitizePage(bigTablePage(1000)), renderKey{mode: modeRendered, width: 100, style: "dark/monokai"})
+	out := renderPage(sanitizePage(bigTablePage(1000)), renderKey{mode: modeRendered, width: 100, style: "dark/monokai"}, Styles{})
 	b.ReportAllocs()
 	for b.Loop() {
 		pg := newPager()

@@ -232,7 +232,7 @@ func TestLivePageReloadKeepsScroll(t *testing.T) {
 	for range 10 {
 		hs.press("pgdown")
 	}
-	y := page.pg.y
+	y := page.v.pg.y
 	if y < 200 {
 		t.Fatalf("pgdown did not scroll: y=%d", y)
 	}
@@ -243,8 +243,8 @@ func TestLivePageReloadKeepsScroll(t *testing.T) {
 	})
 	hs.send(UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
-	if page.pg.y != y {
-		t.Fatalf("live reload moved the view from line %d to %d", y, page.pg.y)
+	if page.v.pg.y != y {
+		t.Fatalf("live reload moved the view from line %d to %d", y, page.v.pg.y)
 	}
 	hs.requireContains("EDITED")
 }
@@ -399,14 +399,14 @@ func TestResizeReRendersThePage(t *testing.T) {
 	hs.settle()
 	checkFrame(t, hs.app.View().Content, 50, 20)
 	page := hs.app.top().(*pageScreen)
-	if page.shown.width != 50 {
-		t.Fatalf("page still shows the render for width %d", page.shown.width)
+	if page.v.shown.width != 50 {
+		t.Fatalf("page still shows the render for width %d", page.v.shown.width)
 	}
 	hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	n := len(page.cache)
+	n := len(page.v.cache)
 	hs.settle()
-	if page.shown.width != 100 || len(page.cache) != n {
-		t.Fatalf("resizing back should reuse the cached render (width %d, cache %d→%d)", page.shown.width, n, len(page.cache))
+	if page.v.shown.width != 100 || len(page.v.cache) != n {
+		t.Fatalf("resizing back should reuse the cached render (width %d, cache %d→%d)", page.v.shown.width, n, len(page.v.cache))
 	}
 }
 
@@ -609,13 +609,13 @@ func TestThemeAndNoColor(t *testing.T) {
 	hs := startOn(t, newFake(), "laptop", 100, 30)
 	hs.press("j", "j", "j", "enter", "enter")
 	page := hs.app.top().(*pageScreen)
-	if page.shown.style != "dark/monokai" {
-		t.Fatalf("default style %q", page.shown.style)
+	if page.v.shown.style != "dark/monokai" {
+		t.Fatalf("default style %q", page.v.shown.style)
 	}
 	hs.send(tea.BackgroundColorMsg{Color: whiteColor{}})
 	hs.settle()
-	if !strings.HasPrefix(page.shown.style, "light/") {
-		t.Fatalf("a light terminal did not switch the page to the light style: %q", page.shown.style)
+	if !strings.HasPrefix(page.v.shown.style, "light/") {
+		t.Fatalf("a light terminal did not switch the page to the light style: %q", page.v.shown.style)
 	}
 
 	o := testOptions()
@@ -696,8 +696,8 @@ func TestResizeBurstRendersOnce(t *testing.T) {
 	if len(*ticks) != 10 {
 		t.Fatalf("want one settle timer per resize, got %d", len(*ticks))
 	}
-	if page.shown.width != 100 {
-		t.Fatalf("the old render should stay until the size settles, shows width %d", page.shown.width)
+	if page.v.shown.width != 100 {
+		t.Fatalf("the old render should stay until the size settles, shows width %d", page.v.shown.width)
 	}
 	for _, tick := range (*ticks)[:9] {
 		if _, cmd := hs.app.Update(tick(time.Now())); cmd != nil {
@@ -706,8 +706,8 @@ func TestResizeBurstRendersOnce(t *testing.T) {
 	}
 	hs.send((*ticks)[9](time.Now()))
 	hs.settle()
-	if page.shown.width != 70 || len(page.cache) != 2 {
-		t.Fatalf("after the last resize: shown width %d, %d renders cached", page.shown.width, len(page.cache))
+	if page.v.shown.width != 70 || len(page.v.cache) != 2 {
+		t.Fatalf("after the last resize: shown width %d, %d renders cached", page.v.shown.width, len(page.v.cache))
 	}
 	checkFrame(t, hs.app.View().Content, 70, 30)
 }

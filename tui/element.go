@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -24,16 +23,11 @@ type elementScreen struct {
 	el     *protocol.DPEElementDetail
 	w, h   int
 
-	req       uint64
-	loading   bool
-	again     bool // a live change arrived while loading
-	err       string
-	cache     map[renderKey]string
-	renderReq uint64
-	renderKey renderKey
-	shown     renderKey
-	pg        pager
-	keepY     int
+	req     uint64
+	loading bool
+	again   bool // a live change arrived while loading
+	err     string
+	v       *viewer
 }
 
 type elementMsg struct {
@@ -45,15 +39,15 @@ type elementMsg struct {
 func newElementScreen(c *common, computer, docURI string, brief protocol.DPEElementDetail) *elementScreen {
 	s := &elementScreen{
 		c: c, presence: presence{comp: computer}, docURI: docURI, brief: brief,
-		cache: map[renderKey]string{}, pg: newPager(), keepY: -1,
+		v: newViewer(c),
 	}
 	s.doc, s.docErr = dpe.Parse(docURI)
 	return s
 }
 
-func (s *elementScreen) init() tea.Cmd { return s.load() }
+func (s *elementScreen) init() tea.Cmd { return s.loadCmd() }
 
-func (s *elementScreen) load() tea.Cmd {
+func (s *elementScreen) loadCmd() tea.Cmd {
 	if s.docErr != nil {
 		s.err = describeError(s.docErr, opElement)
 		return nil
@@ -106,41 +100,7 @@ func (s *elementScreen) setSize(w, h int) tea.Cmd {
 }
 
 func (s *elementScreen) layout() tea.Cmd {
-	s.pg.setSize(s.w, max(s.h-len(s.headerLines())-1, 1))
-	return s.rerender()
-}
-
-func (s *elementScreen) wantKey() renderKey {
-	return renderKey{width: s.w, style: s.c.styles.Glamour + "/" + s.c.styles.Chroma}
-}
-
-func (s *elementScreen) rerender() tea.Cmd {
-	if s.el == nil || s.w <= 0 {
-		return nil
-	}
-	k := s.wantKey()
-	if out, ok := s.cache[k]; ok {
-		if s.shown != k || s.keepY >= 0 {
-			s.shown = k
-			s.pg.setContent(out)
-			if s.keepY >= 0 {
-				s.pg.setY(s.keepY)
-				s.keepY = -1
-			}
-		}
-		return nil
-	}
-	if s.renderReq != 0 && s.renderKey == k {
-		return nil
-	}
-	req := s.c.req()
-	s.renderReq, s.renderKey = req, k
-	el, st := *s.el, s.c.styles
-	run := func() tea.Msg { return renderedMsg{req: req, key: k, out: renderElement(el, k, st)} }
-	if s.pg.lines != nil && s.shown.width != 0 && s.shown.width != k.width {
-		return s.c.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
-	}
-	return run
+	return s.v.SetSize(s.w, max(s.h-len(s.headerLines())-1, 1))
 }
 
 // renderElement lays out the rendering, the content JSON and the metadata.
@@ -175,56 +135,38 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		s.loading = false
 		if s.again {
 			s.again = false
-			return s.load()
+			return s.loadCmd()
 		}
 		if msg.err != nil {
 			s.err = describeError(msg.err, opElement)
-			s.keepY = -1
+			s.v.ForgetScroll()
 			return s.layout()
 		}
 		s.err = ""
 		s.el = msg.el
 		s.c.refreshed = s.c.now()
-		s.cache = map[renderKey]string{}
-		s.renderReq = 0
-		s.shown = renderKey{}
-		return s.layout()
-	case renderStartMsg:
-		if msg.req == s.renderReq {
-			return msg.run
-		}
-	case renderedMsg:
-		if msg.req != s.renderReq {
-			return nil
-		}
-		s.renderReq = 0
-		if len(s.cache) >= 8 {
-			s.cache = map[renderKey]string{}
-		}
-		s.cache[msg.key] = msg.out
-		return s.rerender()
-	case themeMsg:
-		s.cache = map[renderKey]string{}
-		return s.rerender()
+		el := *s.el
+		cmd := s.v.SetContent(func(k renderKey, st Styles) string { return renderElement(el, k, st) })
+		return tea.Batch(cmd, s.layout())
+	case renderStartMsg, renderedMsg, themeMsg:
+		return s.v.Update(msg)
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
 			if s.loading && s.el != nil {
 				s.again = true
 				return nil
 			}
-			if s.el != nil {
-				s.keepY = s.pg.y
-			}
-			return s.load()
+			s.v.KeepScroll()
+			return s.loadCmd()
 		}
 	case reconnectedMsg:
-		return s.load()
+		return s.loadCmd()
 	case LeaveOfficeMsg, EnterOfficeMsg:
 		if s.track(msg) {
 			if s.gone {
 				return s.layout()
 			}
-			return tea.Batch(s.layout(), s.load())
+			return tea.Batch(s.layout(), s.loadCmd())
 		}
 	case tea.KeyPressMsg:
 		k := s.c.keys
@@ -232,12 +174,12 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Nav.Back):
 			return pop
 		case key.Matches(msg, k.Global.Refresh):
-			s.keepY = s.pg.y
-			return s.load()
+			s.v.KeepScroll()
+			return s.loadCmd()
 		}
-		s.pg.update(msg, k)
+		return s.v.Update(msg)
 	case tea.MouseWheelMsg:
-		s.pg.update(msg, s.c.keys)
+		return s.v.Update(msg)
 	}
 	return nil
 }
@@ -248,10 +190,10 @@ func (s *elementScreen) view() string {
 	switch {
 	case s.el == nil && s.loading:
 		lines = append(lines, s.c.styles.Muted.Render("loading…"))
-	case s.el != nil && s.pg.lines == nil:
+	case s.el != nil && !s.v.Ready():
 		lines = append(lines, s.c.styles.Muted.Render("rendering…"))
 	default:
-		lines = append(lines, s.pg.view(s.c.styles))
+		lines = append(lines, s.v.View())
 	}
 	return strings.Join(lines, "\n")
 }
@@ -277,10 +219,10 @@ func (s *elementScreen) capturing() bool  { return false }
 func (s *elementScreen) computer() string { return s.comp }
 
 func (s *elementScreen) status() string {
-	if s.pg.lines == nil {
+	if !s.v.Ready() {
 		return ""
 	}
-	return itoa(s.pg.percent()) + "%"
+	return itoa(s.v.pg.percent()) + "%"
 }
 
 func (s *elementScreen) export() (string, string, bool) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -34,15 +33,7 @@ type pageScreen struct {
 	again   bool // a live change arrived while loading
 	err     string
 
-	mode       int
-	cache      map[renderKey]string
-	renderReq  uint64
-	renderKey  renderKey
-	shown      renderKey // the render the pager holds
-	pg         pager
-	keepY      int // scroll offset to restore after a reload, -1 for none
-	keepRatio  float64
-	useRatio   bool
+	v          *viewer
 	els        listNav
 	showEls    bool
 	focusEls   bool
@@ -58,25 +49,13 @@ type pageMsg struct {
 	err  error
 }
 
-type renderedMsg struct {
-	req uint64
-	key renderKey
-	out string
-}
-
-// renderStartMsg starts a render that waited for a resize to settle.
-type renderStartMsg struct {
-	req uint64
-	run tea.Cmd
-}
-
 func newPageScreen(c *common, computer, docURI, docTitle string, index, count int) *pageScreen {
 	ti := textinput.New()
 	ti.Prompt = "search: "
 	ti.CharLimit = 256
 	s := &pageScreen{
 		c: c, presence: presence{comp: computer}, docURI: docURI, docTitle: docTitle, index: index, count: count,
-		cache: map[renderKey]string{}, pg: newPager(), keepY: -1, input: ti,
+		v: newViewer(c), input: ti,
 	}
 	s.doc, s.docErr = dpe.Parse(docURI)
 	s.styleInput()
@@ -91,7 +70,7 @@ func (s *pageScreen) styleInput() {
 	s.input.SetStyles(st)
 }
 
-func (s *pageScreen) init() tea.Cmd { return s.load() }
+func (s *pageScreen) init() tea.Cmd { return s.loadCmd() }
 
 // pageURI is the Level 2 URI read, with the category filter.
 func (s *pageScreen) pageURI() string {
@@ -102,7 +81,7 @@ func (s *pageScreen) pageURI() string {
 	return u.String()
 }
 
-func (s *pageScreen) load() tea.Cmd {
+func (s *pageScreen) loadCmd() tea.Cmd {
 	if s.docErr != nil {
 		s.err = describeError(s.docErr, opPage)
 		return nil
@@ -127,9 +106,9 @@ func (s *pageScreen) reloadInPlace() tea.Cmd {
 		return nil
 	}
 	if s.page != nil {
-		s.keepY = s.pg.y
+		s.v.KeepScroll()
 	}
-	return s.load()
+	return s.loadCmd()
 }
 
 // goTo opens page index of the same document.
@@ -138,14 +117,11 @@ func (s *pageScreen) goTo(index int) tea.Cmd {
 		return nil
 	}
 	s.index = index
-	s.page, s.err, s.keepY, s.again = nil, "", -1, false
-	s.pg = newPager()
-	s.pg.setSize(s.contentWidth(), s.pagerHeight())
+	s.page, s.err, s.again = nil, "", false
+	s.v.Reset()
 	s.els = listNav{}
 	s.els.setHeight(max(s.pagerHeight()-3, 1))
-	s.cache = map[renderKey]string{}
-	s.renderReq = 0
-	return s.load()
+	return s.loadCmd()
 }
 
 func (s *pageScreen) elsWidth() int {
@@ -180,10 +156,9 @@ func (s *pageScreen) pagerHeight() int {
 }
 
 func (s *pageScreen) layout() tea.Cmd {
-	s.pg.setSize(s.contentWidth(), s.pagerHeight())
 	s.els.setHeight(max(s.pagerHeight()-3, 1))
 	s.input.SetWidth(max(10, s.w-12))
-	return s.rerender()
+	return s.v.SetSize(s.contentWidth(), s.pagerHeight())
 }
 
 func (s *pageScreen) setSize(w, h int) tea.Cmd {
@@ -191,54 +166,8 @@ func (s *pageScreen) setSize(w, h int) tea.Cmd {
 	return s.layout()
 }
 
-func (s *pageScreen) wantKey() renderKey {
-	return renderKey{mode: s.mode, width: s.contentWidth(), style: s.c.styles.Glamour + "/" + s.c.styles.Chroma}
-}
-
-// rerender shows the cached render for the current mode and width, or
-// starts rendering it in a command.
-func (s *pageScreen) rerender() tea.Cmd {
-	if s.page == nil || s.w <= 0 {
-		return nil
-	}
-	k := s.wantKey()
-	if out, ok := s.cache[k]; ok {
-		s.show(k, out)
-		return nil
-	}
-	if s.renderReq != 0 && s.renderKey == k {
-		return nil
-	}
-	req := s.c.req()
-	s.renderReq, s.renderKey = req, k
-	page := s.page
-	run := func() tea.Msg { return renderedMsg{req: req, key: k, out: renderPage(page, k)} }
-	if s.pg.lines != nil && s.shown.width != 0 && s.shown.width != k.width {
-		// A resize: keep showing the old render until the size settles, so
-		// dragging a window edge does not start a render per step.
-		return s.c.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
-	}
-	return run
-}
-
-func (s *pageScreen) show(k renderKey, out string) {
-	if s.shown == k && s.pg.lines != nil && s.keepY < 0 && !s.useRatio {
-		return
-	}
-	s.shown = k
-	s.pg.setContent(out)
-	switch {
-	case s.keepY >= 0:
-		s.pg.setY(s.keepY)
-		s.keepY = -1
-	case s.useRatio:
-		s.pg.setY(int(s.keepRatio * float64(s.pg.maxY())))
-		s.useRatio = false
-	}
-}
-
 // renderPage renders a page in one of the three modes for a width.
-func renderPage(p *protocol.DPEPage, k renderKey) string {
+func renderPage(p *protocol.DPEPage, k renderKey, _ Styles) string {
 	switch k.mode {
 	case modeJSON:
 		return wrapStyled(renderJSON(p, chromaOf(k.style)), k.width)
@@ -264,43 +193,25 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 		s.loading = false
 		if s.again {
 			s.again = false
-			return s.load() // the page changed again meanwhile
+			return s.loadCmd() // the page changed again meanwhile
 		}
 		if msg.err != nil {
 			s.err = describeError(msg.err, opPage)
-			s.keepY = -1
+			s.v.ForgetScroll()
 			return s.layout()
 		}
 		s.err = ""
 		s.page = msg.page
 		s.c.refreshed = s.c.now()
-		s.cache = map[renderKey]string{}
-		s.renderReq = 0
-		s.shown = renderKey{}
 		s.els.setLen(len(s.page.Elements))
-		return s.layout()
-	case renderStartMsg:
-		if msg.req == s.renderReq {
-			return msg.run
-		}
-	case renderedMsg:
-		if msg.req != s.renderReq {
-			return nil
-		}
-		s.renderReq = 0
-		if len(s.cache) >= 8 {
-			s.cache = map[renderKey]string{}
-		}
-		s.cache[msg.key] = msg.out
-		if msg.key == s.wantKey() {
-			s.show(msg.key, msg.out)
-			return nil
-		}
-		return s.rerender()
+		page := s.page
+		cmd := s.v.SetContent(func(k renderKey, st Styles) string { return renderPage(page, k, st) })
+		return tea.Batch(cmd, s.layout())
+	case renderStartMsg, renderedMsg:
+		return s.v.Update(msg)
 	case themeMsg:
-		s.cache = map[renderKey]string{}
 		s.styleInput()
-		return s.rerender()
+		return s.v.Update(msg)
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
 			return s.reloadInPlace()
@@ -319,9 +230,9 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseWheelMsg:
 		if s.focusEls {
 			s.els.update(msg, s.c.keys)
-		} else {
-			s.pg.update(msg, s.c.keys)
+			return nil
 		}
+		return s.v.Update(msg)
 	}
 	return nil
 }
@@ -338,8 +249,8 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			s.picker = nil
 			if !slices.Equal(cats, s.cats) {
 				s.cats = cats
-				s.keepY = -1
-				return s.load()
+				s.v.ForgetScroll()
+				return s.loadCmd()
 			}
 		case pickerCanceled:
 			s.picker = nil
@@ -355,14 +266,14 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, k.Modal.Cancel):
 			s.searching = false
 			s.input.Blur()
-			s.pg.search("")
+			s.v.pg.search("")
 			return s.layout()
 		}
 		old := s.input.Value()
 		var cmd tea.Cmd
 		s.input, cmd = s.input.Update(msg)
 		if v := s.input.Value(); v != old {
-			s.pg.search(v)
+			s.v.pg.search(v)
 		}
 		return cmd
 	}
@@ -372,8 +283,8 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			s.showEls, s.focusEls = false, false
 			return s.layout()
 		}
-		if s.pg.query != "" {
-			s.pg.search("")
+		if s.v.pg.query != "" {
+			s.v.pg.search("")
 			return nil
 		}
 		return pop
@@ -393,11 +304,7 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.Page.Mode):
-		s.mode = (s.mode + 1) % modeCount
-		if s.pg.maxY() > 0 {
-			s.keepRatio, s.useRatio = float64(s.pg.y)/float64(s.pg.maxY()), true
-		}
-		return s.rerender()
+		return s.v.SetMode((s.v.Mode() + 1) % modeCount)
 	case key.Matches(msg, k.Page.Categories):
 		all := dpe.Categories()
 		items := make([]string, len(all))
@@ -417,14 +324,14 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return s.goTo(s.index + 1)
 	case key.Matches(msg, k.Page.Search):
 		s.searching = true
-		s.input.SetValue(s.pg.query)
+		s.input.SetValue(s.v.pg.query)
 		s.input.CursorEnd()
 		return tea.Batch(s.input.Focus(), s.layout())
 	case key.Matches(msg, k.Page.NextMatch):
-		s.pg.next(1)
+		s.v.pg.next(1)
 		return nil
 	case key.Matches(msg, k.Page.PrevMatch):
-		s.pg.next(-1)
+		s.v.pg.next(-1)
 		return nil
 	case key.Matches(msg, k.Global.Refresh):
 		return s.reloadInPlace()
@@ -433,8 +340,7 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		s.els.update(msg, k)
 		return nil
 	}
-	s.pg.update(msg, k)
-	return nil
+	return s.v.Update(msg)
 }
 
 func (s *pageScreen) openElement() tea.Cmd {
@@ -448,13 +354,13 @@ func (s *pageScreen) openElement() tea.Cmd {
 func (s *pageScreen) view() string {
 	st := s.c.styles
 	title := st.Title.Render("Page "+s.pageLabel()) + "  " + oneLine(s.pageTitle())
-	info := "  " + modeName(s.mode)
+	info := "  " + modeName(s.v.Mode())
 	if len(s.cats) > 0 {
 		info += " · " + catList(s.cats)
 	}
 	if s.loading {
 		info += " · loading…"
-	} else if s.renderReq != 0 {
+	} else if s.v.Rendering() {
 		info += " · rendering…"
 	}
 	lines := []string{title + st.Muted.Render(info)}
@@ -469,14 +375,14 @@ func (s *pageScreen) view() string {
 		content = st.Muted.Render("loading " + s.pageURI() + " …")
 	case s.page == nil:
 		content = ""
-	case s.pg.lines == nil && s.renderReq != 0:
+	case !s.v.Ready() && s.v.Rendering():
 		content = st.Muted.Render("rendering…")
 	case len(s.page.Elements) == 0 && len(s.cats) > 0:
 		content = st.Muted.Render("(no elements of these categories on this page)")
 	case len(s.page.Elements) == 0:
 		content = st.Muted.Render("(no elements on this page)")
 	default:
-		content = s.pg.view(st)
+		content = s.v.View()
 	}
 	if s.showEls {
 		list := s.elementsView()
@@ -586,11 +492,11 @@ func (s *pageScreen) status() string {
 	if len(s.cats) > 0 {
 		parts = append(parts, "categories: "+catList(s.cats))
 	}
-	if m := s.pg.matchStatus(); m != "" {
+	if m := s.v.pg.matchStatus(); m != "" {
 		parts = append(parts, m)
 	}
-	if s.page != nil && s.pg.lines != nil {
-		parts = append(parts, itoa(s.pg.percent())+"%")
+	if s.page != nil && s.v.pg.lines != nil {
+		parts = append(parts, itoa(s.v.pg.percent())+"%")
 	}
 	return strings.Join(parts, " · ")
 }

@@ -90,7 +90,7 @@ func runBrowser(cmd *cobra.Command, cf *connFlags, opts tui.Options) (err error)
 		"elapsed", time.Since(start))
 
 	opts.Office, opts.Computer = s.office, s.computer
-	p := tea.NewProgram(tui.New(backend{s.agent}, opts), tea.WithContext(ctx))
+	p := tea.NewProgram(tui.New(s.agent, opts), tea.WithContext(ctx))
 	fwd.attach(p.Send)
 	_, err = p.Run()
 	fwd.attach(nil)

@@ -20,7 +20,6 @@ import (
 	"github.com/smcp-browse/smcp-browse/internal/demo"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
-	"github.com/smcp-browse/smcp-browse/tui"
 )
 
 // Exit codes of the browse, ls and cat commands.
@@ -305,12 +304,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// backend adapts agent.Client to tui.Backend.
-type backend struct{ *agent.Client }
-
-// GetFinder converts the browser's query to the agent's.
-func (b backend) GetFinder(ctx context.Context, computer string, q tui.FinderQuery) (*protocol.GetFinderRet, error) {
-	return b.Client.GetFinder(ctx, computer, agent.FinderQuery(q))
 }

@@ -6,8 +6,8 @@
 package tui
 
 import (
-	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -45,21 +45,17 @@ type screen interface {
 	computer() string
 }
 
-// exporter is a screen whose content `s` saves and `o` pages.
-type exporter interface {
-	// export returns a file name stem and the Markdown to write.
-	export() (name, markdown string, ok bool)
-}
-
 // Navigation messages screens return to the App.
 type (
 	pushMsg struct{ s screen }
 	popMsg  struct{}
 )
 
-func push(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s} } }
+// pushCmd opens s on top of the current screen.
+func pushCmd(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s} } }
 
-func pop() tea.Msg { return popMsg{} }
+// popCmd goes back to the previous screen.
+func popCmd() tea.Msg { return popMsg{} }
 
 // themeMsg tells screens the palette changed, so cached renders are stale.
 type themeMsg struct{}
@@ -67,13 +63,23 @@ type themeMsg struct{}
 // App is the browser's root model: the screen stack, breadcrumbs, help and
 // status bar.
 type App struct {
-	c        *common
-	stack    []screen
+	c     *common
+	stack []screen
+	// linked marks the screens opened by following a link (their crumbs
+	// say so); forward holds the screens left by going back, newest last,
+	// for HistoryForward. A new screen opened otherwise clears it.
+	linked   []bool
+	forward  []historyEntry
 	w, h     int
 	conn     string
 	showHelp bool
 	help     help.Model
 	mouse    bool
+
+	// picker and prompt are the overlays a screen opened: while one is
+	// open it has the keyboard.
+	picker *picker
+	prompt *prompt
 
 	// memo holds the last short-help and breadcrumb lines: they rarely
 	// change between frames and are costly to lay out.
@@ -99,9 +105,9 @@ func New(backend Backend, opts Options) tea.Model {
 	c := newCommon(backend, opts)
 	a := &App{c: c, conn: ConnConnected, help: help.New(), mouse: opts.Mouse}
 	a.help.Styles = c.styles.Help
-	a.stack = []screen{newComputersScreen(c)}
+	a.stack, a.linked = []screen{newComputersScreen(c, opts.Computer == "")}, []bool{false}
 	if opts.Computer != "" {
-		a.stack = append(a.stack, newCatalogScreen(c, opts.Computer))
+		a.stack, a.linked = append(a.stack, newCatalogScreen(c, opts.Computer)), append(a.linked, false)
 	}
 	return a
 }
@@ -118,8 +124,15 @@ func (a *App) Init() tea.Cmd {
 
 func (a *App) top() screen { return a.stack[len(a.stack)-1] }
 
-// bodySize is the room between the breadcrumbs and the help and status lines.
-func (a *App) bodySize() (int, int) { return a.w, max(a.h-3, 1) }
+// bodySize is the room between the breadcrumbs and the help and status
+// lines (and the prompt's line when one is open).
+func (a *App) bodySize() (int, int) {
+	h := a.h - 3
+	if a.prompt != nil {
+		h--
+	}
+	return a.w, max(h, 1)
+}
 
 // Update routes msg; see screen.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -127,14 +140,28 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
 		a.help.SetWidth(a.w)
+		a.sizeOverlays()
 		return a, a.broadcastSize()
 	case tea.BackgroundColorMsg:
 		if a.c.styles.Dark != msg.IsDark() {
 			a.c.styles = NewStyles(msg.IsDark(), a.c.opts.NoColor)
 			a.help.Styles = a.c.styles.Help
+			if a.prompt != nil {
+				a.prompt.Update(themeMsg{})
+			}
 			return a, a.broadcast(themeMsg{})
 		}
 		return a, nil
+	case openPickerMsg:
+		a.showHelp = false
+		a.picker = msg.p
+		a.sizeOverlays()
+		return a, nil
+	case openPromptMsg:
+		a.showHelp = false
+		a.prompt = msg.p
+		a.sizeOverlays()
+		return a, tea.Batch(msg.p.Init(), a.broadcastSize())
 	case ConnStateMsg:
 		was := a.conn
 		a.conn = msg.State
@@ -145,34 +172,42 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return a, nil
 	case pushMsg:
-		a.showHelp = false
-		a.stack = append(a.stack, msg.s)
-		w, h := a.bodySize()
-		return a, tea.Batch(msg.s.setSize(w, h), msg.s.init())
-	case popMsg:
-		if len(a.stack) > 1 {
-			a.stack = a.stack[:len(a.stack)-1]
+		a.forward = nil
+		return a, a.pushScreen(msg.s, false, true)
+	case followedMsg:
+		if msg.notice != "" {
+			a.c.notice = msg.notice
 		}
-		return a, nil
+		if msg.s == nil {
+			return a, nil
+		}
+		a.forward = nil
+		return a, a.pushScreen(msg.s, true, true)
+	case popMsg:
+		return a, a.popScreen()
 	case tea.KeyPressMsg:
 		return a, a.key(msg)
 	case tea.MouseMsg:
-		if a.showHelp {
+		switch {
+		case a.showHelp || a.prompt != nil:
+			return a, nil
+		case a.picker != nil:
+			a.picker.Update(msg)
 			return a, nil
 		}
 		return a, a.top().update(msg)
-	case savedMsg:
-		a.c.notice = msg.text()
-		return a, nil
 	case copiedMsg:
-		a.c.notice = msg.text()
+		a.c.notice = msg.text
+		if msg.terminal != "" {
+			return a, tea.SetClipboard(msg.terminal)
+		}
 		return a, nil
 	case noticeMsg:
 		a.c.notice = string(msg)
 		return a, nil
-	case pagerReadyMsg:
-		return a, a.runPager(msg)
-	case pagerDoneMsg:
+	case exportedMsg:
+		return a, a.exported(msg)
+	case execDoneMsg:
 		return a, msg.cleanup()
 	}
 	return a, a.broadcast(msg)
@@ -187,6 +222,21 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		a.showHelp = false
 		return nil
 	}
+	if a.picker != nil {
+		cmd, closed := a.picker.Update(msg)
+		if closed {
+			a.picker = nil
+		}
+		return cmd
+	}
+	if a.prompt != nil {
+		cmd, closed := a.prompt.Update(msg)
+		if closed {
+			a.prompt = nil
+			cmd = tea.Batch(cmd, a.broadcastSize())
+		}
+		return cmd
+	}
 	top := a.top()
 	if top.capturing() {
 		return top.update(msg)
@@ -194,15 +244,32 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Global.Quit):
 		return tea.Quit
+	case key.Matches(msg, k.Global.HistoryBack):
+		return a.popScreen()
+	case key.Matches(msg, k.Global.HistoryForward):
+		if len(a.forward) == 0 {
+			a.c.notice = "nothing to go forward to"
+			return nil
+		}
+		e := a.forward[len(a.forward)-1]
+		a.forward = a.forward[:len(a.forward)-1]
+		return a.pushScreen(e.s, e.linked, false)
 	case key.Matches(msg, k.Global.Help):
 		a.showHelp = true
 		return nil
 	case key.Matches(msg, k.Global.Copy):
-		return a.copyURI()
+		u := top.uri()
+		if u == "" {
+			a.c.notice = "nothing to copy here"
+			return nil
+		}
+		return a.c.copyCmd(u)
 	case key.Matches(msg, k.Global.Save):
-		return a.save()
+		return a.exportCmd(useSave)
 	case key.Matches(msg, k.Global.Pager):
-		return a.openPager()
+		return a.exportCmd(usePager)
+	case key.Matches(msg, k.Global.Edit):
+		return a.exportCmd(useEditor)
 	case key.Matches(msg, k.Global.Desktop):
 		if _, ok := top.(*desktopScreen); ok {
 			return nil
@@ -212,7 +279,7 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 			a.c.notice = "choose a computer first"
 			return nil
 		}
-		return push(newDesktopScreen(a.c, c))
+		return pushCmd(newDesktopScreen(a.c, c))
 	}
 	a.c.notice = ""
 	return top.update(msg)
@@ -235,24 +302,6 @@ func (a *App) broadcastSize() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// copyURI puts the current URI on the clipboard with OSC 52.
-func (a *App) copyURI() tea.Cmd {
-	u := a.top().uri()
-	if u == "" {
-		a.c.notice = "nothing to copy here"
-		return nil
-	}
-	if w := a.c.opts.Clipboard; w != nil {
-		seq := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(u)) + "\a"
-		return func() tea.Msg {
-			_, err := w.Write([]byte(seq))
-			return copiedMsg{uri: u, err: err}
-		}
-	}
-	a.c.notice = "copied " + u
-	return tea.SetClipboard(u)
-}
-
 // View draws breadcrumbs, the top screen (or the full help), the short help
 // and the status bar. No line is wider than the terminal.
 func (a *App) View() tea.View {
@@ -271,18 +320,24 @@ func (a *App) View() tea.View {
 		body = a.fullHelp()
 	} else {
 		body = a.top().view()
+		if a.picker != nil {
+			body = overlay(body, a.picker.View(), a.w, bh)
+		}
 	}
 	lines := make([]string, 0, a.h)
 	lines = append(lines, a.header())
 	lines = append(lines, padLines(strings.Split(body, "\n"), bh)...)
-	short := a.top().keys().ShortHelp()
+	if a.prompt != nil {
+		lines = append(lines, a.prompt.View())
+	}
+	short := a.shortHelp()
 	var hk strings.Builder
 	hk.WriteString(itoa(a.w))
 	for _, b := range short {
 		hk.WriteString("\x00" + b.Help().Key + "\x01" + b.Help().Desc)
 	}
 	lines = append(lines, a.memoized("help", hk.String()+fmt.Sprint(a.c.styles.Dark), func() string {
-		return a.help.ShortHelpView(short)
+		return a.shortHelpView(short)
 	}))
 	lines = append(lines, a.statusBar())
 	for i, l := range lines {
@@ -292,11 +347,35 @@ func (a *App) View() tea.View {
 	return v
 }
 
+// shortHelpView draws the help line. When the bindings do not all fit,
+// the last ones give way but "? help" stays, so the way to the full help
+// is always on screen.
+func (a *App) shortHelpView(short []key.Binding) string {
+	h := a.help
+	h.SetWidth(0)
+	if v := h.ShortHelpView(short); lipgloss.Width(v) <= a.w {
+		return v
+	}
+	helpKey := a.c.keys.Global.Help
+	rest := make([]key.Binding, 0, len(short))
+	for _, b := range short {
+		if !slices.Equal(b.Keys(), helpKey.Keys()) {
+			rest = append(rest, b)
+		}
+	}
+	for n := len(rest); n > 0; n-- {
+		if v := h.ShortHelpView(append(rest[:n:n], helpKey)); lipgloss.Width(v) <= a.w {
+			return v
+		}
+	}
+	return a.help.ShortHelpView(short)
+}
+
 // windowTitle is "smcp-browse — " and the plain breadcrumbs.
 func (a *App) windowTitle() string {
 	parts := make([]string, len(a.stack))
-	for i, s := range a.stack {
-		parts[i] = oneLine(s.crumb())
+	for i := range a.stack {
+		parts[i] = oneLine(a.crumbOf(i))
 	}
 	return "smcp-browse — " + strings.Join(parts, " › ")
 }
@@ -343,8 +422,8 @@ func helpColumns(h help.Model, groups [][]key.Binding, w int) string {
 func (a *App) crumbs(w int) string {
 	st := a.c.styles
 	parts := make([]string, len(a.stack))
-	for i, s := range a.stack {
-		parts[i] = ansi.Truncate(oneLine(s.crumb()), 32, "…")
+	for i := range a.stack {
+		parts[i] = ansi.Truncate(oneLine(a.crumbOf(i)), 32, "…")
 	}
 	sep := st.CrumbSep.Render(" › ")
 	render := func(from int) string {
@@ -372,13 +451,24 @@ func (a *App) crumbs(w int) string {
 func (a *App) header() string {
 	var key strings.Builder
 	key.WriteString(itoa(a.w) + fmt.Sprint(a.c.styles.Dark))
-	for _, s := range a.stack {
-		key.WriteString("\x00" + s.crumb())
+	for i := range a.stack {
+		key.WriteString("\x00" + a.crumbOf(i))
 	}
+	fwd := ""
+	if n := len(a.forward); n > 0 {
+		e := a.forward[n-1]
+		fwd = " ⟩ " + ansi.Truncate(oneLine(e.s.crumb()), 24, "…") + " (" + a.c.keys.Global.HistoryForward.Help().Key + ") "
+	}
+	key.WriteString("\x01" + fwd)
 	return a.memoized("header", key.String(), func() string {
 		st := a.c.styles
-		left := st.Header.Render(" ") + a.crumbs(a.w-2)
-		return left + st.Header.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(left))))
+		right := ""
+		if fwd != "" && ansi.StringWidth(fwd)+24 < a.w {
+			right = fwd
+		}
+		left := st.Header.Render(" ") + a.crumbs(a.w-2-ansi.StringWidth(right))
+		pad := max(0, a.w-ansi.StringWidth(left)-ansi.StringWidth(right))
+		return left + st.Header.Render(strings.Repeat(" ", pad)) + st.Crumb.Render(right)
 	})
 }
 

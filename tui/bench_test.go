@@ -17,7 +17,7 @@ func loadedCatalog(b *testing.B, n, w, h int) *App {
 	hs := newHarness(b, f, o, w, h)
 	c := hs.app.top().(*catalogScreen)
 	for i := 0; i*catalogChunk < n; i++ {
-		ret, err := f.GetFinder(b.Context(), "laptop", FinderQuery{Offset: i * catalogChunk, Limit: catalogChunk})
+		ret, err := f.GetFinder(b.Context(), "laptop", protocol.FinderQuery{MatchAll: true, Offset: i * catalogChunk, Limit: catalogChunk})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -25,7 +25,7 @@ func loadedCatalog(b *testing.B, n, w, h int) *App {
 		for j, d := range ret.Documents {
 			docs[j] = sanitizeSummary(d)
 		}
-		c.docs.put(i, docs)
+		c.list.put(i, &protocol.GetFinderRet{Documents: docs, TotalCount: ret.TotalCount})
 	}
 	return hs.app
 }

@@ -26,6 +26,10 @@ type common struct {
 	// preview is fetched.
 	previewDelay time.Duration
 
+	// sys reaches the machine: environment, programs (clipboard tools, a
+	// browser); tests replace it.
+	sys system
+
 	nextReq uint64 // the last request number handed out
 	notice  string // transient status-bar notice
 	// refreshed is when the last successful read finished.
@@ -51,6 +55,9 @@ func newCommon(b Backend, o Options) *common {
 	if o.Pager == "" {
 		o.Pager = "less"
 	}
+	if o.Editor == "" {
+		o.Editor = "vi"
+	}
 	keys := DefaultKeyMap()
 	if o.KeyMap != nil {
 		keys = *o.KeyMap
@@ -68,6 +75,7 @@ func newCommon(b Backend, o Options) *common {
 
 		tick:         tea.Tick,
 		previewDelay: previewDelay,
+		sys:          realSystem(),
 	}
 }
 

@@ -134,7 +134,7 @@ func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
 		k := s.c.keys
 		switch {
 		case key.Matches(msg, k.Nav.Back):
-			return pop
+			return popCmd
 		case key.Matches(msg, k.Global.Refresh):
 			return s.load()
 		case key.Matches(msg, k.Desktop.NextWindow):

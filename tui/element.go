@@ -16,12 +16,10 @@ import (
 type elementScreen struct {
 	c *common
 	presence
-	docURI string
-	doc    dpe.URI
-	docErr error
-	brief  protocol.DPEElementDetail // from the page, shown until the read lands
-	el     *protocol.DPEElementDetail
-	w, h   int
+	doc   docInfo
+	brief protocol.DPEElementDetail // from the page, shown until the read lands
+	el    *protocol.DPEElementDetail
+	w, h  int
 
 	req     uint64
 	loading bool
@@ -36,27 +34,27 @@ type elementMsg struct {
 	err error
 }
 
-func newElementScreen(c *common, computer, docURI string, brief protocol.DPEElementDetail) *elementScreen {
-	s := &elementScreen{
-		c: c, presence: presence{comp: computer}, docURI: docURI, brief: brief,
-		v: newViewer(c),
-	}
-	s.doc, s.docErr = dpe.Parse(docURI)
-	return s
+func newElementScreen(c *common, computer string, doc docInfo, brief protocol.DPEElementDetail) *elementScreen {
+	return &elementScreen{c: c, presence: presence{comp: computer}, doc: doc, brief: brief, v: newViewer(c)}
+}
+
+// elementURI is the Level 3 URI of the element.
+func (s *elementScreen) elementURI() dpe.URI {
+	return dpe.Element(s.doc.uri.Host, s.doc.uri.DocRef, s.brief.ElementID)
 }
 
 func (s *elementScreen) init() tea.Cmd { return s.loadCmd() }
 
 func (s *elementScreen) loadCmd() tea.Cmd {
-	if s.docErr != nil {
-		s.err = describeError(s.docErr, opElement)
+	if s.doc.uri.DocRef == "" {
+		s.err = describeError(protocol.Errorf(protocol.CodeInvalidDPEURI, "no document URI"), opElement)
 		return nil
 	}
 	req := s.c.req()
 	s.req, s.loading = req, true
-	comp, doc, id := s.comp, s.docURI, s.brief.ElementID
+	comp, u := s.comp, s.elementURI()
 	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEElementDetail, error) {
-		el, err := b.ReadElement(ctx, comp, doc, id)
+		el, err := b.ReadElement(ctx, comp, u)
 		if el != nil {
 			c := sanitizeElement(*el)
 			el = &c
@@ -172,7 +170,12 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		k := s.c.keys
 		switch {
 		case key.Matches(msg, k.Nav.Back):
-			return pop
+			return popCmd
+		case key.Matches(msg, k.Nav.Enter):
+			if u := s.linkURL(); u != "" {
+				return followCmd(s.c, s.comp, s.doc, u)
+			}
+			return nil
 		case key.Matches(msg, k.Global.Refresh):
 			s.v.KeepScroll()
 			return s.loadCmd()
@@ -209,10 +212,20 @@ func (s *elementScreen) keys() help.KeyMap {
 }
 
 func (s *elementScreen) uri() string {
-	if s.docErr != nil {
+	if s.doc.uri.DocRef == "" {
 		return ""
 	}
-	return dpe.Element(s.doc.Host, s.doc.DocRef, s.brief.ElementID).String()
+	return s.elementURI().String()
+}
+
+// linkURL is the destination of a link element ("" for other elements).
+func (s *elementScreen) linkURL() string {
+	el := s.current()
+	if el.Category != string(dpe.Link) {
+		return ""
+	}
+	u, _ := el.Content["url"].(string)
+	return strings.TrimSpace(u)
 }
 
 func (s *elementScreen) capturing() bool  { return false }
@@ -225,9 +238,9 @@ func (s *elementScreen) status() string {
 	return itoa(s.v.pg.percent()) + "%"
 }
 
-func (s *elementScreen) export() (string, string, bool) {
+func (s *elementScreen) export() (exportJob, bool) {
 	if s.el == nil {
-		return "", "", false
+		return exportJob{}, false
 	}
-	return s.doc.DocRef + "-" + s.el.ElementID, dpe.RenderElementMarkdown(*s.el) + "\n", true
+	return staticExport(s.doc.uri.DocRef+"-"+s.el.ElementID, "element "+s.el.ElementID, dpe.RenderElementMarkdown(*s.el)+"\n"), true
 }

@@ -31,8 +31,15 @@ type Options struct {
 	// Pager is the command `o` runs on a temporary Markdown file, split on
 	// spaces (e.g. $PAGER); empty means "less".
 	Pager string
-	// Clipboard receives the OSC 52 sequence `y` emits; nil hands it to Bubble
-	// Tea's own clipboard support.
+	// Editor is the command `E` runs on a document's file (or a copy of its
+	// Markdown when it is not a file on this machine), split on spaces
+	// (e.g. $EDITOR); empty means "vi".
+	Editor string
+	// Browser opens external links (split on spaces, e.g. $BROWSER); empty
+	// tries xdg-open, then open. When none works the link is copied.
+	Browser string
+	// Clipboard receives the OSC 52 sequence `y` emits when no clipboard
+	// program is found; nil hands it to Bubble Tea's own clipboard support.
 	Clipboard io.Writer
 	// Timeout bounds every call to the Backend; zero means 15 s.
 	Timeout time.Duration

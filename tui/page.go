@@ -7,25 +7,23 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // pageScreen shows a Level 2 page: rendered Markdown, raw JSON or plain text
-// in a pager, with an element list, a category filter, search and paging.
+// in a viewer, with an element list, a category filter, search, an outline
+// of its headings (and where the view is in it), its links, and paging.
 type pageScreen struct {
 	c *common
 	presence
-	docURI   string
-	doc      dpe.URI
-	docErr   error
-	docTitle string
-	count    int // pages in the document; 0 when unknown
-	index    int
-	cats     []dpe.Category
-	w, h     int
+	doc   docInfo
+	index int
+	cats  []dpe.Category
+	w, h  int
 
 	page    *protocol.DPEPage
 	req     uint64
@@ -33,14 +31,22 @@ type pageScreen struct {
 	again   bool // a live change arrived while loading
 	err     string
 
-	v          *viewer
-	els        listNav
-	showEls    bool
-	focusEls   bool
-	searching  bool
-	input      textinput.Model
-	picker     *picker
-	pickerCats []dpe.Category
+	v        *viewer
+	els      listNav
+	showEls  bool
+	focusEls bool
+
+	// jumpTo (an element ID) and highlight (a search, with the line it was
+	// found on) are applied once the page is rendered: the screen was
+	// opened from an outline, a link or a content search.
+	jumpTo      string
+	highlight   string
+	highlightAt string
+
+	// outline caches the headings and their lines in the render on screen.
+	outline   []heading
+	outlineAt []int
+	outlineOf *string // the pager content they were located in
 }
 
 type pageMsg struct {
@@ -49,58 +55,41 @@ type pageMsg struct {
 	err  error
 }
 
-func newPageScreen(c *common, computer, docURI, docTitle string, index, count int) *pageScreen {
-	ti := textinput.New()
-	ti.Prompt = "search: "
-	ti.CharLimit = 256
-	s := &pageScreen{
-		c: c, presence: presence{comp: computer}, docURI: docURI, docTitle: docTitle, index: index, count: count,
-		v: newViewer(c), input: ti,
-	}
-	s.doc, s.docErr = dpe.Parse(docURI)
-	s.styleInput()
-	return s
-}
-
-func (s *pageScreen) styleInput() {
-	st := s.input.Styles()
-	st.Focused.Prompt = s.c.styles.Prompt
-	st.Blurred.Prompt = s.c.styles.Prompt
-	st.Cursor.Blink = false
-	s.input.SetStyles(st)
+func newPageScreen(c *common, computer string, doc docInfo, index int) *pageScreen {
+	return &pageScreen{c: c, presence: presence{comp: computer}, doc: doc, index: index, v: newViewer(c)}
 }
 
 func (s *pageScreen) init() tea.Cmd { return s.loadCmd() }
 
 // pageURI is the Level 2 URI read, with the category filter.
-func (s *pageScreen) pageURI() string {
-	u := dpe.Page(s.doc.Host, s.doc.DocRef, s.index)
+func (s *pageScreen) pageURI() dpe.URI {
+	u := dpe.Page(s.doc.uri.Host, s.doc.uri.DocRef, s.index)
 	if len(s.cats) > 0 {
 		u = u.WithQuery(dpe.Query{Categories: s.cats})
 	}
-	return u.String()
+	return u
 }
 
 func (s *pageScreen) loadCmd() tea.Cmd {
-	if s.docErr != nil {
-		s.err = describeError(s.docErr, opPage)
+	if s.doc.uri.DocRef == "" {
+		s.err = describeError(protocol.Errorf(protocol.CodeInvalidDPEURI, "no document URI"), opPage)
 		return nil
 	}
 	req := s.c.req()
 	s.req, s.loading = req, true
-	comp, uri := s.comp, s.pageURI()
+	comp, u := s.comp, s.pageURI()
 	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEPage, error) {
-		var p protocol.DPEPage
-		if err := b.ReadJSON(ctx, comp, uri, &p); err != nil {
+		p, err := b.ReadPage(ctx, comp, u)
+		if err != nil {
 			return nil, err
 		}
-		return sanitizePage(&p), nil
+		return sanitizePage(p), nil
 	}, func(p *protocol.DPEPage, err error) tea.Msg { return pageMsg{req: req, page: p, err: err} })
 }
 
-// reloadInPlace re-reads the page and restores the scroll offset. A
+// reloadInPlaceCmd re-reads the page and restores the scroll offset. A
 // reload asked for while one is in flight is coalesced into one more.
-func (s *pageScreen) reloadInPlace() tea.Cmd {
+func (s *pageScreen) reloadInPlaceCmd() tea.Cmd {
 	if s.loading && s.page != nil {
 		s.again = true
 		return nil
@@ -111,13 +100,14 @@ func (s *pageScreen) reloadInPlace() tea.Cmd {
 	return s.loadCmd()
 }
 
-// goTo opens page index of the same document.
-func (s *pageScreen) goTo(index int) tea.Cmd {
-	if index < 0 || (s.count > 0 && index >= s.count) {
+// goToCmd opens page index of the same document.
+func (s *pageScreen) goToCmd(index int) tea.Cmd {
+	if index < 0 || (s.doc.pages > 0 && index >= s.doc.pages) {
 		return nil
 	}
 	s.index = index
 	s.page, s.err, s.again = nil, "", false
+	s.jumpTo, s.highlight, s.highlightAt = "", "", ""
 	s.v.Reset()
 	s.els = listNav{}
 	s.els.setHeight(max(s.pagerHeight()-3, 1))
@@ -135,10 +125,7 @@ func (s *pageScreen) elsWidth() int {
 }
 
 func (s *pageScreen) contentWidth() int {
-	if !s.showEls {
-		return s.w
-	}
-	if s.w < 80 {
+	if !s.showEls || s.w < 80 {
 		return s.w
 	}
 	return max(s.w-s.elsWidth()-1, 20)
@@ -149,15 +136,11 @@ func (s *pageScreen) pagerHeight() int {
 	if s.err != "" || s.gone {
 		h--
 	}
-	if s.searching {
-		h--
-	}
 	return max(h, 1)
 }
 
 func (s *pageScreen) layout() tea.Cmd {
 	s.els.setHeight(max(s.pagerHeight()-3, 1))
-	s.input.SetWidth(max(10, s.w-12))
 	return s.v.SetSize(s.contentWidth(), s.pagerHeight())
 }
 
@@ -204,26 +187,32 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 		s.page = msg.page
 		s.c.refreshed = s.c.now()
 		s.els.setLen(len(s.page.Elements))
+		s.outline, s.outlineOf = pageHeadings(s.page), nil
 		page := s.page
 		cmd := s.v.SetContent(func(k renderKey, st Styles) string { return renderPage(page, k, st) })
-		return tea.Batch(cmd, s.layout())
-	case renderStartMsg, renderedMsg:
+		cmd = tea.Batch(cmd, s.layout())
+		s.arrive()
+		return cmd
+	case renderedMsg:
+		cmd := s.v.Update(msg)
+		s.arrive()
+		return cmd
+	case renderStartMsg:
 		return s.v.Update(msg)
 	case themeMsg:
-		s.styleInput()
 		return s.v.Update(msg)
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
-			return s.reloadInPlace()
+			return s.reloadInPlaceCmd()
 		}
 	case reconnectedMsg:
-		return s.reloadInPlace()
+		return s.reloadInPlaceCmd()
 	case LeaveOfficeMsg, EnterOfficeMsg:
 		if s.track(msg) {
 			if s.gone {
 				return s.layout()
 			}
-			return tea.Batch(s.layout(), s.reloadInPlace())
+			return tea.Batch(s.layout(), s.reloadInPlaceCmd())
 		}
 	case tea.KeyPressMsg:
 		return s.key(msg)
@@ -237,46 +226,89 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// arrive applies a pending jump or highlight once the page is on screen.
+func (s *pageScreen) arrive() {
+	if !s.v.Ready() || s.v.Rendering() || s.page == nil {
+		return
+	}
+	if s.highlight != "" {
+		q, at := s.highlight, s.highlightAt
+		s.highlight, s.highlightAt = "", ""
+		s.v.pg.search(q)
+		s.v.pg.nearLine(s.lineOf(at))
+		s.jumpTo = ""
+		return
+	}
+	if s.jumpTo != "" {
+		id := s.jumpTo
+		s.jumpTo = ""
+		s.scrollToElement(id)
+	}
+}
+
+// lineOf returns the first rendered line that holds the start of text, or
+// -1.
+func (s *pageScreen) lineOf(text string) int {
+	probe := strings.ToLower(headingProbe(strings.TrimSpace(text)))
+	if probe == "" {
+		return -1
+	}
+	for i, l := range s.v.pg.plainLines() {
+		if strings.Contains(strings.ToLower(l), probe) {
+			return i
+		}
+	}
+	return -1
+}
+
+// scrollToElement brings an element to the top of the view: a heading by
+// the outline, another element by the start of its text.
+func (s *pageScreen) scrollToElement(id string) {
+	hs, at := s.locatedOutline()
+	for i, h := range hs {
+		if h.elementID == id && at[i] >= 0 {
+			s.v.pg.setY(at[i])
+			return
+		}
+	}
+	for _, e := range s.page.Elements {
+		if e.ElementID == id {
+			text, _ := e.Content["text"].(string)
+			if text == "" {
+				text = e.Summary
+			}
+			if l := s.lineOf(text); l >= 0 {
+				s.v.pg.setY(l)
+			}
+			return
+		}
+	}
+}
+
+// locatedOutline returns the page's headings and their lines in the render
+// on screen (located once per render).
+func (s *pageScreen) locatedOutline() ([]heading, []int) {
+	if !s.v.Ready() {
+		return s.outline, nil
+	}
+	if s.outlineOf == nil || s.outlineOf != s.v.pg.contentID() {
+		s.outlineAt = locateHeadings(s.v.pg.plainLines(), s.outline)
+		s.outlineOf = s.v.pg.contentID()
+	}
+	return s.outline, s.outlineAt
+}
+
+// here is the heading the top of the view is in (-1: before the first).
+func (s *pageScreen) here() int {
+	_, at := s.locatedOutline()
+	if at == nil {
+		return -1
+	}
+	return currentHeading(at, s.v.pg.y)
+}
+
 func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.c.keys
-	if s.picker != nil {
-		switch s.picker.update(msg, k) {
-		case pickerApplied:
-			var cats []dpe.Category
-			for _, i := range s.picker.selected() {
-				cats = append(cats, s.pickerCats[i])
-			}
-			s.picker = nil
-			if !slices.Equal(cats, s.cats) {
-				s.cats = cats
-				s.v.ForgetScroll()
-				return s.loadCmd()
-			}
-		case pickerCanceled:
-			s.picker = nil
-		}
-		return nil
-	}
-	if s.searching {
-		switch {
-		case key.Matches(msg, k.Modal.Submit):
-			s.searching = false
-			s.input.Blur()
-			return s.layout()
-		case key.Matches(msg, k.Modal.Cancel):
-			s.searching = false
-			s.input.Blur()
-			s.v.pg.search("")
-			return s.layout()
-		}
-		old := s.input.Value()
-		var cmd tea.Cmd
-		s.input, cmd = s.input.Update(msg)
-		if v := s.input.Value(); v != old {
-			s.v.pg.search(v)
-		}
-		return cmd
-	}
 	switch {
 	case key.Matches(msg, k.Nav.Back):
 		if s.showEls {
@@ -287,10 +319,10 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 			s.v.pg.search("")
 			return nil
 		}
-		return pop
+		return popCmd
 	case key.Matches(msg, k.Nav.Enter):
 		if s.showEls && s.focusEls {
-			return s.openElement()
+			return s.openElementCmd()
 		}
 		s.showEls, s.focusEls = true, true
 		return s.layout()
@@ -306,27 +338,20 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Page.Mode):
 		return s.v.SetMode((s.v.Mode() + 1) % modeCount)
 	case key.Matches(msg, k.Page.Categories):
-		all := dpe.Categories()
-		items := make([]string, len(all))
-		chosen := map[int]bool{}
-		for i, c := range all {
-			items[i] = string(c)
-			if slices.Contains(s.cats, c) {
-				chosen[i] = true
-			}
-		}
-		s.pickerCats = all
-		s.picker = newPicker("Show categories (none = all)", items, true, chosen, 0)
-		return nil
+		return s.categoriesCmd()
+	case key.Matches(msg, k.Page.Outline):
+		return s.outlineCmd()
+	case key.Matches(msg, k.Page.Links):
+		return s.linksCmd()
 	case key.Matches(msg, k.Page.PrevPage):
-		return s.goTo(s.index - 1)
+		return s.goToCmd(s.index - 1)
 	case key.Matches(msg, k.Page.NextPage):
-		return s.goTo(s.index + 1)
+		return s.goToCmd(s.index + 1)
 	case key.Matches(msg, k.Page.Search):
-		s.searching = true
-		s.input.SetValue(s.v.pg.query)
-		s.input.CursorEnd()
-		return tea.Batch(s.input.Focus(), s.layout())
+		p := newPrompt(s.c, "search: ", "", s.v.pg.query)
+		p.change = func(v string) tea.Cmd { s.v.pg.search(v); return nil }
+		p.cancel = func() tea.Cmd { s.v.pg.search(""); return nil }
+		return openPromptCmd(p)
 	case key.Matches(msg, k.Page.NextMatch):
 		s.v.pg.next(1)
 		return nil
@@ -334,7 +359,7 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		s.v.pg.next(-1)
 		return nil
 	case key.Matches(msg, k.Global.Refresh):
-		return s.reloadInPlace()
+		return s.reloadInPlaceCmd()
 	}
 	if s.focusEls {
 		s.els.update(msg, k)
@@ -343,12 +368,104 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	return s.v.Update(msg)
 }
 
-func (s *pageScreen) openElement() tea.Cmd {
+// categoriesCmd opens the category filter.
+func (s *pageScreen) categoriesCmd() tea.Cmd {
+	all := dpe.Categories()
+	items := make([]pickerItem, len(all))
+	for i, c := range all {
+		items[i] = pickerItem{label: string(c)}
+	}
+	p := newPicker(s.c, "Show categories (none = all)", items, 0, func(sel []int) tea.Cmd {
+		var cats []dpe.Category
+		for _, i := range sel {
+			cats = append(cats, all[i])
+		}
+		if slices.Equal(cats, s.cats) {
+			return nil
+		}
+		s.cats = cats
+		s.v.ForgetScroll()
+		return s.loadCmd()
+	})
+	p.multi = true
+	for i, c := range all {
+		if slices.Contains(s.cats, c) {
+			p.chosen[i] = true
+		}
+	}
+	return openPickerCmd(p)
+}
+
+// outlineCmd opens the page's outline with the current heading marked;
+// choosing a heading scrolls to it.
+func (s *pageScreen) outlineCmd() tea.Cmd {
+	hs, at := s.locatedOutline()
+	if len(hs) == 0 {
+		s.c.notice = "this page has no headings"
+		if s.doc.pages > 1 {
+			s.c.notice += " (the document's outline is on its page list: T there)"
+		}
+		return nil
+	}
+	cur := max(s.here(), 0)
+	p := newPicker(s.c, "Outline of page "+s.pageLabel(), outlineItems(hs, false), cur, func(sel []int) tea.Cmd {
+		if len(sel) == 1 && at != nil && at[sel[0]] >= 0 {
+			s.v.pg.setY(at[sel[0]])
+		}
+		return nil
+	})
+	p.filterable = true
+	p.current = s.here()
+	return openPickerCmd(p)
+}
+
+// linksCmd lists the page's links; choosing one follows it.
+func (s *pageScreen) linksCmd() tea.Cmd {
+	if s.page == nil {
+		return nil
+	}
+	links := pageLinks(s.page)
+	if len(links) == 0 {
+		s.c.notice = "this page has no links"
+		return nil
+	}
+	items := make([]pickerItem, len(links))
+	for i, l := range links {
+		items[i] = pickerItem{label: l.text, detail: l.url}
+	}
+	p := newPicker(s.c, "Links on page "+s.pageLabel(), items, 0, func(sel []int) tea.Cmd {
+		if len(sel) != 1 {
+			return nil
+		}
+		return s.followCmd(links[sel[0]].url)
+	})
+	p.filterable = true
+	return openPickerCmd(p)
+}
+
+// followCmd follows a link of this page: an anchor of a heading here
+// scrolls to it, anything else goes through followCmd.
+func (s *pageScreen) followCmd(raw string) tea.Cmd {
+	if strings.HasPrefix(raw, "#") {
+		hs, at := s.locatedOutline()
+		if h, ok := findAnchor(hs, raw); ok {
+			for i := range hs {
+				if hs[i].elementID == h.elementID && at != nil && at[i] >= 0 {
+					s.v.pg.setY(at[i])
+					return nil
+				}
+			}
+		}
+	}
+	return followCmd(s.c, s.comp, s.doc, raw)
+}
+
+func (s *pageScreen) openElementCmd() tea.Cmd {
 	if s.page == nil || s.els.cursor >= len(s.page.Elements) {
 		return nil
 	}
 	el := s.page.Elements[s.els.cursor]
-	return push(newElementScreen(s.c, s.comp, s.docURI, el))
+	return pushCmd(newElementScreen(s.c, s.comp, s.doc, el))
 }
 
 func (s *pageScreen) view() string {
@@ -372,7 +489,7 @@ func (s *pageScreen) view() string {
 	var content string
 	switch {
 	case s.page == nil && s.loading:
-		content = st.Muted.Render("loading " + s.pageURI() + " …")
+		content = st.Muted.Render("loading " + s.pageURI().String() + " …")
 	case s.page == nil:
 		content = ""
 	case !s.v.Ready() && s.v.Rendering():
@@ -393,14 +510,7 @@ func (s *pageScreen) view() string {
 		}
 	}
 	lines = append(lines, padLines(strings.Split(content, "\n"), s.pagerHeight())...)
-	if s.searching {
-		lines = append(lines, s.input.View())
-	}
-	body := strings.Join(lines, "\n")
-	if s.picker != nil {
-		return overlay(body, s.picker.view(s.w, s.h, st, s.c.keys), s.w, s.h)
-	}
-	return body
+	return strings.Join(lines, "\n")
 }
 
 func (s *pageScreen) elementsView() string {
@@ -423,7 +533,7 @@ func (s *pageScreen) elementsView() string {
 			}
 			row := cell(oneLine(el.Category), 9) + " " + cell(oneLine(text), inner-12)
 			if i == s.els.cursor && s.focusEls {
-				lines = append(lines, st.Selected.Render("▸ "+ansiStripForSelect(row)))
+				lines = append(lines, st.Selected.Render("▸ "+ansi.Strip(row)))
 			} else if i == s.els.cursor {
 				lines = append(lines, "▸ "+row)
 			} else {
@@ -439,8 +549,8 @@ func (s *pageScreen) elementsView() string {
 }
 
 func (s *pageScreen) pageLabel() string {
-	if s.count > 0 {
-		return itoa(s.index+1) + "/" + itoa(s.count)
+	if s.doc.pages > 0 {
+		return itoa(s.index+1) + "/" + itoa(s.doc.pages)
 	}
 	return itoa(s.index + 1)
 }
@@ -462,50 +572,53 @@ func catList(cats []dpe.Category) string {
 
 func (s *pageScreen) crumb() string { return "page " + s.pageLabel() }
 
+// linkCrumb names the page when it was opened by a link: the document is
+// not on the stack then.
+func (s *pageScreen) linkCrumb() string { return oneLine(s.doc.title) + " · p. " + s.pageLabel() }
+
 func (s *pageScreen) keys() help.KeyMap {
 	k := s.c.keys
-	if s.searching {
-		return helpKeys{short: []key.Binding{k.Modal.Submit, k.Modal.Cancel}, full: [][]key.Binding{{k.Modal.Submit, k.Modal.Cancel}}}
-	}
 	return helpKeys{
-		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Back, k.Page.Elements, k.Page.PrevPage, k.Page.NextPage, k.Page.Mode, k.Page.Categories, k.Page.Search, k.Global.Help},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Back, k.Page.Search, k.Page.Outline, k.Page.Links, k.Page.Elements, k.Page.PrevPage, k.Page.NextPage, k.Page.Mode, k.Page.Categories, k.Global.Help},
 		full: [][]key.Binding{
 			{k.Nav.Up, k.Nav.Down, k.Nav.PageUp, k.Nav.PageDown, k.Nav.HalfUp, k.Nav.HalfDown, k.Nav.Top, k.Nav.Bottom},
 			{k.Nav.Back, k.Page.Elements, k.Page.Focus, k.Nav.Enter, k.Page.PrevPage, k.Page.NextPage},
-			{k.Page.Mode, k.Page.Categories, k.Page.Search, k.Page.NextMatch, k.Page.PrevMatch, k.Global.Refresh},
+			{k.Page.Search, k.Page.NextMatch, k.Page.PrevMatch, k.Page.Outline, k.Page.Links, k.Page.Mode, k.Page.Categories, k.Global.Refresh},
 		},
 	}
 }
 
 func (s *pageScreen) uri() string {
-	if s.docErr != nil {
+	if s.doc.uri.DocRef == "" {
 		return ""
 	}
-	return s.pageURI()
+	return s.pageURI().String()
 }
 
-func (s *pageScreen) capturing() bool  { return s.searching || s.picker != nil }
+func (s *pageScreen) capturing() bool  { return false }
 func (s *pageScreen) computer() string { return s.comp }
 
 func (s *pageScreen) status() string {
 	parts := []string{}
+	if i := s.here(); i >= 0 {
+		parts = append(parts, "§ "+s.outline[i].text)
+	}
 	if len(s.cats) > 0 {
 		parts = append(parts, "categories: "+catList(s.cats))
 	}
 	if m := s.v.pg.matchStatus(); m != "" {
 		parts = append(parts, m)
 	}
-	if s.page != nil && s.v.pg.lines != nil {
+	if s.page != nil && s.v.Ready() {
 		parts = append(parts, itoa(s.v.pg.percent())+"%")
 	}
 	return strings.Join(parts, " · ")
 }
 
-func (s *pageScreen) export() (string, string, bool) {
+func (s *pageScreen) export() (exportJob, bool) {
 	if s.page == nil {
-		return "", "", false
+		return exportJob{}, false
 	}
 	md := "# " + oneLine(s.page.Title) + "\n\n" + dpe.RenderPageMarkdown(*s.page)
-	name := s.doc.DocRef + "-page-" + itoa(s.index+1)
-	return name, md, true
+	return staticExport(s.doc.uri.DocRef+"-page-"+itoa(s.index+1), "page "+s.pageLabel(), md), true
 }

@@ -151,6 +151,7 @@ func (v *viewer) show(k renderKey, out string) {
 		return
 	}
 	v.shown = k
+	v.pg.sticky = k.mode == modeRendered
 	v.pg.setContent(out)
 	switch {
 	case v.keepY >= 0:

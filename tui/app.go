@@ -457,7 +457,7 @@ func (a *App) header() string {
 	fwd := ""
 	if n := len(a.forward); n > 0 {
 		e := a.forward[n-1]
-		fwd = " ⟩ " + ansi.Truncate(oneLine(e.s.crumb()), 24, "…") + " (" + a.c.keys.Global.HistoryForward.Help().Key + ") "
+		fwd = " ⟩ " + ansi.Truncate(oneLine(crumbFor(e.s, e.linked)), 24, "…") + " (" + a.c.keys.Global.HistoryForward.Help().Key + ") "
 	}
 	key.WriteString("\x01" + fwd)
 	return a.memoized("header", key.String(), func() string {

@@ -136,7 +136,7 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 	}
 	pathW := 0
 	if l.withPath && w >= 70 {
-		pathW = min(40, w/4)
+		pathW = min(40, max(w/3, 12))
 		serverW = min(serverW, 12)
 	}
 	titleW := w - typeW - pagesW - timeW - 3

@@ -55,10 +55,12 @@ type linkCrumber interface {
 	linkCrumb() string
 }
 
-// crumbOf is the crumb of stack entry i: "↪ " marks a followed link.
-func (a *App) crumbOf(i int) string {
-	s := a.stack[i]
-	if !a.linked[i] {
+// crumbOf is the crumb of stack entry i.
+func (a *App) crumbOf(i int) string { return crumbFor(a.stack[i], a.linked[i]) }
+
+// crumbFor is a screen's crumb: "↪ " marks one a link opened.
+func crumbFor(s screen, linked bool) string {
+	if !linked {
 		return s.crumb()
 	}
 	if lc, ok := s.(linkCrumber); ok {

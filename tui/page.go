@@ -235,7 +235,7 @@ func (s *pageScreen) arrive() {
 		q, at := s.highlight, s.highlightAt
 		s.highlight, s.highlightAt = "", ""
 		s.v.pg.search(q)
-		s.v.pg.nearLine(s.lineOf(at))
+		s.v.pg.nearLine(s.matchLine(at, q))
 		s.jumpTo = ""
 		return
 	}
@@ -244,6 +244,21 @@ func (s *pageScreen) arrive() {
 		s.jumpTo = ""
 		s.scrollToElement(id)
 	}
+}
+
+// matchLine finds the rendered line of a search result's line (text as
+// the text rendering has it, which the rendered Markdown may word
+// differently): by its start, else by the words from the match on.
+func (s *pageScreen) matchLine(line, q string) int {
+	if l := s.lineOf(line); l >= 0 {
+		return l
+	}
+	if i := strings.Index(strings.ToLower(line), strings.ToLower(q)); i >= 0 {
+		if l := s.lineOf(line[i:]); l >= 0 {
+			return l
+		}
+	}
+	return -1
 }
 
 // lineOf returns the first rendered line that holds the start of text, or
@@ -298,13 +313,21 @@ func (s *pageScreen) locatedOutline() ([]heading, []int) {
 	return s.outline, s.outlineAt
 }
 
-// here is the heading the top of the view is in (-1: before the first).
+// here is the heading the view is in (-1: before the first): the one the
+// top line is under, or, when the view cannot scroll further down, the
+// last one on screen (a heading near the end is reached by a jump but
+// never gets to the top).
 func (s *pageScreen) here() int {
 	_, at := s.locatedOutline()
 	if at == nil {
 		return -1
 	}
-	return currentHeading(at, s.v.pg.y)
+	pg := &s.v.pg
+	line := pg.y
+	if pg.maxY() > 0 && pg.y == pg.maxY() {
+		line = pg.y + pg.h - 1
+	}
+	return currentHeading(at, line)
 }
 
 func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {

@@ -125,7 +125,7 @@ func (p *picker) Update(msg tea.Msg) (tea.Cmd, bool) {
 			p.query = string(r[:len(r)-1])
 			p.refilter()
 		}
-	case p.filterable && km.Text != "" && km.Mod&^tea.ModShift == 0 && km.Code != tea.KeySpace:
+	case p.filterable && km.Text != "" && km.Mod&^tea.ModShift == 0 && !(p.multi && km.Code == tea.KeySpace):
 		p.query += km.Text
 		p.refilter()
 	case !p.filterable && key.Matches(km, k.Nav.Back):

@@ -16,9 +16,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/smcp-browse/smcp-browse/cmd/smcp-browse/internal/demo"
 	"github.com/smcp-browse/smcp-browse/computer"
 	"github.com/smcp-browse/smcp-browse/computer/config"
-	"github.com/smcp-browse/smcp-browse/internal/demo"
 	"github.com/smcp-browse/smcp-browse/internal/democorpus"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"

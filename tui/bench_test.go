@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -139,5 +143,158 @@ func BenchmarkPagerSearch1000(b *testing.B) {
 		if pg.search("row 99") == 0 {
 			b.Fatal("no match")
 		}
+	}
+}
+
+// pageApp returns an App on the first page of a document holding page p,
+// rendered.
+func pageApp(b *testing.B, p protocol.DPEPage) *harness {
+	f := newFake()
+	f.docs = []fakeDoc{mkDoc(testHost, "big", "docs", "docx", "Big", nil, "", testNow, p)}
+	o := testOptions()
+	o.Computer = "laptop"
+	hs := newHarness(b, f, o, 100, 30)
+	hs.press("enter", "enter")
+	if !hs.app.top().(*pageScreen).v.Ready() {
+		b.Fatal("page not rendered")
+	}
+	return hs
+}
+
+// keyFrame sends a key through Update, runs the command it returns when
+// that opens an overlay (as tea.Program would, without the goroutine), and
+// draws the frame.
+func keyFrame(app *App, k tea.KeyPressMsg) {
+	_, cmd := app.Update(k)
+	if cmd != nil {
+		if m := cmd(); m != nil {
+			switch m.(type) {
+			case openPickerMsg, openPromptMsg:
+				app.Update(m)
+			}
+		}
+	}
+	_ = app.View()
+}
+
+// BenchmarkOutlineKeyToFrame2000 opens and closes the outline of a page of
+// 2,000 elements (200 headings): T, then esc, each with its frame.
+func BenchmarkOutlineKeyToFrame2000(b *testing.B) {
+	hs := pageApp(b, longPage(200, 9))
+	if n := len(hs.app.top().(*pageScreen).page.Elements); n != 2000 {
+		b.Fatalf("%d elements", n)
+	}
+	open, esc := keyMsg("T"), keyMsg("esc")
+	b.ReportAllocs()
+	for b.Loop() {
+		keyFrame(hs.app, open)
+		keyFrame(hs.app, esc)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/key")
+}
+
+// BenchmarkOutlineFilterKeyToFrame2000 types into the outline's filter
+// (a letter, then backspace) over 200 headings.
+func BenchmarkOutlineFilterKeyToFrame2000(b *testing.B) {
+	hs := pageApp(b, longPage(200, 9))
+	keyFrame(hs.app, keyMsg("T"))
+	if hs.app.picker == nil {
+		b.Fatal("no outline")
+	}
+	letter, back := keyMsg("7"), keyMsg("backspace")
+	b.ReportAllocs()
+	for b.Loop() {
+		keyFrame(hs.app, letter)
+		keyFrame(hs.app, back)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/key")
+}
+
+// BenchmarkPageWithOutlineKeyToFrame2000 scrolls a page of 2,000 elements
+// one line: Update and the frame, whose status says which heading the view
+// is in.
+func BenchmarkPageWithOutlineKeyToFrame2000(b *testing.B) {
+	hs := pageApp(b, longPage(200, 9))
+	down, top := keyMsg("j"), keyMsg("g")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := down
+		if i++; i%3000 == 0 {
+			k = top
+		}
+		keyFrame(hs.app, k)
+	}
+	if !strings.Contains(hs.app.View().Content, "§ Section") {
+		b.Fatal("no heading in the status bar")
+	}
+}
+
+// BenchmarkLinksKeyToFrame opens and closes the link list of a page with
+// 500 links.
+func BenchmarkLinksKeyToFrame(b *testing.B) {
+	var els []protocol.DPEElementDetail
+	for i := range 500 {
+		els = append(els, el(fmt.Sprintf("l-%d", i), "link", "", map[string]any{"text": fmt.Sprintf("link %d", i), "url": fmt.Sprintf("https://example.com/%d", i)}))
+	}
+	hs := pageApp(b, protocol.DPEPage{Title: "Links", Elements: els})
+	open, esc := keyMsg("L"), keyMsg("esc")
+	b.ReportAllocs()
+	for b.Loop() {
+		keyFrame(hs.app, open)
+		keyFrame(hs.app, esc)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/key")
+}
+
+// BenchmarkSearchResultsKeyToFrame moves through 1,000 content search
+// results (the most a search keeps).
+func BenchmarkSearchResultsKeyToFrame(b *testing.B) {
+	f := newFake()
+	f.docs = bigCorpus(10000)
+	o := testOptions()
+	o.Computer = "laptop"
+	hs := newHarness(b, f, o, 100, 30)
+	s := newSearchScreen(hs.app.c, "laptop", "")
+	hs.send(pushMsg{s})
+	hs.settle()
+	s.editing, s.query, s.complete = false, "number", true
+	for i := range searchMaxResults {
+		line := fmt.Sprintf("Generated document number %d with a longer line of text around the match", i)
+		s.results = append(s.results, protocol.SearchMatch{URI: dpe.Page(testHost, "d", 0).String(), Title: fmt.Sprintf("Document %d", i), Line: line, Start: 19, End: 25})
+	}
+	s.nav.setLen(len(s.results))
+	down, top := keyMsg("j"), keyMsg("g")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := down
+		if i++; i%999 == 0 {
+			k = top
+		}
+		keyFrame(hs.app, k)
+	}
+}
+
+// BenchmarkCatalogWithPathsKeyToFrame10k is BenchmarkCatalogKeyToFrame10k
+// with a Path column (every document has a path).
+func BenchmarkCatalogWithPathsKeyToFrame10k(b *testing.B) {
+	app := loadedCatalog(b, 10000, 100, 30)
+	c := app.top().(*catalogScreen)
+	for n, rows := range c.list.docs.loaded {
+		for i := range rows {
+			rows[i].Path = fmt.Sprintf("src/pkg%d/internal/dir%d/%s.go", i%37, n, rows[i].DocRef)
+		}
+	}
+	c.list.withPath = true
+	down, top := keyMsg("j"), keyMsg("g")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := down
+		if i++; i%9999 == 0 {
+			k = top
+		}
+		keyFrame(app, k)
 	}
 }

@@ -161,6 +161,32 @@ func pageApp(b *testing.B, p protocol.DPEPage) *harness {
 	return hs
 }
 
+// scrollBench is one key (down) and its frame per iteration, back to the
+// top every wrap keys.
+func scrollBench(b *testing.B, app *App, wrap int) {
+	down, top := keyMsg("j"), keyMsg("g")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := down
+		if i++; i%wrap == 0 {
+			k = top
+		}
+		keyFrame(app, k)
+	}
+}
+
+// pairBench is two keys (open and close, type and erase), each with its
+// frame, per iteration; it reports the time per key.
+func pairBench(b *testing.B, app *App, k1, k2 tea.KeyPressMsg) {
+	b.ReportAllocs()
+	for b.Loop() {
+		keyFrame(app, k1)
+		keyFrame(app, k2)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/key")
+}
+
 // keyFrame sends a key through Update, runs the command it returns when
 // that opens an overlay (as tea.Program would, without the goroutine), and
 // draws the frame.
@@ -184,13 +210,7 @@ func BenchmarkOutlineKeyToFrame2000(b *testing.B) {
 	if n := len(hs.app.top().(*pageScreen).page.Elements); n != 2000 {
 		b.Fatalf("%d elements", n)
 	}
-	open, esc := keyMsg("T"), keyMsg("esc")
-	b.ReportAllocs()
-	for b.Loop() {
-		keyFrame(hs.app, open)
-		keyFrame(hs.app, esc)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/key")
+	pairBench(b, hs.app, keyMsg("T"), keyMsg("esc"))
 }
 
 // BenchmarkOutlineFilterKeyToFrame2000 types into the outline's filter
@@ -201,13 +221,7 @@ func BenchmarkOutlineFilterKeyToFrame2000(b *testing.B) {
 	if hs.app.picker == nil {
 		b.Fatal("no outline")
 	}
-	letter, back := keyMsg("7"), keyMsg("backspace")
-	b.ReportAllocs()
-	for b.Loop() {
-		keyFrame(hs.app, letter)
-		keyFrame(hs.app, back)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/key")
+	pairBench(b, hs.app, keyMsg("7"), keyMsg("backspace"))
 }
 
 // BenchmarkPageWithOutlineKeyToFrame2000 scrolls a page of 2,000 elements
@@ -215,16 +229,7 @@ func BenchmarkOutlineFilterKeyToFrame2000(b *testing.B) {
 // is in.
 func BenchmarkPageWithOutlineKeyToFrame2000(b *testing.B) {
 	hs := pageApp(b, longPage(200, 9))
-	down, top := keyMsg("j"), keyMsg("g")
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		k := down
-		if i++; i%3000 == 0 {
-			k = top
-		}
-		keyFrame(hs.app, k)
-	}
+	scrollBench(b, hs.app, 3000)
 	if !strings.Contains(hs.app.View().Content, "§ Section") {
 		b.Fatal("no heading in the status bar")
 	}
@@ -238,13 +243,7 @@ func BenchmarkLinksKeyToFrame(b *testing.B) {
 		els = append(els, el(fmt.Sprintf("l-%d", i), "link", "", map[string]any{"text": fmt.Sprintf("link %d", i), "url": fmt.Sprintf("https://example.com/%d", i)}))
 	}
 	hs := pageApp(b, protocol.DPEPage{Title: "Links", Elements: els})
-	open, esc := keyMsg("L"), keyMsg("esc")
-	b.ReportAllocs()
-	for b.Loop() {
-		keyFrame(hs.app, open)
-		keyFrame(hs.app, esc)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/key")
+	pairBench(b, hs.app, keyMsg("L"), keyMsg("esc"))
 }
 
 // BenchmarkSearchResultsKeyToFrame moves through 1,000 content search
@@ -264,16 +263,7 @@ func BenchmarkSearchResultsKeyToFrame(b *testing.B) {
 		s.results = append(s.results, protocol.SearchMatch{URI: dpe.Page(testHost, "d", 0).String(), Title: fmt.Sprintf("Document %d", i), Line: line, Start: 19, End: 25})
 	}
 	s.nav.setLen(len(s.results))
-	down, top := keyMsg("j"), keyMsg("g")
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		k := down
-		if i++; i%999 == 0 {
-			k = top
-		}
-		keyFrame(hs.app, k)
-	}
+	scrollBench(b, hs.app, 999)
 }
 
 // BenchmarkCatalogWithPathsKeyToFrame10k is BenchmarkCatalogKeyToFrame10k
@@ -287,14 +277,5 @@ func BenchmarkCatalogWithPathsKeyToFrame10k(b *testing.B) {
 		}
 	}
 	c.list.withPath = true
-	down, top := keyMsg("j"), keyMsg("g")
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		k := down
-		if i++; i%9999 == 0 {
-			k = top
-		}
-		keyFrame(app, k)
-	}
+	scrollBench(b, app, 9999)
 }

@@ -74,15 +74,7 @@ func newCatalogScreen(c *common, computer string) *catalogScreen {
 	return s
 }
 
-func (s *catalogScreen) styleInput() {
-	st := s.input.Styles()
-	st.Focused.Prompt = s.c.styles.Prompt
-	st.Blurred.Prompt = s.c.styles.Prompt
-	st.Cursor.Blink = false
-	st.Focused.Placeholder = s.c.styles.Muted
-	st.Blurred.Placeholder = s.c.styles.Muted
-	s.input.SetStyles(st)
-}
+func (s *catalogScreen) styleInput() { styleInput(&s.input, s.c.styles) }
 
 func (s *catalogScreen) init() tea.Cmd { return s.ensureCmd() }
 
@@ -138,10 +130,7 @@ func (s *catalogScreen) fetchCmd(n int) tea.Cmd {
 		ret, err := b.GetFinder(ctx, comp, q)
 		if ret != nil {
 			c := *ret
-			c.Documents = make([]protocol.DPEDocumentSummary, len(ret.Documents))
-			for i, d := range ret.Documents {
-				c.Documents[i] = sanitizeSummary(d)
-			}
+			c.Documents = mapped(ret.Documents, sanitizeSummary)
 			ret = &c
 		}
 		return ret, err

@@ -37,9 +37,9 @@ func newDesktopScreen(c *common, computer string) *desktopScreen {
 	return &desktopScreen{c: c, presence: presence{comp: computer}, pg: newPager()}
 }
 
-func (s *desktopScreen) init() tea.Cmd { return s.load() }
+func (s *desktopScreen) init() tea.Cmd { return s.loadCmd() }
 
-func (s *desktopScreen) load() tea.Cmd {
+func (s *desktopScreen) loadCmd() tea.Cmd {
 	req := s.c.req()
 	s.req, s.loading = req, true
 	comp, size := s.comp, s.c.opts.DesktopSize
@@ -117,17 +117,17 @@ func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
 		s.layout()
 	case UpdateDesktopMsg:
 		if msg.Computer == s.comp {
-			return s.load()
+			return s.loadCmd()
 		}
 	case reconnectedMsg:
-		return s.load()
+		return s.loadCmd()
 	case themeMsg:
 		s.renderWindows()
 	case LeaveOfficeMsg, EnterOfficeMsg:
 		if s.track(msg) {
 			s.layout()
 			if !s.gone {
-				return s.load()
+				return s.loadCmd()
 			}
 		}
 	case tea.KeyPressMsg:
@@ -136,7 +136,7 @@ func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Nav.Back):
 			return popCmd
 		case key.Matches(msg, k.Global.Refresh):
-			return s.load()
+			return s.loadCmd()
 		case key.Matches(msg, k.Desktop.NextWindow):
 			s.jump(1)
 			return nil

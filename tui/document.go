@@ -77,6 +77,9 @@ func (s *documentScreen) headerLines() []string {
 	if d.Summary != "" {
 		lines = append(lines, wrapText(oneLine(d.Summary), w, 3)...)
 	}
+	if s.sum.Path != "" {
+		lines = append(lines, st.Label.Render("path ")+cell(truncLeft(oneLine(s.sum.Path), w-5), w-5))
+	}
 	if d.FileURI != "" {
 		lines = append(lines, st.Label.Render("file ")+cell(oneLine(d.FileURI), w-5))
 	}

@@ -32,14 +32,16 @@ func newPrompt(c *common, label, placeholder, value string) *prompt {
 	return p
 }
 
-func (p *prompt) restyle() {
-	st := p.input.Styles()
-	st.Focused.Prompt = p.c.styles.Prompt
-	st.Blurred.Prompt = p.c.styles.Prompt
-	st.Focused.Placeholder = p.c.styles.Muted
-	st.Blurred.Placeholder = p.c.styles.Muted
+func (p *prompt) restyle() { styleInput(&p.input, p.c.styles) }
+
+// styleInput gives a text field the theme's prompt and placeholder styles
+// and a steady cursor.
+func styleInput(ti *textinput.Model, s Styles) {
+	st := ti.Styles()
+	st.Focused.Prompt, st.Blurred.Prompt = s.Prompt, s.Prompt
+	st.Focused.Placeholder, st.Blurred.Placeholder = s.Muted, s.Muted
 	st.Cursor.Blink = false
-	p.input.SetStyles(st)
+	ti.SetStyles(st)
 }
 
 // Init focuses the field.

@@ -131,3 +131,12 @@ func sanitizeMatch(m protocol.SearchMatch) protocol.SearchMatch {
 	}
 	return m
 }
+
+// mapped returns a new slice of f applied to every element of xs.
+func mapped[T any](xs []T, f func(T) T) []T {
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}

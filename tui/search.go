@@ -68,13 +68,7 @@ func newSearchScreen(c *common, computer, fileType string) *searchScreen {
 	return s
 }
 
-func (s *searchScreen) styleInput() {
-	st := s.input.Styles()
-	st.Focused.Prompt, st.Blurred.Prompt = s.c.styles.Prompt, s.c.styles.Prompt
-	st.Focused.Placeholder, st.Blurred.Placeholder = s.c.styles.Muted, s.c.styles.Muted
-	st.Cursor.Blink = false
-	s.input.SetStyles(st)
-}
+func (s *searchScreen) styleInput() { styleInput(&s.input, s.c.styles) }
 
 func (s *searchScreen) init() tea.Cmd { return s.input.Focus() }
 
@@ -109,10 +103,7 @@ func (s *searchScreen) stepCmd() tea.Cmd {
 		ret, err := b.SearchFinder(ctx, comp, q)
 		if ret != nil {
 			c := *ret
-			c.Matches = make([]protocol.SearchMatch, len(ret.Matches))
-			for i, m := range ret.Matches {
-				c.Matches[i] = sanitizeMatch(m)
-			}
+			c.Matches = mapped(ret.Matches, sanitizeMatch)
 			ret = &c
 		}
 		return ret, err

@@ -230,9 +230,9 @@ func fence(body string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-func (s *desktopScreen) export() (string, string, bool) {
+func (s *desktopScreen) export() (exportJob, bool) {
 	if len(s.windows) == 0 {
-		return "", "", false
+		return exportJob{}, false
 	}
 	var b strings.Builder
 	b.WriteString("# Desktop of " + oneLine(s.comp) + "\n")
@@ -241,5 +241,5 @@ func (s *desktopScreen) export() (string, string, bool) {
 		f := fence(body)
 		b.WriteString("\n## " + oneLine(uri) + "\n\n" + f + "\n" + body + "\n" + f + "\n")
 	}
-	return "desktop-" + s.comp, b.String(), true
+	return staticExport("desktop-"+s.comp, "the desktop", b.String()), true
 }

@@ -47,15 +47,6 @@ func newPicker(c *common, title string, items []pickerItem, cursor int, apply fu
 	return p
 }
 
-// plainItems turns labels into picker rows.
-func plainItems(labels []string) []pickerItem {
-	out := make([]pickerItem, len(labels))
-	for i, l := range labels {
-		out[i] = pickerItem{label: l}
-	}
-	return out
-}
-
 // refilter recomputes the rows the filter keeps, keeping the cursor on the
 // same item when it survives.
 func (p *picker) refilter() {

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -533,5 +535,19 @@ func TestFullHelpAt80ColumnsDropsNothing(t *testing.T) {
 	line := strings.Split(hs.screen(), "\n")[38]
 	if !strings.Contains(line, "? help") || ansi.StringWidth(line) > 80 {
 		t.Fatalf("help line %q", line)
+	}
+}
+
+func TestDesktopSaves(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions()
+	o.Computer, o.SaveDir = "laptop", dir
+	hs := newHarness(t, newFake(), o, 100, 30)
+	hs.press("d", "s")
+	path := filepath.Join(dir, "desktop-laptop.md")
+	hs.requireContains("saved " + path)
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), "## window://com.example.logger") || !strings.Contains(string(b), "indexing finished") {
+		t.Fatalf("%v:\n%s", err, b)
 	}
 }

@@ -151,6 +151,9 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 	if data {
 		badge = st.BadgeFor(d.FileType)
 		pages = cellLeft(itoa(d.PageCount)+"p", pagesW)
+		if d.Unreadable != "" {
+			pages = st.Error.Render(cellLeft("✗", pagesW))
+		}
 		when = cellLeft(relTime(parseTime(d.LastModified), l.c.now()), timeW)
 		path = cell(truncLeft(oneLine(d.Path), pathW), pathW)
 	} else {
@@ -199,7 +202,7 @@ func truncLeft(s string, w int) string {
 
 // fingerprint is what makes a catalog entry "changed".
 func fingerprint(d protocol.DPEDocumentSummary) string {
-	return d.LastModified + "\x00" + d.Title + "\x00" + itoa(d.PageCount) + "\x00" + d.Summary + "\x00" + d.Path
+	return d.LastModified + "\x00" + d.Title + "\x00" + itoa(d.PageCount) + "\x00" + d.Summary + "\x00" + d.Path + "\x00" + d.Unreadable
 }
 
 // typesIn returns the lower-case file types of the loaded rows.

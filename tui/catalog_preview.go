@@ -166,6 +166,9 @@ func (p *catalogPreview) draw(d protocol.DPEDocumentSummary, ok bool, w, h int) 
 		if d.Path != "" {
 			lines = append(lines, st.Muted.Render(cell("path "+truncLeft(oneLine(d.Path), inner-5), inner)))
 		}
+		if d.Unreadable != "" {
+			lines = append(lines, wrapStyledLines(st.Error, "✗ cannot be read: "+oneLine(d.Unreadable), inner, 3)...)
+		}
 		if len(d.Keywords) > 0 {
 			lines = append(lines, wrapStyledLines(st.Keyword, "# "+oneLine(strings.Join(d.Keywords, "  # ")), inner, 2)...)
 		}

@@ -83,6 +83,9 @@ func (s *documentScreen) headerLines() []string {
 	if d.FileURI != "" {
 		lines = append(lines, st.Label.Render("file ")+cell(oneLine(d.FileURI), w-5))
 	}
+	if s.sum.Unreadable != "" {
+		lines = append(lines, st.Error.Render(cell("✗ cannot be read: "+oneLine(s.sum.Unreadable), w)))
+	}
 	if s.gone {
 		lines = append(lines, st.Error.Render("✗ computer left the office"))
 	}

@@ -551,3 +551,12 @@ func TestDesktopSaves(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, b)
 	}
 }
+
+func TestUnreadableDocumentsSayWhy(t *testing.T) {
+	bad := mkDoc(testHost, "locked", "docs", "pdf", "Locked report", nil, "", testNow)
+	bad.sum.Unreadable = "encrypted PDF (a password is needed)"
+	hs, _ := withDocs(t, 140, 36, bad)
+	hs.requireContains("Locked report", "✗ cannot be read: encrypted PDF (a password is", "needed)")
+	hs.press("enter")
+	hs.requireContains("✗ cannot be read: encrypted PDF")
+}

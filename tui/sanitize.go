@@ -74,6 +74,7 @@ func sanitizeMap(m map[string]any) map[string]any {
 
 func sanitizeSummary(d protocol.DPEDocumentSummary) protocol.DPEDocumentSummary {
 	d.DocRef, d.URI, d.FileURI, d.Path = Sanitize(d.DocRef), Sanitize(d.URI), Sanitize(d.FileURI), Sanitize(d.Path)
+	d.Unreadable = Sanitize(d.Unreadable)
 	d.FileType, d.Title, d.Summary = Sanitize(d.FileType), Sanitize(d.Title), Sanitize(d.Summary)
 	d.Server, d.LastModified = Sanitize(d.Server), Sanitize(d.LastModified)
 	d.Keywords = sanitizeStrings(d.Keywords)

@@ -296,6 +296,7 @@ func (c *Computer) register(conn *sioconn.Conn) {
 	conn.Handle(protocol.EventGetTools, c.handleGetTools)
 	conn.Handle(protocol.EventToolCall, c.handleToolCall)
 	conn.Handle(protocol.EventGetConfig, c.handleGetConfig)
+	conn.Handle(protocol.EventSearchFinder, c.handleSearchFinder)
 	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
 }
 

@@ -108,11 +108,11 @@ func newFleet(tb testing.TB, servers, docs int, tweak func(*config.Server)) *fle
 	done := make(chan struct{})
 	go func() { c.mgr.Run(ctx); close(done) }()
 	f.c = c
-	f.stop = func() { cancel(); <-done; c.agg.Close() }
+	f.stop = func() { cancel(); <-done; c.index.Close() }
 	deadline := time.Now().Add(30 * time.Second)
-	for len(c.agg.Sources()) < servers {
+	for len(c.index.Sources()) < servers {
 		if time.Now().After(deadline) {
-			tb.Fatalf("only %d of %d servers up", len(c.agg.Sources()), servers)
+			tb.Fatalf("only %d of %d servers up", len(c.index.Sources()), servers)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -499,7 +499,7 @@ func socketFleet(b testing.TB, srvURL string, servers, docs int) (*fleet, func()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = c.Run(ctx); close(done) }()
-	for len(c.agg.Sources()) < servers {
+	for len(c.index.Sources()) < servers {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return f, func() { cancel(); <-done }

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/computer/resindex"
 	"github.com/smcp-browse/smcp-browse/desktop"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/finder"
@@ -43,7 +44,7 @@ func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (an
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
-	docs := c.agg.Documents(ctx)
+	docs := c.index.Documents(ctx)
 	page, total := finder.Organize(docs, req.SearchKeywords(), req.FileType, c.hist.servers(), offset, limit)
 	return protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: req.ReqID}, nil
 }
@@ -88,14 +89,14 @@ func (c *Computer) read(ctx context.Context, uri string) (*mcp.ReadResourceResul
 			return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "invalid dpe:// URI: %s", msg).
 				WithDetails(map[string]any{"uri": uri, "rule": int(dpe.RuleOf(err))})
 		}
-		name, ok := c.agg.Owner(ctx, uri)
+		name, ok := c.index.Owner(ctx, uri)
 		if !ok {
 			return nil, protocol.Errorf(protocol.CodeDocumentNotFound, "no MCP server of this computer serves host %q", u.Host).
 				WithDetails(map[string]any{"host": u.Host, "uri": uri})
 		}
 		return c.readFrom(ctx, name, uri)
 	}
-	name, ok := c.agg.Owner(ctx, uri)
+	name, ok := c.index.Owner(ctx, uri)
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeNotFound, "no MCP server of this computer lists %q", uri).
 			WithDetails(map[string]any{"uri": uri})
@@ -156,8 +157,8 @@ func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (a
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
-	listed := c.agg.Windows(ctx)
-	var picked []finder.Window
+	listed := c.index.Windows(ctx)
+	var picked []resindex.Window
 	for _, w := range listed {
 		if req.Window == "" || w.URI == req.Window {
 			picked = append(picked, w)
@@ -176,8 +177,16 @@ func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (a
 				c.log.Warn("desktop: window read failed", "server", w.Server, "uri", w.URI, "err", err)
 				return
 			}
-			windows[i] = desktop.Window{Server: w.Server, URI: w.URI, Contents: mcpclient.Contents(res),
-				Priority: w.Priority, Fullscreen: w.Fullscreen}
+			windows[i] = desktop.Window{Server: w.Server, URI: w.URI, Contents: mcpclient.Contents(res)}
+			if w.Annotations != nil && w.Annotations.Priority != nil {
+				p := *w.Annotations.Priority
+				windows[i].Priority = &p
+			}
+			if w.Meta != nil {
+				if fs, ok := w.Meta.AdditionalFields["fullscreen"].(bool); ok {
+					windows[i].Fullscreen = &fs
+				}
+			}
 			ok[i] = true
 		})
 	}

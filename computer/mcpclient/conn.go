@@ -19,7 +19,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
-	"github.com/smcp-browse/smcp-browse/finder"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -169,8 +168,9 @@ func (c *Conn) call(ctx context.Context, method string, fn func(context.Context)
 	return fmt.Errorf("%s %s: %w", c.Name(), method, err)
 }
 
-// ListResources returns one page of resources/list (finder.Source).
-func (c *Conn) ListResources(ctx context.Context, cursor string) ([]finder.Resource, string, error) {
+// ListResources returns one page of resources/list, the resources as the
+// server sent them, and the cursor of the next page ("" after the last).
+func (c *Conn) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
 	var res *mcp.ListResourcesResult
 	err := c.call(ctx, "resources/list", func(ctx context.Context) error {
 		req := mcp.ListResourcesRequest{}
@@ -182,21 +182,7 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) ([]finder.Resou
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]finder.Resource, 0, len(res.Resources))
-	for _, r := range res.Resources {
-		fr := finder.Resource{URI: r.URI, Name: r.Name, MIMEType: r.MIMEType}
-		if r.Annotations != nil && r.Annotations.Priority != nil {
-			p := *r.Annotations.Priority
-			fr.Priority = &p
-		}
-		if r.Meta != nil {
-			if fs, ok := r.Meta.AdditionalFields["fullscreen"].(bool); ok {
-				fr.Fullscreen = &fs
-			}
-		}
-		out = append(out, fr)
-	}
-	return out, string(res.NextCursor), nil
+	return res.Resources, string(res.NextCursor), nil
 }
 
 // Read performs resources/read and returns the server's result.
@@ -212,7 +198,7 @@ func (c *Conn) Read(ctx context.Context, uri string) (*mcp.ReadResourceResult, e
 	return res, err
 }
 
-// ReadResource performs resources/read (finder.Source).
+// ReadResource performs resources/read and returns the contents.
 func (c *Conn) ReadResource(ctx context.Context, uri string) ([]protocol.ResourceContents, error) {
 	res, err := c.Read(ctx, uri)
 	if err != nil {
@@ -282,7 +268,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args map[string]any) (
 }
 
 // Subscribe makes uris the set of resources whose
-// notifications/resources/updated the Computer receives (finder.Subscriber).
+// notifications/resources/updated the Computer receives.
 // Legacy connections subscribe and unsubscribe the difference with
 // resources/subscribe; modern ones reopen the subscriptions/listen stream
 // with the new set.

@@ -1,4 +1,4 @@
-package finder
+package resindex
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -49,7 +51,7 @@ func (f *fakeSource) set(uris ...string) {
 	f.mu.Unlock()
 }
 
-func (f *fakeSource) ListResources(ctx context.Context, cursor string) ([]Resource, string, error) {
+func (f *fakeSource) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
 	f.lists.Add(1)
 	f.mu.Lock()
 	uris := slices.Clone(f.uris)
@@ -66,9 +68,9 @@ func (f *fakeSource) ListResources(ctx context.Context, cursor string) ([]Resour
 	if f.pageSize > 0 {
 		end = min(start+f.pageSize, len(uris))
 	}
-	var out []Resource
+	var out []mcp.Resource
 	for _, u := range uris[start:end] {
-		out = append(out, Resource{URI: u})
+		out = append(out, mcp.Resource{URI: u})
 	}
 	next := ""
 	if end < len(uris) {
@@ -153,13 +155,13 @@ func (c *changes) expectNone(t *testing.T, within time.Duration) {
 	}
 }
 
-func newAgg(t *testing.T, c *changes) *Aggregator {
+func newAgg(t *testing.T, c *changes) *Index {
 	t.Helper()
-	opts := AggregatorOptions{Debounce: 20 * time.Millisecond}
+	opts := Options{Debounce: 20 * time.Millisecond}
 	if c != nil {
 		opts.OnChange = c.on
 	}
-	a := NewAggregator(opts)
+	a := New(opts)
 	t.Cleanup(a.Close)
 	return a
 }
@@ -284,7 +286,7 @@ func TestDebounceMergesBurst(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int64
 	var got atomic.Uint32
-	a := NewAggregator(AggregatorOptions{Debounce: 80 * time.Millisecond, OnChange: func(c Change) {
+	a := New(Options{Debounce: 80 * time.Millisecond, OnChange: func(c Change) {
 		calls.Add(1)
 		got.Store(uint32(c))
 	}})
@@ -390,7 +392,7 @@ func TestBadLevel1Payloads(t *testing.T) {
 
 func TestReadsAreBoundedAndShared(t *testing.T) {
 	ctx := context.Background()
-	a := NewAggregator(AggregatorOptions{Concurrency: 3})
+	a := New(Options{Concurrency: 3})
 	defer a.Close()
 	var refs []string
 	for i := range 40 {
@@ -455,7 +457,7 @@ type flakyLister struct {
 	fails atomic.Int64
 }
 
-func (f *flakyLister) ListResources(ctx context.Context, cursor string) ([]Resource, string, error) {
+func (f *flakyLister) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
 	if f.fails.Add(-1) >= 0 {
 		return nil, "", errors.New("temporarily broken")
 	}
@@ -482,16 +484,16 @@ func TestRepeatingCursorIsAnError(t *testing.T) {
 
 type loopSource struct{}
 
-func (loopSource) ListResources(ctx context.Context, cursor string) ([]Resource, string, error) {
-	return []Resource{{URI: "dpe://h/" + cursor + "x"}}, "again", nil
+func (loopSource) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
+	return []mcp.Resource{{URI: "dpe://h/" + cursor + "x"}}, "again", nil
 }
 
 func (loopSource) ReadResource(ctx context.Context, uri string) ([]protocol.ResourceContents, error) {
 	return nil, errors.New("no")
 }
 
-func benchAggregator(b *testing.B, servers, docs int) (*Aggregator, []*fakeSource) {
-	a := NewAggregator(AggregatorOptions{})
+func benchIndex(b *testing.B, servers, docs int) (*Index, []*fakeSource) {
+	a := New(Options{})
 	var fakes []*fakeSource
 	for s := range servers {
 		var refs []string
@@ -506,7 +508,7 @@ func benchAggregator(b *testing.B, servers, docs int) (*Aggregator, []*fakeSourc
 }
 
 func BenchmarkDocumentsWarm10x1000(b *testing.B) {
-	a, _ := benchAggregator(b, 10, 1000)
+	a, _ := benchIndex(b, 10, 1000)
 	defer a.Close()
 	ctx := context.Background()
 	a.Documents(ctx)
@@ -523,7 +525,7 @@ func BenchmarkDocumentsCold10x1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		a, _ := benchAggregator(b, 10, 1000)
+		a, _ := benchIndex(b, 10, 1000)
 		b.StartTimer()
 		if len(a.Documents(ctx)) != 10_000 {
 			b.Fatal("wrong count")

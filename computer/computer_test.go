@@ -18,6 +18,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	smcpserver "github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -267,12 +268,12 @@ func TestReadErrorMapping(t *testing.T) {
 		code    int
 		details map[string]any
 	}{
-		{&mcpclient.RPCError{Code: 4201, Message: "document x not found", Data: map[string]any{"doc_ref": "x"}}, 4201, map[string]any{"doc_ref": "x"}},
-		{&mcpclient.RPCError{Code: 4202, Message: "page", Data: map[string]any{"page_index": 9.0, "page_count": 2.0}}, 4202, map[string]any{"page_index": 9.0, "page_count": 2.0}},
-		{&mcpclient.RPCError{Code: 4203, Message: "element"}, 4203, nil},
-		{&mcpclient.RPCError{Code: 4204, Message: "bad", Data: "not an object"}, 4204, nil},
-		{&mcpclient.RPCError{Code: mcp.RESOURCE_NOT_FOUND, Message: "nope"}, 404, map[string]any{"uri": "u"}},
-		{&mcpclient.RPCError{Code: mcp.INTERNAL_ERROR, Message: "broke"}, 500, map[string]any{"uri": "u", "mcp_code": mcp.INTERNAL_ERROR}},
+		{&rpcerr.Error{Code: 4201, Message: "document x not found", Data: map[string]any{"doc_ref": "x"}}, 4201, map[string]any{"doc_ref": "x"}},
+		{&rpcerr.Error{Code: 4202, Message: "page", Data: map[string]any{"page_index": 9.0, "page_count": 2.0}}, 4202, map[string]any{"page_index": 9.0, "page_count": 2.0}},
+		{&rpcerr.Error{Code: 4203, Message: "element"}, 4203, nil},
+		{&rpcerr.Error{Code: 4204, Message: "bad", Data: "not an object"}, 4204, nil},
+		{&rpcerr.Error{Code: mcp.RESOURCE_NOT_FOUND, Message: "nope"}, 404, map[string]any{"uri": "u"}},
+		{&rpcerr.Error{Code: mcp.INTERNAL_ERROR, Message: "broke"}, 500, map[string]any{"uri": "u", "mcp_code": mcp.INTERNAL_ERROR}},
 		{fmt.Errorf("x: %w", context.DeadlineExceeded), 408, nil},
 		{fmt.Errorf("x: %w", mcpclient.ErrDown), 500, nil},
 		{errors.New("other"), 500, nil},

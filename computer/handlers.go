@@ -15,6 +15,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/desktop"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/finder"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -122,7 +123,7 @@ func (c *Computer) readFrom(ctx context.Context, server, uri string) (*mcp.ReadR
 // error data); other JSON-RPC errors become 404 (resource not found) or
 // 500; a timeout is 408; a server that went away is 500.
 func readError(server, uri string, err error) *protocol.Error {
-	var re *mcpclient.RPCError
+	var re *rpcerr.Error
 	if errors.As(err, &re) {
 		details, _ := re.Data.(map[string]any)
 		switch re.Code {

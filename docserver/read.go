@@ -19,6 +19,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -41,7 +42,7 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 		return nil, err // a *protocol.Error with code 4204 and {uri, rule}
 	}
 	if u.Host != s.host {
-		return nil, &RPCError{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("host %q is not served here (this server is %q)", u.Host, s.host),
+		return nil, &rpcerr.Error{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("host %q is not served here (this server is %q)", u.Host, s.host),
 			Data: map[string]any{"uri": raw}}
 	}
 	var body any
@@ -133,7 +134,7 @@ func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Documen
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, errDocNotFound(ref) // deleted since the stat above
 		}
-		return nil, nil, &RPCError{Code: mcp.INTERNAL_ERROR,
+		return nil, nil, &rpcerr.Error{Code: mcp.INTERNAL_ERROR,
 			Message: fmt.Sprintf("document %q (%s) cannot be read: %v", ref, cur.rel, firstLine(err.Error())),
 			Data:    map[string]any{"doc_ref": ref}}
 	}

@@ -19,22 +19,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
-
-// RPCError is a JSON-RPC error an MCP server answered, with its code,
-// message and data as sent.
-type RPCError struct {
-	Server  string
-	Method  string
-	Code    int
-	Message string
-	Data    any
-}
-
-func (e *RPCError) Error() string {
-	return fmt.Sprintf("%s %s: error %d: %s", e.Server, e.Method, e.Code, e.Message)
-}
 
 // ErrDown reports a request to a server whose connection is gone.
 var ErrDown = errors.New("mcp server is down")
@@ -135,8 +122,8 @@ func (c *Conn) Close() error {
 }
 
 // call runs one request with the connection's timeout and turns its
-// failure into an *RPCError (the server answered an error), ErrDown or a
-// wrapped transport error.
+// failure into a wrapped *rpcerr.Error (the server answered an error, with
+// its code and data), ErrDown or a wrapped transport error.
 func (c *Conn) call(ctx context.Context, method string, fn func(context.Context) error) error {
 	select {
 	case <-c.dead:
@@ -145,13 +132,13 @@ func (c *Conn) call(ctx context.Context, method string, fn func(context.Context)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	ctx, capt := withCapture(ctx)
+	ctx, answered := rpcerr.Capture(ctx)
 	err := fn(ctx)
 	if err == nil {
 		return nil
 	}
-	if e := capt.get(); e != nil {
-		return &RPCError{Server: c.Name(), Method: method, Code: e.Code, Message: e.Message, Data: e.Data}
+	if e := answered(); e != nil {
+		return fmt.Errorf("%s %s: %w", c.Name(), method, e)
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", c.Name(), method, err)
@@ -249,14 +236,14 @@ func (c *Conn) CallTool(ctx context.Context, name string, args map[string]any) (
 		return nil, fmt.Errorf("%s tools/call: %w", c.Name(), ErrDown)
 	default:
 	}
-	ctx, capt := withCapture(ctx)
+	ctx, answered := rpcerr.Capture(ctx)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
 	res, err := c.c.CallTool(ctx, req)
 	if err != nil {
-		if e := capt.get(); e != nil {
-			return nil, &RPCError{Server: c.Name(), Method: "tools/call", Code: e.Code, Message: e.Message, Data: e.Data}
+		if e := answered(); e != nil {
+			return nil, fmt.Errorf("%s tools/call %s: %w", c.Name(), name, e)
 		}
 		if errTransportClosed(err) {
 			c.markDead()

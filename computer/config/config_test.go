@@ -197,6 +197,13 @@ func TestEntryFieldErrors(t *testing.T) {
 		{"bad duration", `{"type":"streamable","server_parameters":{"url":"http://x","timeout":"soon"}}`, "server_parameters.timeout"},
 		{"encoding", `{"type":"stdio","server_parameters":{"command":"x","encoding":"latin-1"}}`, "server_parameters.encoding"},
 		{"no type", `{"server_parameters":{"command":"x"}}`, "type"},
+		{"error handler", `{"type":"stdio","server_parameters":{"command":"x","encoding_error_handler":"backslashreplace"}}`, "server_parameters.encoding_error_handler"},
+		{"headers not strings", `{"type":"sse","server_parameters":{"url":"http://x","headers":{"H":{}}}}`, "server_parameters.headers.H"},
+		{"timeout out of range", `{"type":"sse","server_parameters":{"url":"http://x","timeout":-1}}`, "server_parameters.timeout"},
+		{"terminate not bool", `{"type":"streamable","server_parameters":{"url":"http://x","terminate_on_close":"yes"}}`, "server_parameters.terminate_on_close"},
+		{"entry not object", `[1]`, ""},
+		{"entry null", `null`, ""},
+		{"params null", `{"type":"stdio","server_parameters":null}`, "server_parameters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,6 +218,48 @@ func TestEntryFieldErrors(t *testing.T) {
 				t.Errorf("problem at %q/%q (%v), want e/%q", p.Entry, p.Field, p, tt.field)
 			}
 		})
+	}
+}
+
+func TestInputs(t *testing.T) {
+	doc := `{"inputs":[
+		{"id":"a","type":"pickString","description":"old form","options":["x","y"]},
+		{"id":"b","type":"pickString","description":"new form","options":[{"label":"Ex","value":"x"},{"value":"y"}]},
+		{"id":"c","type":"promptString","description":"typo","pasword":true},
+		{"id":"d","type":"pickString","description":"bad options","options":[{"label":"no value"}]},
+		{"id":"e","type":"command","description":"cmd","command":"date","args":{"k":"v"}},
+		{"type":"promptString"}
+	],"servers":{}}`
+	cfg, err := Parse([]byte(doc), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range cfg.Inputs {
+		ids = append(ids, in.ID)
+	}
+	if !slices.Equal(ids, []string{"a", "b", "e"}) {
+		t.Fatalf("inputs kept = %v, problems %v", ids, cfg.Problems)
+	}
+	if want := []PickOption{{"x", "x"}, {"y", "y"}}; !slices.Equal(cfg.Inputs[0].Options, want) {
+		t.Errorf("string options = %v", cfg.Inputs[0].Options)
+	}
+	if want := []PickOption{{"Ex", "x"}, {"y", "y"}}; !slices.Equal(cfg.Inputs[1].Options, want) {
+		t.Errorf("label/value options = %v", cfg.Inputs[1].Options)
+	}
+	if cfg.Inputs[2].Command != "date" {
+		t.Errorf("command input = %+v", cfg.Inputs[2])
+	}
+	wantFields := []string{"inputs[2].pasword", "inputs[3].options[0]", "inputs[5].id"}
+	var fields []string
+	for _, p := range cfg.Problems {
+		fields = append(fields, p.Field)
+	}
+	if !slices.Equal(fields, wantFields) {
+		t.Errorf("problems at %v, want %v (%v)", fields, wantFields, cfg.Problems)
+	}
+	if !strings.Contains(cfg.Problems[0].Error(), "unknown field") {
+		t.Errorf("unknown input field reported as %q", cfg.Problems[0].Error())
 	}
 }
 

@@ -150,7 +150,8 @@ func readError(server, uri string, err error) *protocol.Error {
 
 // handleGetDesktop serves client:get_desktop: every window:// resource of
 // the Finder-capable servers is read and organized; window selects one by
-// exact URI (no match: an empty desktop).
+// exact URI, as listed or as the desktop shows it (without a query); no
+// match is an empty desktop.
 func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (any, error) {
 	var req protocol.GetDeskTopReq
 	if err := decode(protocol.EventGetDesktop, raw, &req); err != nil {
@@ -161,7 +162,7 @@ func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (a
 	listed := c.index.Windows(ctx)
 	var picked []resindex.Window
 	for _, w := range listed {
-		if req.Window == "" || w.URI == req.Window {
+		if req.Window == "" || w.URI == req.Window || windowID(w.URI) == req.Window {
 			picked = append(picked, w)
 		}
 	}
@@ -178,16 +179,7 @@ func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (a
 				c.log.Warn("desktop: window read failed", "server", w.Server, "uri", w.URI, "err", err)
 				return
 			}
-			windows[i] = desktop.Window{Server: w.Server, URI: w.URI, Contents: mcpclient.Contents(res)}
-			if w.Annotations != nil && w.Annotations.Priority != nil {
-				p := *w.Annotations.Priority
-				windows[i].Priority = &p
-			}
-			if w.Meta != nil {
-				if fs, ok := w.Meta.AdditionalFields["fullscreen"].(bool); ok {
-					windows[i].Fullscreen = &fs
-				}
-			}
+			windows[i] = desktopWindow(w, mcpclient.Contents(res))
 			ok[i] = true
 		})
 	}
@@ -199,6 +191,32 @@ func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (a
 		}
 	}
 	return protocol.GetDeskTopRet{Desktops: desktop.Organize(read, req.DesktopSize, c.hist.servers(), c.log), ReqID: req.ReqID}, nil
+}
+
+// desktopWindow is the listed window w with its contents, its annotations
+// and _meta as the server sent them (package desktop applies the rules).
+func desktopWindow(w resindex.Window, contents []protocol.ResourceContents) desktop.Window {
+	dw := desktop.Window{Server: w.Server, URI: w.URI, Contents: contents}
+	if a := w.Annotations; a != nil {
+		dw.Priority = a.Priority
+		for _, r := range a.Audience {
+			dw.Audience = append(dw.Audience, string(r))
+		}
+	}
+	if w.Meta != nil {
+		dw.Fullscreen = w.Meta.AdditionalFields["fullscreen"]
+	}
+	return dw
+}
+
+// windowID is the identifier of a listed window URI (without its query),
+// which is what the desktop shows; "" when it is not a valid window URI.
+func windowID(uri string) string {
+	id, _, _, err := desktop.Identify(uri)
+	if err != nil {
+		return ""
+	}
+	return id
 }
 
 // handleGetConfig serves client:get_config: the inputs and every

@@ -296,6 +296,11 @@ func (c *Computer) register(conn *sioconn.Conn) {
 	conn.Handle(protocol.EventGetTools, c.handleGetTools)
 	conn.Handle(protocol.EventToolCall, c.handleToolCall)
 	conn.Handle(protocol.EventGetConfig, c.handleGetConfig)
+	conn.Handle(protocol.EventGetResources, c.handleGetResources)
+	conn.Handle(protocol.EventGetSkills, c.handleGetSkills)
+	conn.Handle(protocol.EventGetSkill, c.handleGetSkill)
+	conn.Handle(protocol.EventGetBlob, c.handleGetBlob)
+	conn.Handle(protocol.EventPutBlob, c.handlePutBlob)
 	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
 }
 

@@ -334,8 +334,12 @@ func TestToolsNamingAndCalls(t *testing.T) {
 			t.Errorf("%s: %v %+v", name, err, res)
 		}
 	}
-	if _, err := tool("danger-not-here", 5, "x1"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
-		t.Errorf("unknown tool: %v", err)
+	// An unknown tool is an error result with meta.error_code 4001 and a
+	// readable text, which the official SDK's Agent parses (a flat
+	// {"code":4001} fails its CallToolResult validation).
+	if res, err := tool("danger-not-here", 5, "x1"); err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolNotFound ||
+		!strings.Contains(res.Text(), `"danger-not-here" not found`) {
+		t.Errorf("unknown tool: %v %+v", err, res)
 	}
 	// Unambiguous short forms route too: a bare name only one server
 	// exposes (danger is forbidden on srv-01), and bundle_id + the original
@@ -346,11 +350,11 @@ func TestToolsNamingAndCalls(t *testing.T) {
 	if res, err := tool("srv-01__wait", 0.2, "short-2"); err != nil || !res.TimedOut() {
 		t.Errorf("srv-01__wait: %v %+v", err, res)
 	}
-	if _, err := tool("echo", 5, "x2"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
-		t.Errorf("a bare name two servers share must not guess: %v", err)
+	if res, err := tool("echo", 5, "x2"); err != nil || res.ErrorCode() != protocol.CodeToolNotFound {
+		t.Errorf("a bare name two servers share must not guess: %v %+v", err, res)
 	}
-	if _, err := tool("srv-01__danger", 5, "x3"); protocol.CodeOf(err) != protocol.CodeToolDisabled {
-		t.Errorf("tool forbidden on srv-01, by its exposed name: %v, want 4002", err)
+	if res, err := tool("srv-01__danger", 5, "x3"); err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolDisabled || res.Meta["mcp_server"] != "srv-01" {
+		t.Errorf("tool forbidden on srv-01, by its exposed name: %v %+v, want error_code 4002", err, res)
 	}
 
 	// Timeout: the result is an error result marked a2c_timeout.
@@ -390,9 +394,9 @@ func TestForbiddenToolIs4002(t *testing.T) {
 	f := newFleet(t, 1, 1, func(s *config.Server) { s.ForbiddenTools = []string{"danger"} })
 	defer f.stop()
 	for _, name := range []string{"danger", "srv-00__danger"} {
-		_, err := f.c.handleToolCall(context.Background(), json.RawMessage(`{"tool_name":"`+name+`","params":{}}`))
-		if protocol.CodeOf(err) != protocol.CodeToolDisabled {
-			t.Errorf("forbidden %s: %v, want 4002", name, err)
+		res, err := call[protocol.CallToolResult](t, f.c.handleToolCall, `{"tool_name":"`+name+`","params":{}}`)
+		if err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolDisabled || !strings.Contains(res.Text(), "disabled") {
+			t.Errorf("forbidden %s: %v %+v, want error_code 4002", name, err, res)
 		}
 	}
 	for _, bad := range []string{`{"tool_name":""}`, `{"tool_name":"echo","timeout":-1}`, `{"tool_name":5}`} {

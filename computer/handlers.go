@@ -220,7 +220,8 @@ func windowID(uri string) string {
 }
 
 // handleGetConfig serves client:get_config: the inputs and every
-// configured server keyed by bundle_id, parameters as declared.
+// configured server keyed by bundle_id, parameters as declared, every
+// field the protocol requires present (config.Server.MarshalJSON).
 func (c *Computer) handleGetConfig(ctx context.Context, raw json.RawMessage) (any, error) {
 	var req protocol.ComputerCall
 	if err := decode(protocol.EventGetConfig, raw, &req); err != nil {
@@ -228,7 +229,11 @@ func (c *Computer) handleGetConfig(ctx context.Context, raw json.RawMessage) (an
 	}
 	ret := protocol.GetComputerConfigRet{Servers: map[string]json.RawMessage{}}
 	for _, in := range c.cfg.Inputs {
-		ret.Inputs = append(ret.Inputs, in.Raw)
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", in.ID, err)
+		}
+		ret.Inputs = append(ret.Inputs, b)
 	}
 	for _, s := range c.servers {
 		b, err := json.Marshal(s)

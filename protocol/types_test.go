@@ -229,3 +229,21 @@ func TestDPEDocumentMarshalKeepsEveryField(t *testing.T) {
 		t.Fatalf("round trip lost fields:\n in %+v\nout %+v\njson %s", in, out, b)
 	}
 }
+
+func TestCallToolResultErrorCode(t *testing.T) {
+	for raw, want := range map[string]int{
+		`{"content":[],"isError":true,"meta":{"error_code":4001}}`:   4001,
+		`{"content":[],"isError":true,"_meta":{"error_code":4006}}`:  4006,
+		`{"content":[],"isError":true,"meta":{"error_code":"4001"}}`: 0,
+		`{"content":[],"isError":true,"meta":{"error_code":4.5}}`:    0,
+		`{"content":[],"isError":true}`:                              0,
+	} {
+		var r CallToolResult
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.ErrorCode(); got != want {
+			t.Errorf("%s: ErrorCode = %d, want %d", raw, got, want)
+		}
+	}
+}

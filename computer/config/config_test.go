@@ -377,3 +377,73 @@ func FuzzParse(f *testing.F) {
 }
 
 func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// The get_config form carries every field data-structures.md requires,
+// with the protocol's defaults where the file set none (a2c-smcp's Server
+// validates the answer and drops it otherwise).
+func TestGetConfigWireHasEveryRequiredField(t *testing.T) {
+	doc := `{"inputs":[{"id":"p","type":"pickString","options":["a"]},{"id":"c","type":"command","command":"date"}],
+	"servers":{
+		"s": {"type":"stdio","server_parameters":{"command":"x"}},
+		"h": {"type":"streamable","server_parameters":{"url":"http://h/mcp"}},
+		"h2": {"type":"streamable","server_parameters":{"url":"http://h/mcp2","timeout":12.5,"sse_read_timeout":"PT1M","terminate_on_close":false}},
+		"e": {"type":"sse","server_parameters":{"url":"http://h/sse"}},
+		"e2": {"type":"sse","server_parameters":{"url":"http://h/sse2","timeout":"PT7S","sse_read_timeout":60}}
+	}}`
+	cfg, err := Parse([]byte(doc), Options{})
+	if err != nil || len(cfg.Problems) != 0 {
+		t.Fatalf("%v %v", err, cfg.Problems)
+	}
+	want := map[string]string{
+		"s":  `{"command":"x","args":[],"env":null,"cwd":null,"encoding":"utf-8","encoding_error_handler":"strict"}`,
+		"h":  `{"url":"http://h/mcp","headers":null,"timeout":"PT30S","sse_read_timeout":"PT300S","terminate_on_close":true}`,
+		"h2": `{"url":"http://h/mcp2","headers":null,"timeout":"PT12.5S","sse_read_timeout":"PT60S","terminate_on_close":false}`,
+		"e":  `{"url":"http://h/sse","headers":null,"timeout":5,"sse_read_timeout":300}`,
+		"e2": `{"url":"http://h/sse2","headers":null,"timeout":7,"sse_read_timeout":60}`,
+	}
+	for _, s := range cfg.Servers {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var entry struct {
+			Params          json.RawMessage `json:"server_parameters"`
+			Name            *string         `json:"name"`
+			Disabled        *bool           `json:"disabled"`
+			ForbiddenTools  []string        `json:"forbidden_tools"`
+			ToolMeta        map[string]any  `json:"tool_meta"`
+			DefaultToolMeta any             `json:"default_tool_meta"`
+		}
+		if err := json.Unmarshal(raw, &entry); err != nil {
+			t.Fatal(err)
+		}
+		if string(entry.Params) != want[s.Key] {
+			t.Errorf("%s server_parameters = %s\n want %s", s.Key, entry.Params, want[s.Key])
+		}
+		if entry.Name == nil || entry.Disabled == nil || entry.ForbiddenTools == nil || entry.ToolMeta == nil {
+			t.Errorf("%s lacks a base field: %s", s.Key, raw)
+		}
+		// What we write parses back to the same parameters.
+		back, _, err := parseEntry(s.Key, raw)
+		if err != nil {
+			t.Errorf("re-parse %s: %v", raw, err)
+		} else if back.Declared.Timeout != s.Declared.Timeout && s.Declared.Timeout != 0 {
+			t.Errorf("%s timeout %v came back as %v", s.Key, s.Declared.Timeout, back.Declared.Timeout)
+		}
+	}
+	var inputs []string
+	for _, in := range cfg.Inputs {
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(b))
+	}
+	wantInputs := []string{
+		`{"description":"","id":"p","options":[{"label":"a","value":"a"}],"type":"pickString"}`,
+		`{"command":"date","description":"","id":"c","type":"command"}`,
+	}
+	if !slices.Equal(inputs, wantInputs) {
+		t.Errorf("inputs = %q\nwant %q", inputs, wantInputs)
+	}
+}

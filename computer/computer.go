@@ -78,6 +78,9 @@ type Computer struct {
 	mu    sync.Mutex
 	conn  *sioconn.Conn
 	calls map[string]context.CancelCauseFunc // in-flight tool calls by req_id
+	// notFinder holds the servers seen up without resources.subscribe:
+	// they serve no documents, so their absence leaves the catalog whole.
+	notFinder map[string]bool
 }
 
 // New checks the options and configuration and returns a Computer ready
@@ -105,7 +108,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	}
 	c := &Computer{
 		opts: opts, cfg: cfg, servers: servers, log: opts.Logger.With("computer", opts.Name),
-		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{},
+		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{}, notFinder: map[string]bool{},
 	}
 	c.tools = newToolTable(c)
 	c.index = resindex.New(resindex.Options{
@@ -251,6 +254,9 @@ func (c *Computer) onChange(ch resindex.Change) {
 // the new tool list.
 func (c *Computer) serverUp(conn *mcpclient.Conn) {
 	c.tools.invalidate()
+	c.mu.Lock()
+	c.notFinder[conn.Name()] = !conn.FinderCapable()
+	c.mu.Unlock()
 	if conn.FinderCapable() {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*c.opts.RequestTimeout)
 		c.index.AddSource(ctx, conn.Name(), conn)

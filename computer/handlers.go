@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,8 +48,64 @@ func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (an
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
 	docs := c.index.Documents(ctx)
+	if len(docs) == 0 {
+		if err := c.catalogUnavailable(); err != nil {
+			c.log.Info("get_finder: no documents and document servers unavailable", "req_id", req.ReqID, "err", err)
+			return nil, err
+		}
+	}
 	page, total := finder.Organize(docs, req.SearchKeywords(), req.FileType, c.hist.servers(), offset, limit)
 	return protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: req.ReqID}, nil
+}
+
+// catalogUnavailable explains an empty catalog that is empty because
+// servers that serve, or may serve, documents are not available: still
+// starting, down, or failing to list their resources. It is a 4014 naming
+// them (the first as mcp_server, all in details.servers), or nil when the
+// catalog is empty because the servers have no documents. Servers seen up
+// without resources.subscribe never count.
+func (c *Computer) catalogUnavailable() *protocol.Error {
+	c.mu.Lock()
+	notFinder := maps.Clone(c.notFinder)
+	c.mu.Unlock()
+	states := c.mgr.States()
+	var down []*protocol.Error
+	for _, s := range c.mgr.Servers() {
+		if !notFinder[s.BundleID] && !states[s.BundleID].Up {
+			down = append(down, c.serverNotRunning(s.BundleID))
+		}
+	}
+	unlisted := c.index.Unlisted()
+	for _, name := range slices.Sorted(maps.Keys(unlisted)) {
+		if err := unlisted[name]; err != nil {
+			down = append(down, serverError(name, fmt.Sprintf("MCP server %q failed to list its documents: %v", name, err),
+				map[string]any{"state": "list_failed", "last_error": err.Error()}))
+		} else {
+			down = append(down, serverError(name, fmt.Sprintf("MCP server %q is still listing its documents", name),
+				map[string]any{"state": "listing"}))
+		}
+	}
+	switch len(down) {
+	case 0:
+		return nil
+	case 1:
+		down[0].Message = "the catalog is empty: " + down[0].Message
+		return down[0]
+	}
+	msgs := make([]string, len(down))
+	servers := make([]any, len(down))
+	for i, e := range down {
+		msgs[i] = e.Message
+		d := maps.Clone(e.Details)
+		if d == nil {
+			d = map[string]any{}
+		}
+		d["mcp_server"] = e.Extra["mcp_server"]
+		servers[i] = d
+	}
+	return serverError(down[0].Extra["mcp_server"].(string),
+		fmt.Sprintf("the catalog is empty: %d document servers are unavailable: %s", len(down), strings.Join(msgs, "; ")),
+		map[string]any{"servers": servers})
 }
 
 // handleReadResource serves client:read_resource: a dpe:// URI is

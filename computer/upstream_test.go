@@ -26,7 +26,20 @@ import (
 // Ways a server of customComputer fails.
 const (
 	failStart = "start" // the server cannot be started
+	failList  = "list"  // the server runs but resources/list fails
 )
+
+// listFailing is an in-process transport whose resources/list answers an
+// internal error.
+type listFailing struct{ *transport.InProcessTransport }
+
+func (t listFailing) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if req.Method == string(mcp.MethodResourcesList) {
+		return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID,
+			Error: &mcp.JSONRPCErrorDetails{Code: mcp.INTERNAL_ERROR, Message: "index is corrupt"}}, nil
+	}
+	return t.InProcessTransport.SendRequest(ctx, req)
+}
 
 // customComputer runs a Computer over the servers of cfg: those in srvs
 // in process (failing to list when failing says "list"), those failing
@@ -37,6 +50,9 @@ func customComputer(t *testing.T, cfg config.Config, srvs map[string]*server.MCP
 	t.Helper()
 	dial := func(ctx context.Context, s config.Server) (mcpclient.Transport, error) {
 		if srv, ok := srvs[s.BundleID]; ok {
+			if failing[s.BundleID] == failList {
+				return mcpclient.Transport{T: listFailing{transport.NewInProcessTransport(srv)}}, nil
+			}
 			return mcpclient.Transport{T: transport.NewInProcessTransport(srv)}, nil
 		}
 		if failing[s.BundleID] == failStart {
@@ -341,5 +357,60 @@ func TestDesktopFollowsAnnotations(t *testing.T) {
 			t.Fatalf("after adding a fullscreen window: %v %q", err, ret.Desktops)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// docsServer is a Finder-capable in-process server with n documents.
+func docsServer(host string, n int) *server.MCPServer { return docServer(host, n, &counters{}) }
+
+// A catalog that is empty because its document servers are still starting,
+// down or unable to list answers 4014 naming them, not total_count 0.
+func TestEmptyCatalogNamesUnavailableServers(t *testing.T) {
+	tools := server.NewMCPServer("tools", "1", server.WithToolCapabilities(false))
+
+	tests := []struct {
+		name    string
+		servers []config.Server
+		inproc  map[string]*server.MCPServer
+		failing map[string]string
+		code    int
+		texts   []string
+		docs    int
+	}{
+		{name: "docs server still starting", servers: []config.Server{stdio("docs")},
+			code: 4014, texts: []string{`"docs" is still starting`}},
+		{name: "docs server down", servers: []config.Server{stdio("docs")}, failing: map[string]string{"docs": failStart},
+			code: 4014, texts: []string{`"docs" is not running`, "executable file not found"}},
+		{name: "two down", servers: []config.Server{stdio("a"), stdio("b")}, failing: map[string]string{"a": failStart},
+			code: 4014, texts: []string{"2 document servers are unavailable", `"a" is not running`, `"b" is still starting`}},
+		{name: "docs server cannot list", servers: []config.Server{stdio("docs")}, inproc: map[string]*server.MCPServer{"docs": docsServer("h.example", 2)},
+			failing: map[string]string{"docs": failList}, code: 4014, texts: []string{`"docs" failed to list its documents`, "index is corrupt"}},
+		{name: "a server without Finder does not count", servers: []config.Server{stdio("tools"), stdio("docs")},
+			inproc: map[string]*server.MCPServer{"tools": tools, "docs": docsServer("h.example", 0)}},
+		{name: "documents from one server while another starts", servers: []config.Server{stdio("docs"), stdio("slow")},
+			inproc: map[string]*server.MCPServer{"docs": docsServer("h.example", 3)}, docs: 3},
+		{name: "empty and every server up", servers: []config.Server{stdio("docs")},
+			inproc: map[string]*server.MCPServer{"docs": docsServer("h.example", 0)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := customComputer(t, config.Config{Servers: tt.servers}, tt.inproc, tt.failing)
+			ret, err := call[protocol.GetFinderRet](t, c.handleGetFinder, `{"req_id":"f"}`)
+			if tt.code == 0 {
+				if err != nil || ret.TotalCount != tt.docs {
+					t.Fatalf("get_finder = %+v, %v; want %d documents", ret, err, tt.docs)
+				}
+				return
+			}
+			pe := errorOf(t, err)
+			if pe.Code != tt.code || pe.Extra["mcp_server"] == nil {
+				t.Fatalf("get_finder error %+v, want %d with mcp_server", pe, tt.code)
+			}
+			for _, want := range tt.texts {
+				if !strings.Contains(pe.Message, want) {
+					t.Errorf("message %q lacks %q", pe.Message, want)
+				}
+			}
+		})
 	}
 }

@@ -122,6 +122,7 @@ type sourceState struct {
 
 	relisting bool
 	dirty     bool
+	listErr   error // why the last listing failed (nil after a success)
 }
 
 type summary struct {
@@ -307,10 +308,14 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	res, err := ix.listAll(ctx, st.src)
 	if err != nil {
 		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err)
+		ix.mu.Lock()
+		st.listErr = err
+		ix.mu.Unlock()
 		return
 	}
 	l := classify(res, ix.log, st.name)
 	ix.mu.Lock()
+	st.listErr = nil
 	if ix.sources[st.name] != st {
 		ix.mu.Unlock()
 		return // replaced or removed meanwhile
@@ -526,6 +531,24 @@ func (ix *Index) Windows(ctx context.Context) []Window {
 	for _, n := range slices.Sorted(maps.Keys(ix.sources)) {
 		for _, w := range ix.sources[n].windows {
 			out = append(out, Window{Server: n, Resource: w})
+		}
+	}
+	return out
+}
+
+// Unlisted returns the sources whose resources have not been listed yet
+// and why: the error of the last failed listing, or nil while the first
+// one is under way. Their documents are missing from Documents.
+func (ix *Index) Unlisted() map[string]error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out map[string]error
+	for name, st := range ix.sources {
+		if !st.listed {
+			if out == nil {
+				out = map[string]error{}
+			}
+			out[name] = st.listErr
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -468,10 +469,23 @@ func TestFailedListingIsRetried(t *testing.T) {
 	ctx := context.Background()
 	a := newAgg(t, nil)
 	f := &flakyLister{fakeSource: newFake("h", "a")}
-	f.fails.Store(1)
+	f.fails.Store(2)
 	a.AddSource(ctx, "s", f)
+	// Until a listing succeeds the source is reported with its error.
+	if u := a.Unlisted(); len(u) != 1 || u["s"] == nil || !strings.Contains(u["s"].Error(), "temporarily broken") {
+		t.Fatalf("Unlisted after a failed listing = %v", u)
+	}
+	if n := len(a.Documents(ctx)); n != 0 {
+		t.Fatalf("documents = %d while listing fails", n)
+	}
+	if u := a.Unlisted(); u["s"] == nil {
+		t.Fatalf("Unlisted after a second failure = %v", u)
+	}
 	if n := len(a.Documents(ctx)); n != 1 {
-		t.Fatalf("documents = %d after a failed first listing", n)
+		t.Fatalf("documents = %d after the listing recovered", n)
+	}
+	if u := a.Unlisted(); u != nil {
+		t.Errorf("Unlisted after a good listing = %v", u)
 	}
 }
 

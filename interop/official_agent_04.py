@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import time
 
 from a2c_smcp import PROTOCOL_VERSION
 from a2c_smcp.agent import AsyncSMCPAgentClient, DefaultAgentAuthProvider
@@ -25,28 +24,9 @@ from a2c_smcp.agent.errors import SMCPProtocolError
 from a2c_smcp.smcp import GetComputerConfigRet
 from pydantic import TypeAdapter
 
+from checks import Checks, need
+
 NS = "/smcp"
-
-
-class Checks:
-    def __init__(self) -> None:
-        self.failed = 0
-
-    async def run(self, name: str, coro) -> object:
-        start = time.perf_counter()
-        try:
-            result = await coro
-        except Exception as e:  # a failed check, reported and counted
-            self.failed += 1
-            print(f"FAIL {name:<34} {1000 * (time.perf_counter() - start):7.1f}ms: {type(e).__name__}: {e}", flush=True)
-            return None
-        print(f"ok   {name:<34} {1000 * (time.perf_counter() - start):7.1f}ms", flush=True)
-        return result
-
-
-def need(cond: bool, what: str) -> None:
-    if not cond:
-        raise AssertionError(what)
 
 
 async def protocol_error(coro) -> SMCPProtocolError:
@@ -67,7 +47,7 @@ async def main() -> int:
     ap.add_argument("--servers", default="docs,win", help="bundle_ids the computer is configured with")
     args = ap.parse_args()
     want_servers = set(args.servers.split(","))
-    c = Checks()
+    c = Checks(width=34)
     auth = DefaultAgentAuthProvider(agent_id=args.name, office_id=args.office)
     client = AsyncSMCPAgentClient(auth_provider=auth)
 

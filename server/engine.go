@@ -27,15 +27,26 @@ import (
 //   - Socket.IO writes the namespace CONNECT answer before it records the
 //     namespace as joined, so the client's first event can arrive in
 //     between, and Socket.IO then closes the connection as out of order.
-//     After a CONNECT to /smcp comes in, outgoing packets are held until
-//     the namespace connection is complete or refused (gates.releaseOut,
-//     called from the namespace's connection handler and the token check).
+//     A client may also send its first event right behind the CONNECT,
+//     without waiting for the answer (in the same polling payload, or as
+//     the next WebSocket message), which Socket.IO treats the same way.
+//     After a CONNECT to /smcp comes in, outgoing packets and the incoming
+//     packets behind it are held until the namespace connection is
+//     complete or refused (gates.releaseOut, called from the namespace's
+//     connection handler and the token check).
+//
+// It also answers the long-polls of the sessions it closes: the library's
+// polling transport shuts its write queue before it queues the close
+// packet, so a pending poll (or the next one, which it waits for to carry
+// the close) is never answered, and its connection hangs until the client
+// gives up.
 type gatedEngine struct {
 	engine.Server
+	gates *gates
 }
 
-func newGatedEngine(opts any) *gatedEngine {
-	e := &gatedEngine{Server: engine.MakeServer()}
+func newGatedEngine(opts any, gs *gates) *gatedEngine {
+	e := &gatedEngine{Server: engine.MakeServer(), gates: gs}
 	e.Prototype(e) // the engine's handshake now calls our CreateTransport
 	e.Construct(opts)
 	return e
@@ -61,6 +72,13 @@ func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := types.NewHttpContext(w, r)
 	finished := make(chan struct{})
 	_ = ctx.Once("close", func(...any) { close(finished) })
+	if g := e.gates.poll(r); g != nil {
+		if !g.startPoll(ctx) {
+			answerClosed(ctx)
+			return
+		}
+		defer g.endPoll(ctx)
+	}
 	e.HandleRequest(ctx)
 	select {
 	case <-finished:
@@ -96,6 +114,28 @@ func (gs *gates) adopt(sock engine.Socket) {
 	g.release()
 }
 
+// poll returns the gate of the session a polling GET belongs to, or nil.
+func (gs *gates) poll(r *http.Request) *gatedTransport {
+	if r.Method != http.MethodGet {
+		return nil
+	}
+	q := r.URL.Query()
+	sid := q.Get("sid")
+	if sid == "" || q.Get("transport") != "polling" {
+		return nil
+	}
+	if g, ok := gs.m.Load(sid); ok {
+		return g.(*gatedTransport)
+	}
+	return nil
+}
+
+// answerClosed answers a long-poll with the engine.io close packet.
+func answerClosed(ctx *types.HttpContext) {
+	ctx.ResponseHeaders().Set("Content-Type", "text/plain; charset=UTF-8")
+	_, _ = ctx.Write([]byte("1")) // the engine.io close packet
+}
+
 // releaseOut lets the held outgoing packets of a session go.
 func (gs *gates) releaseOut(sock engine.Socket) {
 	if g, ok := gs.m.Load(sock.Id()); ok {
@@ -112,19 +152,30 @@ const holdLimit = 2 * time.Second
 const connectPrefix = "0" + protocol.Namespace
 
 // gatedTransport delays the transport's "packet" events until release, and
-// its outgoing packets while a namespace CONNECT is being handled.
+// both its outgoing packets and the incoming packets behind a namespace
+// CONNECT while that CONNECT is being handled.
 type gatedTransport struct {
 	transports.Transport
 
-	mu    sync.Mutex
-	open  bool
-	queue []func()
-	owner engine.Socket // the session, once announced
+	mu       sync.Mutex
+	open     bool // the session was announced
+	inHold   bool // a CONNECT is being handled: later packets wait
+	draining bool // a goroutine is delivering queued packets
+	queue    []incoming
+	owner    engine.Socket      // the session, once announced
+	closed   bool               // Close was called
+	polling  *types.HttpContext // the long-poll in progress, if any
 
 	sendMu  sync.Mutex // orders sends, held or not
 	holding bool
 	held    []*packet.Packet
 	timer   *time.Timer
+}
+
+// incoming is one "packet" event waiting for delivery.
+type incoming struct {
+	deliver func()
+	connect bool // a CONNECT to /smcp: the packets behind it wait for its outcome
 }
 
 // On wraps "packet" listeners so that they go through the gate.
@@ -135,10 +186,12 @@ func (g *gatedTransport) On(ev types.EventName, listeners ...types.EventListener
 	wrapped := make([]types.EventListener, len(listeners))
 	for i, l := range listeners {
 		wrapped[i] = func(args ...any) {
-			if p, ok := firstArg(args).(*packet.Packet); ok && isConnect(p) {
+			p, ok := firstArg(args).(*packet.Packet)
+			connect := ok && isConnect(p)
+			if connect {
 				g.hold()
 			}
-			g.deliver(func() { l(args...) })
+			g.push(incoming{deliver: func() { l(args...) }, connect: connect})
 		}
 	}
 	return g.Transport.On(ev, wrapped...)
@@ -180,8 +233,17 @@ func (g *gatedTransport) Send(packets []*packet.Packet) {
 	g.Transport.Send(packets)
 }
 
-// releaseOut stops holding and sends what was held, in one batch.
+// releaseOut stops holding: it sends what was held, in one batch, and then
+// delivers the incoming packets that waited behind the CONNECT.
 func (g *gatedTransport) releaseOut() {
+	g.flushOut()
+	g.mu.Lock()
+	g.inHold = false
+	g.mu.Unlock()
+	g.drain()
+}
+
+func (g *gatedTransport) flushOut() {
 	g.sendMu.Lock()
 	defer g.sendMu.Unlock()
 	if !g.holding {
@@ -207,32 +269,83 @@ func (g *gatedTransport) releaseOut() {
 	g.Transport.Send(held)
 }
 
-func (g *gatedTransport) deliver(fn func()) {
+// startPoll records a long-poll of the session; false when the transport
+// is already closed (the caller answers the close itself).
+func (g *gatedTransport) startPoll(ctx *types.HttpContext) bool {
 	g.mu.Lock()
-	if !g.open {
-		g.queue = append(g.queue, fn)
-		g.mu.Unlock()
-		return
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
 	}
-	g.mu.Unlock()
-	fn()
+	g.polling = ctx
+	return true
 }
 
-// release delivers the held packets in order and lets later ones through;
-// packets arriving while it drains join the queue, so order is kept.
+// endPoll forgets a finished long-poll.
+func (g *gatedTransport) endPoll(ctx *types.HttpContext) {
+	g.mu.Lock()
+	if g.polling == ctx {
+		g.polling = nil
+	}
+	g.mu.Unlock()
+}
+
+// Close closes the transport, and answers the long-poll the library would
+// leave hanging. A polling transport with no poll to carry the close
+// packet is discarded, so the session ends now rather than after the
+// library's close timeout.
+func (g *gatedTransport) Close(fn ...types.Callable) {
+	g.mu.Lock()
+	g.closed = true
+	poll := g.polling
+	g.mu.Unlock()
+	if g.Name() == transports.POLLING && poll == nil {
+		g.Discard()
+	}
+	g.Transport.Close(fn...)
+	if poll != nil && !poll.IsDone() {
+		answerClosed(poll)
+	}
+}
+
+// push queues one incoming packet and delivers what may go.
+func (g *gatedTransport) push(in incoming) {
+	g.mu.Lock()
+	g.queue = append(g.queue, in)
+	g.mu.Unlock()
+	g.drain()
+}
+
+// release opens the incoming side once the session is announced.
 func (g *gatedTransport) release() {
+	g.mu.Lock()
+	g.open = true
+	g.mu.Unlock()
+	g.drain()
+}
+
+// drain delivers queued packets in order, one goroutine at a time, until
+// the queue is empty or a CONNECT's outcome is awaited. A delivery that
+// releases the gate itself (the namespace connected at once) finds the
+// drainer running and leaves the rest to it.
+func (g *gatedTransport) drain() {
 	for {
 		g.mu.Lock()
-		if len(g.queue) == 0 {
-			g.open = true
+		if g.draining || !g.open || g.inHold || len(g.queue) == 0 {
 			g.mu.Unlock()
 			return
 		}
-		q := g.queue
-		g.queue = nil
-		g.mu.Unlock()
-		for _, fn := range q {
-			fn()
+		in := g.queue[0]
+		g.queue[0] = incoming{}
+		g.queue = g.queue[1:]
+		if in.connect {
+			g.inHold = true
 		}
+		g.draining = true
+		g.mu.Unlock()
+		in.deliver()
+		g.mu.Lock()
+		g.draining = false
+		g.mu.Unlock()
 	}
 }

@@ -87,6 +87,7 @@ type pollClient struct {
 	t   *testing.T
 	url string // endpoint with EIO, transport and sid
 	hc  *http.Client
+	got []string // packets received and not yet waited for
 }
 
 func openPoll(t *testing.T, base string) *pollClient {
@@ -130,6 +131,13 @@ func (p *pollClient) waitFor(prefix string) string {
 	p.t.Helper()
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
+		for len(p.got) > 0 {
+			pkt := p.got[0]
+			p.got = p.got[1:]
+			if strings.HasPrefix(pkt, prefix) {
+				return pkt
+			}
+		}
 		resp, err := p.hc.Get(p.url)
 		if err != nil {
 			p.t.Fatal(err)
@@ -139,11 +147,7 @@ func (p *pollClient) waitFor(prefix string) string {
 		if resp.StatusCode != http.StatusOK {
 			p.t.Fatalf("GET answered %d %s: the session is gone", resp.StatusCode, body)
 		}
-		for _, pkt := range strings.Split(string(body), "\x1e") {
-			if strings.HasPrefix(pkt, prefix) {
-				return pkt
-			}
-		}
+		p.got = append(p.got, strings.Split(string(body), "\x1e")...)
 	}
 	p.t.Fatalf("no packet starting with %q", prefix)
 	return ""

@@ -120,7 +120,7 @@ func New(opts Options) *Server {
 	so.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
 	so.SetParser(lenientParser{log: s.log})
 	s.io = socket.NewServer(nil, so)
-	eng := newGatedEngine(so)
+	eng := newGatedEngine(so, &s.gates)
 	s.io.Bind(eng)
 	// Registered after Socket.IO's own listener, so it runs once Socket.IO
 	// listens to the new session.

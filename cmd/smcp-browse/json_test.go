@@ -26,7 +26,7 @@ const c1 = "\u009b"
 
 func TestEscapeC1(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"t":"plain ü 漢字 \ufffd"}`:         `{"t":"plain ü 漢字 \ufffd"}`,
+		`{"t":"plain ü 漢字 \ufffd"}`:            `{"t":"plain ü 漢字 \ufffd"}`,
 		`{"t":"a` + c1 + `31mred"}`:            `{"t":"a\u009b31mred"}`,
 		"{\"t\":\"\u0080\u009f\u00a0\"}":       `{"t":"\u0080\u009f` + "\u00a0" + `"}`,
 		"{\"t\":\"bad \x9b byte\"}":            `{"t":"bad \ufffd byte"}`,

@@ -307,6 +307,7 @@ func (c *Computer) register(conn *sioconn.Conn) {
 	conn.Handle(protocol.EventGetSkill, c.handleGetSkill)
 	conn.Handle(protocol.EventGetBlob, c.handleGetBlob)
 	conn.Handle(protocol.EventPutBlob, c.handlePutBlob)
+	conn.Handle(protocol.EventSearchFinder, c.handleSearchFinder)
 	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer"
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -87,9 +90,9 @@ func TestJSONOutputEscapesC1FromARemoteComputer(t *testing.T) {
 
 	remote := []string{"--server", srv.URL, "--office", "o", "--computer", "evil", "--json"}
 	deadline := time.Now().Add(30 * time.Second)
-	var r result
+	var r binRun
 	for {
-		r = run(t, nil, append([]string{"ls"}, remote...)...)
+		r = runBinary(t, append([]string{"ls"}, remote...)...)
 		if r.code == 0 && strings.Contains(r.stdout, "Evil") {
 			break
 		}
@@ -98,7 +101,7 @@ func TestJSONOutputEscapesC1FromARemoteComputer(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	check := func(what string, r result, wantTitle bool) {
+	check := func(what string, r binRun, wantTitle bool) {
 		t.Helper()
 		if strings.ContainsRune(r.stdout, 0x9b) || strings.Contains(r.stdout, "\x9b") {
 			t.Errorf("%s: a raw C1 control reached stdout: %q", what, r.stdout)
@@ -115,7 +118,35 @@ func TestJSONOutputEscapesC1FromARemoteComputer(t *testing.T) {
 	}
 	check("ls --json", r, true)
 
-	r = run(t, nil, append([]string{"cat", "dpe://" + host + "/doc"}, remote...)...)
-	r.ok(t)
+	r = runBinary(t, append([]string{"cat", "dpe://" + host + "/doc"}, remote...)...)
+	if r.code != 0 {
+		t.Fatalf("cat: exit %d\n%s", r.code, r.stderr)
+	}
 	check("cat --json", r, false)
+}
+
+// binRun is one run of the real binary.
+type binRun struct {
+	stdout, stderr string
+	code           int
+}
+
+// runBinary runs the real binary with args, its logs in a temporary
+// state directory, and a 60 s bound.
+func runBinary(t *testing.T, args ...string) binRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testutil.Binary(t), args...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "SMCP_SERVER=", "SMCP_OFFICE=", "SMCP_TOKEN=", "NO_COLOR=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return binRun{out.String(), errb.String(), code}
 }

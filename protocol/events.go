@@ -16,6 +16,13 @@ const (
 	EventGetFinder    = "client:get_finder"
 	EventListFinder   = "client:list_finder" // later upstream name of client:get_finder
 	EventReadResource = "client:read_resource"
+	// Added by the 0.2-0.4 upstream line (events.md, skill.md,
+	// blob-transfer.md; put_blob is a2c-smcp 0.4's upload channel).
+	EventGetResources = "client:get_resources"
+	EventGetSkills    = "client:get_skills"
+	EventGetSkill     = "client:get_skill"
+	EventGetBlob      = "client:get_blob"
+	EventPutBlob      = "client:put_blob"
 )
 
 // server:* events are handled by the Server itself.
@@ -46,6 +53,7 @@ func ClientEvents() []string {
 	return []string{
 		EventToolCall, EventGetTools, EventGetConfig, EventGetDesktop,
 		EventGetFinder, EventListFinder, EventReadResource, EventSearchFinder,
+		EventGetResources, EventGetSkills, EventGetSkill, EventGetBlob, EventPutBlob,
 	}
 }
 

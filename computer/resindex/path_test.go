@@ -1,8 +1,10 @@
-package finder
+package resindex
 
 import (
 	"context"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // pathSource lists its documents with their relative paths in _meta.path,
@@ -12,10 +14,12 @@ type pathSource struct {
 	paths map[string]string
 }
 
-func (p pathSource) ListResources(ctx context.Context, cursor string) ([]Resource, string, error) {
+func (p pathSource) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
 	res, next, err := p.fakeSource.ListResources(ctx, cursor)
 	for i := range res {
-		res[i].Path = p.paths[res[i].URI]
+		if path, ok := p.paths[res[i].URI]; ok {
+			res[i].Meta = &mcp.Meta{AdditionalFields: map[string]any{"path": path}}
+		}
 	}
 	return res, next, err
 }

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -35,10 +35,10 @@ const rejoinPatience = 90 * time.Second
 
 // ErrNotConnected is returned while the connection is down (the client is
 // reconnecting); protocol.CodeOf gives 0 for it.
-var ErrNotConnected = sioconn.ErrNotConnected
+var ErrNotConnected = sio.ErrNotConnected
 
 // ErrClosed is returned after Close.
-var ErrClosed = sioconn.ErrClosed
+var ErrClosed = sio.ErrClosed
 
 // ErrNotRouted is wrapped by the error of a request the Server answered
 // with an empty acknowledgement instead of the Computer's answer. A Server
@@ -137,7 +137,7 @@ type FinderQuery struct {
 
 // Client is a connected Agent. It is safe for concurrent use.
 type Client struct {
-	conn    *sioconn.Conn
+	conn    *sio.Conn
 	name    string
 	timeout time.Duration
 	log     *slog.Logger
@@ -169,7 +169,7 @@ func Connect(ctx context.Context, serverURL string, opts Options) (*Client, erro
 		state:   StateConnecting,
 	}
 	c.notifyState(StateConnecting)
-	conn, err := sioconn.Dial(ctx, sioconn.Options{
+	conn, err := sio.Dial(ctx, sio.Options{
 		URL:          serverURL,
 		Token:        opts.Token,
 		Logger:       opts.Logger,
@@ -184,13 +184,13 @@ func Connect(ctx context.Context, serverURL string, opts Options) (*Client, erro
 	}
 	c.conn = conn
 	c.listen()
-	conn.OnState(func(s sioconn.State) {
+	conn.OnState(func(s sio.State) {
 		switch s {
-		case sioconn.StateConnected:
+		case sio.StateConnected:
 			c.setState(StateConnected)
-		case sioconn.StateReconnecting:
+		case sio.StateReconnecting:
 			c.setState(StateReconnecting)
-		case sioconn.StateClosed:
+		case sio.StateClosed:
 			c.setState(StateClosed)
 		}
 	})

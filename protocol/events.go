@@ -1,5 +1,7 @@
 package protocol
 
+import "strings"
+
 // Namespace is the Socket.IO namespace every SMCP event travels in.
 const Namespace = "/smcp"
 
@@ -16,6 +18,28 @@ const (
 	EventGetFinder    = "client:get_finder"
 	EventListFinder   = "client:list_finder" // later upstream name of client:get_finder
 	EventReadResource = "client:read_resource"
+)
+
+// client:* events of the current upstream line (0.4) beside the ones above;
+// the Server routes every client:* event, these included.
+const (
+	EventGetResources = "client:get_resources"
+	EventGetSkills    = "client:get_skills"
+	EventGetSkill     = "client:get_skill"
+	EventGetBlob      = "client:get_blob"
+)
+
+// ClientPrefix starts every event the Server routes to a computer.
+const ClientPrefix = "client:"
+
+// IsClientEvent reports whether event is a client:* event.
+func IsClientEvent(event string) bool { return strings.HasPrefix(event, ClientPrefix) }
+
+// Skill updates (upstream 0.4): a computer's server:update_skills is
+// relayed to its office as notify:update_skills.
+const (
+	EventUpdateSkills  = "server:update_skills"
+	NotifyUpdateSkills = "notify:update_skills"
 )
 
 // server:* events are handled by the Server itself.
@@ -62,6 +86,8 @@ func NotificationFor(event string) (string, bool) {
 		return NotifyUpdateDesktop, true
 	case EventUpdateFinder:
 		return NotifyUpdateFinder, true
+	case EventUpdateSkills:
+		return NotifyUpdateSkills, true
 	case EventToolCallCancel:
 		return NotifyToolCallCancel, true
 	}

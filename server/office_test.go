@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -102,7 +102,7 @@ func TestErrorCodes(t *testing.T) {
 
 	tests := []struct {
 		name    string
-		from    *sioconn.Conn
+		from    *sio.Conn
 		event   string
 		payload any
 		code    int
@@ -172,7 +172,7 @@ func TestHandshakeRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := sioconn.Dial(testCtx(t), sioconn.Options{URL: tt.url, Version: tt.version, Token: tt.token, Logger: servertest.Logger()})
+			c, err := sio.Dial(testCtx(t), sio.Options{URL: tt.url, Version: tt.version, Token: tt.token, Logger: servertest.Logger()})
 			if tt.code == 0 {
 				if err != nil {
 					t.Fatal(err)

@@ -2,16 +2,19 @@ package server
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"sync"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // emitter is the part of a Socket.IO socket the registry needs; tests use
 // a fake.
 type emitter interface {
-	Emit(event string, args ...any) error
+	Emit(event string, args ...any)
+	EmitWithAck(event string, payload any, fn func(args []json.RawMessage, err error))
 }
 
 // session is one connected client.
@@ -41,14 +44,21 @@ func newSession(sid, version string, out emitter) *session {
 func (s *session) emit(event string, args ...any) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	_ = s.out.Emit(event, args...)
+	s.out.Emit(event, args...)
+}
+
+// request writes one event expecting an answer to the session's socket.
+func (s *session) request(event string, payload any, fn func([]json.RawMessage, error)) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.out.EmitWithAck(event, payload, fn)
 }
 
 // ack answers one of the session's requests.
-func (s *session) ack(fn ackFunc, args []any) {
+func (s *session) ack(fn sio.Ack, args ...any) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	fn(args, nil)
+	fn(args...)
 }
 
 // addPending records a request routed to s; false when s is gone.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -15,11 +16,14 @@ type recorder struct {
 	events []string
 }
 
-func (r *recorder) Emit(event string, args ...any) error {
+func (r *recorder) Emit(event string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, fmt.Sprintf("%s %v", event, args))
-	return nil
+}
+
+func (r *recorder) EmitWithAck(event string, payload any, _ func([]json.RawMessage, error)) {
+	r.Emit(event, payload)
 }
 
 type fixture struct {

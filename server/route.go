@@ -1,10 +1,12 @@
 package server
 
 import (
+	"encoding/json"
 	"math"
 	"sync"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -18,43 +20,30 @@ type pendingReq struct {
 	computer string
 	reqID    string
 	from     *session
-	ack      ackFunc
+	ack      sio.Ack
 	start    time.Time
 	timer    *time.Timer
 	once     sync.Once
 }
 
 // finish answers the agent with args (passed through unchanged).
-func (p *pendingReq) finish(args []any) {
+func (p *pendingReq) finish(args ...any) {
 	p.once.Do(func() {
 		if p.timer != nil {
 			p.timer.Stop()
 		}
-		p.from.ack(p.ack, args)
+		p.from.ack(p.ack, args...)
 	})
 }
 
-// routedFields are the routing-relevant fields of any client:* payload;
-// the per-event types check the rest of the shape.
-type routedFields struct {
-	Computer string `json:"computer"`
-	ReqID    string `json:"req_id"`
-}
-
-// shapeOf returns a value of the payload type of a client:* event, used
-// to check a request's field types.
-func shapeOf(event string) any {
-	switch event {
-	case protocol.EventToolCall:
-		return &protocol.ToolCallReq{}
-	case protocol.EventGetDesktop:
-		return &protocol.GetDeskTopReq{}
-	case protocol.EventGetFinder, protocol.EventListFinder:
-		return &protocol.GetFinderReq{}
-	case protocol.EventReadResource:
-		return &protocol.ReadResourceReq{}
-	}
-	return &protocol.ComputerCall{}
+// routed holds the only fields of a client:* request the Server decodes;
+// the rest of the payload is forwarded as it came.
+type routed struct {
+	Agent    string   `json:"agent"`
+	Computer string   `json:"computer"`
+	ReqID    string   `json:"req_id"`
+	ToolName string   `json:"tool_name"` // client:tool_call
+	Timeout  *float64 `json:"timeout"`   // client:tool_call
 }
 
 // notSupported is the answer to a client:* request that the computer
@@ -71,43 +60,36 @@ func notSupported(event, computer string) *protocol.Error {
 
 // route forwards a client:* request to the computer it names in the
 // caller's office and relays the computer's ack back unchanged (an empty
-// one becomes notSupported). Checks, in
-// order: malformed (400), caller in no office (4103), caller not an agent
-// (403), computer in another office (4104), unknown computer (404).
+// one becomes notSupported). Any client:* event is routed; only the
+// routing fields are decoded. Checks, in order: malformed (400), caller in
+// no office (4103), caller not an agent (403), computer in another office
+// (4104), unknown computer (404).
 func (s *Server) route(sess *session, req *request) {
 	if req.ack == nil {
 		req.log.Warn("request without ack callback dropped")
 		return
 	}
-	shape := shapeOf(req.event)
-	if e := s.decode(req, shape); e != nil {
+	var f routed
+	if e := s.decode(req, &f); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	var f routedFields
 	timeout := s.opts.RequestTimeout
-	switch v := shape.(type) {
-	case *protocol.ToolCallReq:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
-		if e := missing(req.event, [2]string{"computer", v.Computer}, [2]string{"tool_name", v.ToolName}); e != nil {
+	if req.event == protocol.EventToolCall {
+		if e := missing(req.event, [2]string{"computer", f.Computer}, [2]string{"tool_name", f.ToolName}); e != nil {
 			s.answer(sess, req, nil, e)
 			return
 		}
-		if v.Timeout < 0 || math.IsNaN(v.Timeout) {
-			s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: timeout must not be negative", req.event))
-			return
+		if f.Timeout != nil {
+			t := *f.Timeout
+			if t < 0 || math.IsNaN(t) {
+				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: timeout must not be negative", req.event))
+				return
+			}
+			if t > 0 {
+				timeout = min(time.Duration(t*float64(time.Second)), maxToolTimeout) + s.opts.ToolCallGrace
+			}
 		}
-		if v.Timeout > 0 {
-			timeout = min(time.Duration(v.Timeout*float64(time.Second)), maxToolTimeout) + s.opts.ToolCallGrace
-		}
-	case *protocol.GetDeskTopReq:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
-	case *protocol.GetFinderReq:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
-	case *protocol.ReadResourceReq:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
-	case *protocol.ComputerCall:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
 	}
 	if e := missing(req.event, [2]string{"computer", f.Computer}); e != nil {
 		s.answer(sess, req, nil, e)
@@ -128,22 +110,27 @@ func (s *Server) route(sess *session, req *request) {
 	p.timer = time.AfterFunc(timeout, func() {
 		if _, ok := target.takePending(p.id); ok {
 			log.Warn("computer did not answer in time", "timeout", timeout)
-			p.finish([]any{protocol.Errorf(protocol.CodeTimeout,
-				"computer '%s' did not answer %s within %s", f.Computer, req.event, timeout)})
+			p.finish(protocol.Errorf(protocol.CodeTimeout,
+				"computer '%s' did not answer %s within %s", f.Computer, req.event, timeout))
 		}
 	})
 	if !target.addPending(p) {
-		p.finish([]any{protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", f.Computer)})
+		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", f.Computer))
 		return
 	}
-	target.emit(req.event, req.payload, ackFunc(func(args []any, _ error) {
+	target.request(req.event, req.payload, func(args []json.RawMessage, _ error) {
 		if _, ok := target.takePending(p.id); ok {
 			log.Debug("routed", "took", time.Since(p.start))
 			if len(args) == 0 {
 				log.Info("computer answered with an empty ack: the event is not supported there")
-				args = []any{notSupported(req.event, f.Computer)}
+				p.finish(notSupported(req.event, f.Computer))
+				return
 			}
-			p.finish(args)
+			out := make([]any, len(args))
+			for i, a := range args {
+				out[i] = a
+			}
+			p.finish(out...)
 		}
-	}))
+	})
 }

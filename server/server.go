@@ -17,10 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	engine "github.com/zishang520/socket.io/servers/engine/v3"
-	"github.com/zishang520/socket.io/servers/socket/v3"
-	"github.com/zishang520/socket.io/v3/pkg/types"
-
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -100,10 +97,8 @@ func (o *Options) setDefaults() {
 type Server struct {
 	opts     Options
 	log      *slog.Logger
-	io       *socket.Server
-	engine   http.Handler
+	io       *sio.Server
 	reg      *registry
-	gates    gates         // start-up gates of the engine sessions
 	ids      atomic.Uint64 // routing ids of forwarded requests
 	draining atomic.Bool   // refuse new sessions during shutdown
 }
@@ -112,39 +107,15 @@ type Server struct {
 func New(opts Options) *Server {
 	opts.setDefaults()
 	s := &Server{opts: opts, log: opts.Logger, reg: newRegistry()}
-	so := socket.DefaultServerOptions()
-	so.SetServeClient(false)
-	so.SetMaxHttpBufferSize(opts.MaxPayloadBytes)
-	so.SetPingInterval(opts.PingInterval)
-	so.SetPingTimeout(opts.PingTimeout)
-	so.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
-	so.SetParser(lenientParser{log: s.log})
-	s.io = socket.NewServer(nil, so)
-	eng := newGatedEngine(so, &s.gates)
-	s.io.Bind(eng)
-	// Registered after Socket.IO's own listener, so it runs once Socket.IO
-	// listens to the new session.
-	_ = eng.On("connection", func(args ...any) {
-		if es, ok := firstArg(args).(engine.Socket); ok {
-			s.gates.adopt(es)
-		}
-	})
-	s.engine = eng
-	nsp := s.io.Of(protocol.Namespace, nil)
-	nsp.Use(s.authenticate)
-	_ = nsp.On("connection", func(args ...any) {
-		if sock, ok := firstArg(args).(*socket.Socket); ok {
-			s.onConnection(sock)
-		}
+	s.io = sio.NewServer(sio.ServerOptions{
+		Logger:          s.log,
+		MaxPayloadBytes: opts.MaxPayloadBytes,
+		PingInterval:    opts.PingInterval,
+		PingTimeout:     opts.PingTimeout,
+		Authorize:       s.authorize,
+		OnConnection:    s.onConnection,
 	})
 	return s
-}
-
-func firstArg(args []any) any {
-	if len(args) == 0 {
-		return nil
-	}
-	return args[0]
 }
 
 // Handler returns the HTTP handler: the a2c_version check in front of the
@@ -170,38 +141,24 @@ func (s *Server) serveEngine(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	s.engine.ServeHTTP(w, r)
+	s.io.ServeHTTP(w, r)
 }
 
-// authenticate is the namespace middleware checking the shared token.
-func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedError)) {
+// authorize checks the shared token of a client's namespace CONNECT.
+func (s *Server) authorize(auth map[string]any) *protocol.Error {
 	if s.opts.Token == "" {
-		next(nil)
-		return
+		return nil
 	}
-	token, _ := sock.Handshake().Auth["token"].(string)
+	token, _ := auth["token"].(string)
 	if subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1 {
-		next(nil)
-		return
+		return nil
 	}
 	msg := "invalid token"
 	if token == "" {
 		msg = "missing token: send auth.token"
 	}
-	s.log.Info("connection refused", "reason", msg, "remote", sock.Handshake().Address)
-	s.gates.releaseOut(sock.Conn())
-	next(socket.NewExtendedError("unauthorized: "+msg, map[string]any{
-		"code": protocol.CodeUnauthorized, "message": "unauthorized: " + msg,
-	}))
-	// The refused client has no business keeping its transport open: drop
-	// it once the connect_error has had time to reach it.
-	conn := sock.Conn()
-	time.AfterFunc(refusedGrace, func() { conn.Close(false) })
+	return protocol.NewError(protocol.CodeUnauthorized, "unauthorized: "+msg)
 }
-
-// refusedGrace is how long a refused client's transport stays open for the
-// connect_error to reach it.
-const refusedGrace = 500 * time.Millisecond
 
 // Serve serves on ln until ctx is done, then shuts down gracefully: it
 // refuses new sessions, disconnects every client, and waits (up to
@@ -262,5 +219,5 @@ func (s *Server) Close() {
 	if s.draining.Swap(true) {
 		return
 	}
-	s.io.Close(nil)
+	s.io.Close()
 }

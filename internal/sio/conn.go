@@ -1,9 +1,10 @@
-// Package sioconn is the Socket.IO client plumbing shared by the SMCP client
-// roles (Agent and Computer): it connects to the /smcp namespace with the
-// a2c_version query and the shared-token auth, turns acks into JSON results
-// or *protocol.Error values, serves server-to-client events, and reconnects
-// with backoff when the connection drops.
-package sioconn
+package sio
+
+// The client side: Conn is the Socket.IO connection shared by the SMCP
+// client roles (Agent and Computer). It connects to the /smcp namespace
+// with the a2c_version query and the shared-token auth, turns acks into
+// JSON results or *protocol.Error values, serves server-to-client events,
+// and reconnects with backoff when the connection drops.
 
 import (
 	"cmp"
@@ -338,6 +339,7 @@ func (c *Conn) clientOptions() *client.Options {
 	o.SetAutoConnect(false)
 	o.SetTimeout(neverDue)
 	o.SetTransports(types.NewSet(client.WebSocket))
+	o.SetParser(rawParser{log: c.log})
 	return o
 }
 

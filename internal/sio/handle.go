@@ -1,4 +1,4 @@
-package sioconn
+package sio
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ func (c *Conn) dispatch(args []any) {
 	if len(rest) == 0 {
 		payload = json.RawMessage("null")
 	} else {
-		payload, perr = json.Marshal(rest[0])
+		payload, perr = argJSON(rest[0])
 	}
 	log := c.log.With("event", event)
 	switch {

@@ -1,4 +1,4 @@
-package sioconn_test
+package sio_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 )
@@ -47,7 +47,7 @@ func TestVersionNegotiation(t *testing.T) {
 
 	t.Run("adopts a server version it speaks", func(t *testing.T) {
 		url := strictServer(t, "0.4.0", "0.4.0")
-		c, err := sioconn.Dial(ctx, sioconn.Options{URL: url})
+		c, err := sio.Dial(ctx, sio.Options{URL: url})
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}
@@ -61,14 +61,14 @@ func TestVersionNegotiation(t *testing.T) {
 	})
 	t.Run("keeps an explicit version", func(t *testing.T) {
 		url := strictServer(t, "0.4.0", "0.4.0")
-		_, err := sioconn.Dial(ctx, sioconn.Options{URL: url, Version: protocol.Version})
+		_, err := sio.Dial(ctx, sio.Options{URL: url, Version: protocol.Version})
 		if protocol.CodeOf(err) != protocol.CodeVersionMismatch {
 			t.Fatalf("got %v, want the 4008 refusal", err)
 		}
 	})
 	t.Run("refuses a server version it does not speak", func(t *testing.T) {
 		url := strictServer(t, "0.5.0", "0.5.0")
-		_, err := sioconn.Dial(ctx, sioconn.Options{URL: url})
+		_, err := sio.Dial(ctx, sio.Options{URL: url})
 		var pe *protocol.Error
 		if !errors.As(err, &pe) || pe.Code != protocol.CodeVersionMismatch || pe.Extra["server_version"] != "0.5.0" {
 			t.Fatalf("got %v, want the 4008 refusal naming 0.5.0", err)
@@ -76,7 +76,7 @@ func TestVersionNegotiation(t *testing.T) {
 	})
 	t.Run("default is this project's version", func(t *testing.T) {
 		url := strictServer(t, protocol.Version, protocol.Version)
-		c, err := sioconn.Dial(ctx, sioconn.Options{URL: url})
+		c, err := sio.Dial(ctx, sio.Options{URL: url})
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}

@@ -149,6 +149,25 @@ func (s *Server) decode(req *request, out any) *protocol.Error {
 	return nil
 }
 
+// decodeFields is decode for the routing fields of a client:* request: the
+// payload's other fields are left unread.
+func (s *Server) decodeFields(req *request, fields ...sio.Field) *protocol.Error {
+	raw, ok := req.payload.(json.RawMessage)
+	if !ok {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", req.event, kindOf(req.payload))
+	}
+	if k := kindOf(raw); k != "an object" {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", req.event, k)
+	}
+	if len(raw) > s.opts.MaxRequestBytes {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", req.event, len(raw), s.opts.MaxRequestBytes)
+	}
+	if err := sio.DecodeFields(raw, fields...); err != nil {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: %v", req.event, err)
+	}
+	return nil
+}
+
 // kindOf names the JSON kind of a payload for error messages.
 func kindOf(v any) string {
 	raw, ok := v.(json.RawMessage)

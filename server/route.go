@@ -46,6 +46,14 @@ type routed struct {
 	Timeout  *float64 `json:"timeout"`   // client:tool_call
 }
 
+// fields lists where DecodeFields puts each routing field.
+func (f *routed) fields() []sio.Field {
+	return []sio.Field{
+		{Name: "agent", Dst: &f.Agent}, {Name: "computer", Dst: &f.Computer}, {Name: "req_id", Dst: &f.ReqID},
+		{Name: "tool_name", Dst: &f.ToolName}, {Name: "timeout", Dst: &f.Timeout},
+	}
+}
+
 // notSupported is the answer to a client:* request that the computer
 // acked with no value. No client:* event has an empty answer, and a
 // Socket.IO client with no handler for an event (python-socketio, which the
@@ -70,7 +78,7 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	var f routed
-	if e := s.decode(req, &f); e != nil {
+	if e := s.decodeFields(req, f.fields()...); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}

@@ -302,8 +302,11 @@ func decodePayload(p *parser.Packet, raw []byte) error {
 		return nil
 	}
 	// EVENT or ACK: a JSON array, kept raw element by element.
-	var elems []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
+	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
+		return errBadPayload
+	}
+	elems, err := splitArray(raw)
+	if err != nil {
 		return errBadPayload
 	}
 	args := make([]any, len(elems))

@@ -1,0 +1,59 @@
+package sio
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzSplitArray checks the scanner against encoding/json: for any valid
+// JSON array, splitArray yields the elements json.Unmarshal finds, and for
+// any valid object DecodeFields reads the member a map decode keeps.
+func FuzzSplitArray(f *testing.F) {
+	for _, s := range []string{
+		`[]`, `[1]`, ` [ "a\"]" , {"b":[1,{"c":"]"}]} , null,true ] `, `["x",{"computer":"pc","req_id":"1"}]`,
+		`{"computer":"pc"}`, `{"a":{"computer":"no"},"computer":"yes"}`, `{"comp\u0075ter":"esc"}`, `{ }`, `"s"`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		raw := []byte(s)
+		if !json.Valid(raw) {
+			return
+		}
+		var want []json.RawMessage
+		if json.Unmarshal(raw, &want) == nil {
+			got, err := splitArray(raw)
+			if err != nil || len(got) != len(want) {
+				t.Fatalf("%s: split %q (%v), want %q", s, got, err, want)
+			}
+			for i := range got {
+				if !bytes.Equal(bytes.TrimSpace(got[i]), bytes.TrimSpace(want[i])) {
+					t.Fatalf("%s: element %d %q, want %q", s, i, got[i], want[i])
+				}
+			}
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) == nil && strings.HasPrefix(strings.TrimSpace(s), "{") {
+			// Keys match exactly (encoding/json would also take
+			// "Computer"); the last of duplicates wins, as in a map.
+			want := struct{ C json.RawMessage }{obj["computer"]}
+			var got json.RawMessage
+			if err := DecodeFields(raw, Field{Name: "computer", Dst: &got}); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+			if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want.C)) {
+				t.Fatalf("%s: computer %q, want %q", s, got, want.C)
+			}
+		}
+	})
+}
+
+func TestDecodeFieldsTypeError(t *testing.T) {
+	var name string
+	err := DecodeFields([]byte(`{"x":[1,2],"computer":5}`), Field{Name: "computer", Dst: &name})
+	if err == nil || !strings.Contains(err.Error(), `field "computer" must be string, got number`) {
+		t.Fatalf("error %v", err)
+	}
+}

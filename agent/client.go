@@ -123,6 +123,9 @@ type Options struct {
 	Handlers Handlers
 	// Path is the engine.io HTTP path (default "/socket.io/").
 	Path string
+	// Version is the a2c_version to speak (default protocol.Version); a
+	// Server that speaks another refuses with 4008 and Connect fails.
+	Version string
 	// ReconnectMin and ReconnectMax bound the reconnect backoff.
 	ReconnectMin, ReconnectMax time.Duration
 }
@@ -174,6 +177,7 @@ func Connect(ctx context.Context, serverURL string, opts Options) (*Client, erro
 		Token:        opts.Token,
 		Logger:       opts.Logger,
 		Path:         opts.Path,
+		Version:      opts.Version,
 		ReconnectMin: opts.ReconnectMin,
 		ReconnectMax: opts.ReconnectMax,
 		CallTimeout:  opts.Timeout,

@@ -59,6 +59,9 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// SocketPath is the engine.io HTTP path (default "/socket.io/").
 	SocketPath string
+	// A2CVersion is the protocol version to speak (default
+	// protocol.Version); a Server speaking another refuses with 4008.
+	A2CVersion string
 	// Version is the Computer's version, sent to MCP servers.
 	Version string
 }
@@ -176,7 +179,7 @@ func (c *Computer) connectOnce(ctx context.Context) (*sio.Conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	conn, err := sio.Dial(dctx, sio.Options{
-		URL: c.opts.ServerURL, Token: c.opts.Token, Logger: c.log, Path: c.opts.SocketPath,
+		URL: c.opts.ServerURL, Token: c.opts.Token, Logger: c.log, Path: c.opts.SocketPath, Version: c.opts.A2CVersion,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", c.opts.ServerURL, err)

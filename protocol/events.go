@@ -5,8 +5,10 @@ import "strings"
 // Namespace is the Socket.IO namespace every SMCP event travels in.
 const Namespace = "/smcp"
 
-// Version is the A2C-SMCP protocol version this project speaks.
-const Version = "0.2.0"
+// Version is the A2C-SMCP protocol version this project speaks by default
+// (what the official SDK a2c-smcp 0.4.x speaks); a Server and its clients
+// may pin another with --a2c-version.
+const Version = "0.4.0"
 
 // client:* events are sent by an Agent, routed by the Server to one Computer
 // and answered by ack.

@@ -242,13 +242,12 @@ func (s *Server) onLeave(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	n, e := s.reg.leave(sess, in.OfficeID)
-	if e != nil {
-		s.answerOffice(sess, req, e)
-		return
+	if n, ok := s.reg.leave(sess, in.OfficeID); ok {
+		req.log.Info("left office", "office", in.OfficeID)
+		n.send()
+	} else {
+		req.log.Debug("left an office it was not in: nothing to do", "office", in.OfficeID)
 	}
-	req.log.Info("left office", "office", in.OfficeID)
-	n.send()
 	s.answerOffice(sess, req, nil)
 }
 

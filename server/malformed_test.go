@@ -182,9 +182,9 @@ func TestBrokenPacketsAndBinaryKeepTheSession(t *testing.T) {
 	// A binary packet whose attachment never comes, then a text packet: the
 	// half-built one is dropped, the text one is served.
 	p.send(`451-/smcp,3["client:get_finder",{"_placeholder":true,"num":0}]`)
-	p.send(`42/smcp,4["server:leave_office",{"office_id":"o1"}]`)
+	p.send(`42/smcp,4["server:list_room",{"office_id":"o1"}]`)
 	if got := p.waitFor("43/smcp,4"); !strings.Contains(got, `"code":4103`) {
-		t.Fatalf("leave answered %s", got)
+		t.Fatalf("list_room answered %s", got)
 	}
 	// A client:* request without an ack id: dropped.
 	p.send(`42/smcp,["client:get_finder",{"computer":"pc"}]`)

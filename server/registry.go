@@ -235,18 +235,15 @@ func (r *registry) join(s *session, req protocol.EnterOfficeReq) ([]notice, *pro
 	return notes, nil
 }
 
-// leave removes s from officeID.
-func (r *registry) leave(s *session, officeID string) (notice, *protocol.Error) {
+// leave removes s from officeID. Leaving an office s is not in succeeds
+// and changes nothing (ok false), as in upstream's Server.
+func (r *registry) leave(s *session, officeID string) (n notice, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s.office == "" {
-		return notice{}, protocol.NewError(protocol.CodeNotInRoom, "not in any office")
+	if s.office == "" || s.office != officeID {
+		return notice{}, false
 	}
-	if s.office != officeID {
-		return notice{}, protocol.Errorf(protocol.CodeNotInRoom, "not in office %q (in %q)", officeID, s.office)
-	}
-	n, _ := r.leaveLocked(s)
-	return n, nil
+	return r.leaveLocked(s)
 }
 
 // remove forgets a disconnected session and returns its leave notice and

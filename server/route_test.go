@@ -348,7 +348,7 @@ func TestReconnectRejoins(t *testing.T) {
 	deadline := time.Now().Add(wait)
 	for {
 		list, err := a.ListRoom(ctx)
-		if err == nil && names(list) == "agent:bot@o1/0.2.0 computer:pc@o1/0.2.0" {
+		if err == nil && names(list) == "agent:bot@o1/0.4.0 computer:pc@o1/0.4.0" {
 			break
 		}
 		if time.Now().After(deadline) {

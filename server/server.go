@@ -64,6 +64,10 @@ type Options struct {
 	// PingInterval and PingTimeout are engine.io's heartbeat (defaults
 	// 25 s and 20 s): a peer that vanishes is noticed within their sum.
 	PingInterval, PingTimeout time.Duration
+	// Version is the protocol version the Server speaks (default
+	// protocol.Version); clients must send a compatible a2c_version.
+	// An unparsable one is replaced by the default, with a warning.
+	Version string
 }
 
 func (o *Options) setDefaults() {
@@ -91,11 +95,15 @@ func (o *Options) setDefaults() {
 	if o.PingTimeout <= 0 {
 		o.PingTimeout = DefaultPingTimeout
 	}
+	if o.Version == "" {
+		o.Version = protocol.Version
+	}
 }
 
 // Server is an SMCP Server.
 type Server struct {
 	opts     Options
+	version  protocol.ProtocolVersion // the one the Server speaks
 	log      *slog.Logger
 	io       *sio.Server
 	reg      *registry
@@ -107,6 +115,12 @@ type Server struct {
 func New(opts Options) *Server {
 	opts.setDefaults()
 	s := &Server{opts: opts, log: opts.Logger, reg: newRegistry()}
+	v, err := protocol.ParseVersion(opts.Version)
+	if err != nil {
+		s.log.Warn("bad protocol version; speaking the default", "version", opts.Version, "err", err, "default", protocol.Version)
+		v, _ = protocol.ParseVersion(protocol.Version)
+	}
+	s.version = v
 	s.io = sio.NewServer(sio.ServerOptions{
 		Logger:          s.log,
 		MaxPayloadBytes: opts.MaxPayloadBytes,
@@ -117,6 +131,9 @@ func New(opts Options) *Server {
 	})
 	return s
 }
+
+// Version returns the protocol version the Server speaks.
+func (s *Server) Version() string { return s.version.String() }
 
 // Handler returns the HTTP handler: the a2c_version check in front of the
 // engine.io endpoint at /socket.io/ and /smcp/.
@@ -135,7 +152,7 @@ func (s *Server) serveEngine(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	if e := checkVersion(r); e != nil {
+	if e := checkVersion(r, s.version); e != nil {
 		s.log.Info("handshake refused", "code", e.Code, "msg", e.Message,
 			"a2c_version", r.URL.Query().Get("a2c_version"), "remote", r.RemoteAddr)
 		writeError(w, e)

@@ -2,10 +2,11 @@ package sio_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,75 +15,78 @@ import (
 	"github.com/smcp-browse/smcp-browse/server"
 )
 
-// strictServer serves this project's Server behind a gate that, like a
-// 0.x server of the official SDK, accepts only a2c_version want and refuses
-// any other with the 4008 body naming serverVersion.
-func strictServer(t *testing.T, want, serverVersion string) string {
-	t.Helper()
-	srv := server.New(server.Options{})
-	t.Cleanup(srv.Close)
-	inner := srv.Handler()
-	gate := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		if q.Get("sid") == "" && q.Get("a2c_version") != want {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_ = json.NewEncoder(w).Encode(map[string]any{
-				"code": 4008, "message": "Protocol version mismatch",
-				"server_version": serverVersion, "client_version": q.Get("a2c_version"),
-				"min_supported": want, "max_supported": want,
-			})
-			return
-		}
-		inner.ServeHTTP(w, r)
-	})
-	hs := httptest.NewServer(gate)
-	t.Cleanup(hs.Close)
-	return hs.URL
-}
-
-func TestVersionNegotiation(t *testing.T) {
+// TestVersionMismatchFailsLoudly: a client refused with 4008 fails with an
+// error naming both versions and the flag to pin the Server's; it never
+// retries with the Server's version by itself (versioning.md). Pinned to
+// the Server's version, it connects.
+func TestVersionMismatchFailsLoudly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	t.Run("adopts a server version it speaks", func(t *testing.T) {
-		url := strictServer(t, "0.4.0", "0.4.0")
-		c, err := sio.Dial(ctx, sio.Options{URL: url})
-		if err != nil {
-			t.Fatalf("dial: %v", err)
+	var tried sync.Map // a2c_version values the server saw
+	srv := server.New(server.Options{Version: "0.5.0"})
+	t.Cleanup(srv.Close)
+	inner := srv.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.URL.Query().Get("a2c_version"); v != "" {
+			tried.Store(v, true)
 		}
-		defer c.Close()
-		if c.Version() != "0.4.0" {
-			t.Errorf("version sent %q, want 0.4.0", c.Version())
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+
+	_, err := sio.Dial(ctx, sio.Options{URL: hs.URL})
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeVersionMismatch || pe.Extra["server_version"] != "0.5.0" {
+		t.Fatalf("got %v, want the 4008 refusal naming 0.5.0", err)
+	}
+	for _, want := range []string{protocol.Version, "0.5.0", "--a2c-version 0.5.0"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
 		}
-		if _, err := c.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: "a", OfficeID: "o"}); err != nil {
-			t.Errorf("join after negotiation: %v", err)
+	}
+	if _, retried := tried.Load("0.5.0"); retried {
+		t.Error("the client retried with the Server's version by itself")
+	}
+
+	c, err := sio.Dial(ctx, sio.Options{URL: hs.URL, Version: "0.5.0"})
+	if err != nil {
+		t.Fatalf("pinned to the Server's version: %v", err)
+	}
+	defer c.Close()
+	if c.Version() != "0.5.0" {
+		t.Errorf("version sent %q", c.Version())
+	}
+	if _, err := c.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: "a", OfficeID: "o"}); err != nil {
+		t.Errorf("join at the pinned version: %v", err)
+	}
+}
+
+// TestWrongSocketPathIsExplained: a Server whose Socket.IO path is /smcp
+// (the official SDK's) answers 404 at /socket.io/; the error names the
+// path tried and suggests --socket-path /smcp.
+func TestWrongSocketPathIsExplained(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv := server.New(server.Options{})
+	t.Cleanup(srv.Close)
+	mux := http.NewServeMux()
+	mux.Handle("/smcp/", srv.Handler())
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+
+	_, err := sio.Dial(ctx, sio.Options{URL: hs.URL})
+	if err == nil {
+		t.Fatal("connected at a path the Server does not serve")
+	}
+	for _, want := range []string{"/socket.io/", "404", "--socket-path /smcp"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
 		}
-	})
-	t.Run("keeps an explicit version", func(t *testing.T) {
-		url := strictServer(t, "0.4.0", "0.4.0")
-		_, err := sio.Dial(ctx, sio.Options{URL: url, Version: protocol.Version})
-		if protocol.CodeOf(err) != protocol.CodeVersionMismatch {
-			t.Fatalf("got %v, want the 4008 refusal", err)
-		}
-	})
-	t.Run("refuses a server version it does not speak", func(t *testing.T) {
-		url := strictServer(t, "0.5.0", "0.5.0")
-		_, err := sio.Dial(ctx, sio.Options{URL: url})
-		var pe *protocol.Error
-		if !errors.As(err, &pe) || pe.Code != protocol.CodeVersionMismatch || pe.Extra["server_version"] != "0.5.0" {
-			t.Fatalf("got %v, want the 4008 refusal naming 0.5.0", err)
-		}
-	})
-	t.Run("default is this project's version", func(t *testing.T) {
-		url := strictServer(t, protocol.Version, protocol.Version)
-		c, err := sio.Dial(ctx, sio.Options{URL: url})
-		if err != nil {
-			t.Fatalf("dial: %v", err)
-		}
-		defer c.Close()
-		if c.Version() != protocol.Version {
-			t.Errorf("version sent %q, want %s", c.Version(), protocol.Version)
-		}
-	})
+	}
+	c, err := sio.Dial(ctx, sio.Options{URL: hs.URL, Path: "/smcp"})
+	if err != nil {
+		t.Fatalf("with the suggested path: %v", err)
+	}
+	_ = c.Close()
 }

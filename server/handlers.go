@@ -131,39 +131,39 @@ func (s *Server) answerOffice(sess *session, req *request, e *protocol.Error) {
 func (s *Server) decode(req *request, out any) *protocol.Error {
 	raw, ok := req.payload.(json.RawMessage)
 	if !ok {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", req.event, kindOf(req.payload))
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), kindOf(req.payload))
 	}
 	if k := kindOf(raw); k != "an object" {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", req.event, k)
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), k)
 	}
 	if len(raw) > s.opts.MaxRequestBytes {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", req.event, len(raw), s.opts.MaxRequestBytes)
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", clip(req.event), len(raw), s.opts.MaxRequestBytes)
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return protocol.Errorf(protocol.CodeBadRequest, "%s: field %q must be %s, got %s", req.event, te.Field, te.Type.Kind(), te.Value)
+			return protocol.Errorf(protocol.CodeBadRequest, "%s: field %q must be %s, got %s", clip(req.event), te.Field, te.Type.Kind(), te.Value)
 		}
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", req.event, err)
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err)
 	}
 	return nil
 }
 
 // decodeFields is decode for the routing fields of a client:* request: the
 // payload's other fields are left unread.
-func (s *Server) decodeFields(req *request, fields ...sio.Field) *protocol.Error {
+func (s *Server) decodeFields(req *request, fields []sio.Field) *protocol.Error {
 	raw, ok := req.payload.(json.RawMessage)
 	if !ok {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", req.event, kindOf(req.payload))
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), kindOf(req.payload))
 	}
 	if k := kindOf(raw); k != "an object" {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", req.event, k)
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), k)
 	}
 	if len(raw) > s.opts.MaxRequestBytes {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", req.event, len(raw), s.opts.MaxRequestBytes)
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", clip(req.event), len(raw), s.opts.MaxRequestBytes)
 	}
-	if err := sio.DecodeFields(raw, fields...); err != nil {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: %v", req.event, err)
+	if err := sio.DecodeFields(raw, fields); err != nil {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: %v", clip(req.event), err)
 	}
 	return nil
 }
@@ -212,12 +212,12 @@ func (s *Server) onJoin(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	if e := missing(req.event, [2]string{"role", string(in.Role)}, [2]string{"name", in.Name}, [2]string{"office_id", in.OfficeID}); e != nil {
+	if e := missing(clip(req.event), [2]string{"role", string(in.Role)}, [2]string{"name", in.Name}, [2]string{"office_id", in.OfficeID}); e != nil {
 		s.answerOffice(sess, req, e)
 		return
 	}
 	if !in.Role.Valid() {
-		s.answerOffice(sess, req, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", req.event, protocol.RoleAgent, protocol.RoleComputer, in.Role))
+		s.answerOffice(sess, req, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", clip(req.event), protocol.RoleAgent, protocol.RoleComputer, clip(string(in.Role))))
 		return
 	}
 	notes, e := s.reg.join(sess, in)
@@ -238,7 +238,7 @@ func (s *Server) onLeave(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	if e := missing(req.event, [2]string{"office_id", in.OfficeID}); e != nil {
+	if e := missing(clip(req.event), [2]string{"office_id", in.OfficeID}); e != nil {
 		s.answerOffice(sess, req, e)
 		return
 	}
@@ -257,7 +257,7 @@ func (s *Server) onListRoom(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	if e := missing(req.event, [2]string{"office_id", in.OfficeID}); e != nil {
+	if e := missing(clip(req.event), [2]string{"office_id", in.OfficeID}); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
@@ -284,7 +284,7 @@ func (s *Server) onUpdate(sess *session, req *request) {
 		return
 	}
 	if role != protocol.RoleComputer {
-		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from a computer", req.event))
+		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from a computer", clip(req.event)))
 		return
 	}
 	if in.Computer != "" && in.Computer != name {
@@ -304,7 +304,7 @@ func (s *Server) onCancel(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	if e := missing(req.event, [2]string{"req_id", in.ReqID}); e != nil {
+	if e := missing(clip(req.event), [2]string{"req_id", in.ReqID}); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
@@ -314,7 +314,7 @@ func (s *Server) onCancel(sess *session, req *request) {
 		return
 	}
 	if role != protocol.RoleAgent {
-		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from an agent", req.event))
+		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from an agent", clip(req.event)))
 		return
 	}
 	n := notice{to: others, event: protocol.NotifyToolCallCancel, payload: protocol.AgentCallData{Agent: name, ReqID: in.ReqID}}

@@ -187,7 +187,7 @@ func TestTargetOrder(t *testing.T) {
 		{"a1", "bot", protocol.CodeNotFound},      // nor is the caller
 	}
 	for _, tt := range tests {
-		got, _, e := f.reg.target(f.sess(tt.from), tt.computer)
+		got, _, _, e := f.reg.target(f.sess(tt.from), tt.computer)
 		code := 0
 		if e != nil {
 			code = e.Code

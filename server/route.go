@@ -23,6 +23,7 @@ type pendingReq struct {
 	ack      sio.Ack
 	start    time.Time
 	timer    *time.Timer
+	done     func() // releases the request's in-flight slot
 	once     sync.Once
 }
 
@@ -32,8 +33,34 @@ func (p *pendingReq) finish(args ...any) {
 		if p.timer != nil {
 			p.timer.Stop()
 		}
+		if p.done != nil {
+			p.done()
+		}
 		p.from.ack(p.ack, args...)
 	})
+}
+
+// admit takes an in-flight slot for a request from sess, or refuses it:
+// over the Server's or the connection's limit (429), or a client:tool_call
+// whose req_id is already in flight from the same agent (400: the older
+// call could no longer be told apart, nor cancelled).
+func (s *Server) admit(sess *session, event, reqID string) *protocol.Error {
+	if n := s.inFlight.Add(1); n > int64(s.opts.MaxInFlight) {
+		s.inFlight.Add(-1)
+		return protocol.Errorf(protocol.CodeTooManyRequests,
+			"%s: the Server has %d requests waiting for computers (limit %d); try again later", event, n-1, s.opts.MaxInFlight)
+	}
+	if e := sess.admit(event, reqID, s.opts.MaxInFlightConn); e != nil {
+		s.inFlight.Add(-1)
+		return e
+	}
+	return nil
+}
+
+// release gives back the slot admit took.
+func (s *Server) release(sess *session, event, reqID string) {
+	sess.release(event, reqID)
+	s.inFlight.Add(-1)
 }
 
 // routed holds the only fields of a client:* request the Server decodes;
@@ -45,6 +72,9 @@ type routed struct {
 	ToolName string   `json:"tool_name"` // client:tool_call
 	Timeout  *float64 `json:"timeout"`   // client:tool_call
 }
+
+// The indexes of fields().
+const fieldAgent = 0
 
 // fields lists where DecodeFields puts each routing field.
 func (f *routed) fields() []sio.Field {
@@ -78,20 +108,21 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	var f routed
-	if e := s.decodeFields(req, f.fields()...); e != nil {
+	fields := f.fields()
+	if e := s.decodeFields(req, fields); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
 	timeout := s.opts.RequestTimeout
 	if req.event == protocol.EventToolCall {
-		if e := missing(req.event, [2]string{"computer", f.Computer}, [2]string{"tool_name", f.ToolName}); e != nil {
+		if e := missing(clip(req.event), [2]string{"computer", f.Computer}, [2]string{"tool_name", f.ToolName}); e != nil {
 			s.answer(sess, req, nil, e)
 			return
 		}
 		if f.Timeout != nil {
 			t := *f.Timeout
 			if t < 0 || math.IsNaN(t) {
-				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: timeout must not be negative", req.event))
+				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: timeout must not be negative", clip(req.event)))
 				return
 			}
 			if t > 0 {
@@ -99,21 +130,39 @@ func (s *Server) route(sess *session, req *request) {
 			}
 		}
 	}
-	if e := missing(req.event, [2]string{"computer", f.Computer}); e != nil {
+	if e := missing(clip(req.event), [2]string{"computer", f.Computer}); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	log := req.log.With("req_id", f.ReqID, "computer", f.Computer)
-	target, officeID, e := s.reg.target(sess, f.Computer)
+	log := req.log.With("req_id", clip(f.ReqID), "computer", clip(f.Computer))
+	target, officeID, sender, e := s.reg.target(sess, f.Computer)
 	if e != nil {
 		req.log = log
 		s.answer(sess, req, nil, e)
 		return
 	}
 	log = log.With("office", officeID)
+	payload := req.payload
+	if f.Agent != sender || fields[fieldAgent].Seen != 1 {
+		// The sender is who joined, whatever the request claims.
+		stamped, err := sio.SetField(payload.(json.RawMessage), "agent", sender)
+		if err != nil {
+			s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err))
+			return
+		}
+		if f.Agent != "" && f.Agent != sender {
+			log.Warn("request names another agent; stamped with the sender's name", "claimed", clip(f.Agent), "agent", sender)
+		}
+		payload = stamped
+	}
+	if e := s.admit(sess, req.event, f.ReqID); e != nil {
+		req.log = log
+		s.answer(sess, req, nil, e)
+		return
+	}
 	p := &pendingReq{
 		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID,
-		from: sess, ack: req.ack, start: time.Now(),
+		from: sess, ack: req.ack, start: time.Now(), done: func() { s.release(sess, req.event, f.ReqID) },
 	}
 	p.timer = time.AfterFunc(timeout, func() {
 		if _, ok := target.takePending(p.id); ok {
@@ -126,7 +175,7 @@ func (s *Server) route(sess *session, req *request) {
 		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", f.Computer))
 		return
 	}
-	target.request(req.event, req.payload, func(args []json.RawMessage, _ error) {
+	target.request(req.event, payload, func(args []json.RawMessage, _ error) {
 		if _, ok := target.takePending(p.id); ok {
 			log.Debug("routed", "took", time.Since(p.start))
 			if len(args) == 0 {

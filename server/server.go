@@ -7,6 +7,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -30,6 +31,11 @@ const (
 	DefaultShutdownTimeout = 5 * time.Second
 	DefaultPingInterval    = 25 * time.Second
 	DefaultPingTimeout     = 20 * time.Second
+	DefaultBodyReadTimeout = 20 * time.Second
+	DefaultConnectTimeout  = 10 * time.Second
+	DefaultMaxSessions     = 10000
+	DefaultMaxInFlight     = 10000
+	DefaultMaxInFlightConn = 256
 )
 
 // maxToolTimeout caps the timeout a tool call may ask for.
@@ -64,6 +70,20 @@ type Options struct {
 	// PingInterval and PingTimeout are engine.io's heartbeat (defaults
 	// 25 s and 20 s): a peer that vanishes is noticed within their sum.
 	PingInterval, PingTimeout time.Duration
+	// BodyReadTimeout bounds reading the body of one HTTP request (a
+	// polling POST): a client trickling it is cut off (default 20 s).
+	BodyReadTimeout time.Duration
+	// ConnectTimeout bounds how long a session may stay open without
+	// joining the SMCP namespace with an accepted CONNECT (default 10 s).
+	ConnectTimeout time.Duration
+	// MaxSessions bounds the sessions open at once, joined or not; a new
+	// one over it is refused with HTTP 429 (default 10,000).
+	MaxSessions int
+	// MaxInFlight bounds the client:* requests waiting for a computer's
+	// answer, over all connections (default 10,000); MaxInFlightConn bounds
+	// them per agent connection (default 256). A request over either is
+	// answered 429 at once.
+	MaxInFlight, MaxInFlightConn int
 	// Version is the protocol version the Server speaks (default
 	// protocol.Version); clients must send a compatible a2c_version.
 	// An unparsable one is replaced by the default, with a warning.
@@ -98,6 +118,11 @@ func (o *Options) setDefaults() {
 	if o.Version == "" {
 		o.Version = protocol.Version
 	}
+	o.BodyReadTimeout = cmp.Or(o.BodyReadTimeout, DefaultBodyReadTimeout)
+	o.ConnectTimeout = cmp.Or(o.ConnectTimeout, DefaultConnectTimeout)
+	o.MaxSessions = cmp.Or(o.MaxSessions, DefaultMaxSessions)
+	o.MaxInFlight = cmp.Or(o.MaxInFlight, DefaultMaxInFlight)
+	o.MaxInFlightConn = cmp.Or(o.MaxInFlightConn, DefaultMaxInFlightConn)
 }
 
 // Server is an SMCP Server.
@@ -108,6 +133,7 @@ type Server struct {
 	io       *sio.Server
 	reg      *registry
 	ids      atomic.Uint64 // routing ids of forwarded requests
+	inFlight atomic.Int64  // client:* requests waiting for a computer
 	draining atomic.Bool   // refuse new sessions during shutdown
 }
 
@@ -126,6 +152,7 @@ func New(opts Options) *Server {
 		MaxPayloadBytes: opts.MaxPayloadBytes,
 		PingInterval:    opts.PingInterval,
 		PingTimeout:     opts.PingTimeout,
+		ConnectTimeout:  opts.ConnectTimeout,
 		Authorize:       s.authorize,
 		OnConnection:    s.onConnection,
 	})
@@ -151,6 +178,20 @@ func (s *Server) serveEngine(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("sid") == "" && s.draining.Load() {
 		http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
 		return
+	}
+	if r.Method == http.MethodPost {
+		// A polling POST carries a body; one trickled in must not hold
+		// its connection for ever (ReadHeaderTimeout covers the headers
+		// only, and a Server-wide ReadTimeout would also cut WebSockets).
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout))
+	}
+	if r.URL.Query().Get("sid") == "" {
+		if n := s.io.Sessions(); n >= s.opts.MaxSessions {
+			s.log.Warn("handshake refused: too many sessions", "sessions", n, "limit", s.opts.MaxSessions, "remote", r.RemoteAddr)
+			writeErrorStatus(w, http.StatusTooManyRequests, protocol.Errorf(protocol.CodeTooManyRequests,
+				"server full: %d sessions open (limit %d); try again later", n, s.opts.MaxSessions))
+			return
+		}
 	}
 	if e := checkVersion(r, s.version); e != nil {
 		s.log.Info("handshake refused", "code", e.Code, "msg", e.Message,

@@ -16,6 +16,11 @@ import (
 
 // writeError writes a protocol error payload as an HTTP 400 response.
 func writeError(w http.ResponseWriter, e *protocol.Error) {
+	writeErrorStatus(w, http.StatusBadRequest, e)
+}
+
+// writeErrorStatus writes a protocol error payload with HTTP status.
+func writeErrorStatus(w http.ResponseWriter, status int, e *protocol.Error) {
 	body, err := json.Marshal(e)
 	if err != nil {
 		body = []byte(`{"code":400,"message":"bad request"}`)
@@ -25,7 +30,7 @@ func writeError(w http.ResponseWriter, e *protocol.Error) {
 	if e.Code != protocol.CodeBadRequest {
 		w.Header().Set("X-A2C-Error-Code", strconv.Itoa(e.Code))
 	}
-	w.WriteHeader(http.StatusBadRequest)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // Scanning of JSON already known to be valid (json.Valid), without
@@ -161,21 +163,28 @@ func keyName(key []byte) string {
 	return string(key[1 : len(key)-1])
 }
 
-// Field is one top-level field DecodeFields reads: its JSON name and where
-// to decode it.
+// Field is one top-level field DecodeFields reads: its JSON name, where to
+// decode it, and (set by DecodeFields) how many members matched the name
+// ignoring case, which is how encoding/json would match them.
 type Field struct {
 	Name string
 	Dst  any
+	Seen int
 }
 
 // DecodeFields decodes the named top-level fields of a valid JSON object
-// and leaves every other one unread. A field of the wrong type is an
-// error naming it.
-func DecodeFields(raw []byte, fields ...Field) error {
+// (exact name; the last of duplicates wins) and leaves every other one
+// unread. A field of the wrong type is an error naming it.
+func DecodeFields(raw []byte, fields []Field) error {
 	var ferr error
 	err := ObjectFields(raw, func(key, value []byte) bool {
 		name := keyName(key)
-		for _, f := range fields {
+		for i := range fields {
+			f := &fields[i]
+			if !strings.EqualFold(name, f.Name) {
+				continue
+			}
+			f.Seen++
 			if name != f.Name {
 				continue
 			}
@@ -195,4 +204,35 @@ func DecodeFields(raw []byte, fields ...Field) error {
 		return ferr
 	}
 	return err
+}
+
+// SetField returns a copy of the valid JSON object raw whose member name
+// is value (encoded as JSON) and which holds no other member of that name,
+// however its case or escapes: the Server stamps a request's sender this
+// way, so a receiver that matches keys loosely (encoding/json) or takes
+// the last duplicate still reads the stamped value.
+func SetField(raw []byte, name string, value any) (json.RawMessage, error) {
+	v, err := json.Marshal(value)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(raw)+len(name)+len(v)+4)
+	out = append(out, '{')
+	out = strconv.AppendQuote(out, name)
+	out = append(out, ':')
+	out = append(out, v...)
+	err = ObjectFields(raw, func(key, val []byte) bool {
+		if strings.EqualFold(keyName(key), name) {
+			return true
+		}
+		out = append(out, ',')
+		out = append(out, key...)
+		out = append(out, ':')
+		out = append(out, val...)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '}'), nil
 }

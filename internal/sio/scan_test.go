@@ -40,7 +40,7 @@ func FuzzSplitArray(f *testing.F) {
 			// "Computer"); the last of duplicates wins, as in a map.
 			want := struct{ C json.RawMessage }{obj["computer"]}
 			var got json.RawMessage
-			if err := DecodeFields(raw, Field{Name: "computer", Dst: &got}); err != nil {
+			if err := DecodeFields(raw, []Field{{Name: "computer", Dst: &got}}); err != nil {
 				t.Fatalf("%s: %v", s, err)
 			}
 			if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want.C)) {
@@ -52,8 +52,32 @@ func FuzzSplitArray(f *testing.F) {
 
 func TestDecodeFieldsTypeError(t *testing.T) {
 	var name string
-	err := DecodeFields([]byte(`{"x":[1,2],"computer":5}`), Field{Name: "computer", Dst: &name})
+	err := DecodeFields([]byte(`{"x":[1,2],"computer":5}`), []Field{{Name: "computer", Dst: &name}})
 	if err == nil || !strings.Contains(err.Error(), `field "computer" must be string, got number`) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestSetField: the stamped member is the only one of its name left, in
+// whatever case or escape the others were written, so both a strict and a
+// loose (encoding/json) reader see the stamped value.
+func TestSetField(t *testing.T) {
+	raw := []byte(`{"agent":"bob","req_id":"1","Agent":"eve","\u0061gent":"mallory","params":{"agent":"kept"}}`)
+	got, err := SetField(raw, "agent", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loose struct {
+		Agent  string         `json:"agent"`
+		ReqID  string         `json:"req_id"`
+		Params map[string]any `json:"params"`
+	}
+	if err := json.Unmarshal(got, &loose); err != nil || loose.Agent != "alice" || loose.ReqID != "1" || loose.Params["agent"] != "kept" {
+		t.Fatalf("%s -> %+v %v", got, loose, err)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(got, &m)
+	if len(m) != 3 {
+		t.Errorf("members %v, want agent, req_id and params only", m)
 	}
 }

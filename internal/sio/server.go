@@ -21,6 +21,10 @@ type ServerOptions struct {
 	MaxPayloadBytes int64
 	// PingInterval and PingTimeout are engine.io's heartbeat.
 	PingInterval, PingTimeout time.Duration
+	// ConnectTimeout bounds how long an engine.io session may stay open
+	// without joining the SMCP namespace (the library's connectTimeout):
+	// a client that never sends an accepted CONNECT is closed then.
+	ConnectTimeout time.Duration
 	// Authorize checks a client's CONNECT to the SMCP namespace (its auth
 	// payload); a non-nil error refuses it with the error's payload as the
 	// connect_error data.
@@ -54,6 +58,9 @@ func NewServer(opts ServerOptions) *Server {
 	so.SetMaxHttpBufferSize(opts.MaxPayloadBytes)
 	so.SetPingInterval(opts.PingInterval)
 	so.SetPingTimeout(opts.PingTimeout)
+	if opts.ConnectTimeout > 0 {
+		so.SetConnectTimeout(opts.ConnectTimeout)
+	}
 	so.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
 	so.SetParser(rawParser{log: s.log})
 	s.io = socket.NewServer(nil, so)
@@ -67,6 +74,13 @@ func NewServer(opts ServerOptions) *Server {
 		}
 	})
 	s.engine = eng
+	// The default namespace exists in every Socket.IO server and admits
+	// anyone; nothing is served there, so a CONNECT to it is refused like
+	// one without the token, and the transport closed.
+	s.io.Of("/", nil).Use(func(sock *socket.Socket, next func(*socket.ExtendedError)) {
+		s.refuse(sock, next, protocol.Errorf(protocol.CodeNotFound,
+			"namespace / is not served: connect to %s", protocol.Namespace))
+	})
 	nsp := s.io.Of(protocol.Namespace, nil)
 	nsp.Use(s.authorize)
 	_ = nsp.On("connection", func(args ...any) {
@@ -85,6 +99,10 @@ func NewServer(opts ServerOptions) *Server {
 // ServeHTTP serves the engine.io endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
 
+// Sessions returns the number of engine.io sessions open, namespace joined
+// or not.
+func (s *Server) Sessions() int { return int(s.gates.open.Load()) }
+
 // Close disconnects every client.
 func (s *Server) Close() { s.io.Close(nil) }
 
@@ -99,6 +117,12 @@ func (s *Server) authorize(sock *socket.Socket, next func(*socket.ExtendedError)
 		next(nil)
 		return
 	}
+	s.refuse(sock, next, e)
+}
+
+// refuse answers a namespace CONNECT with connect_error carrying e's
+// payload and closes the transport soon after.
+func (s *Server) refuse(sock *socket.Socket, next func(*socket.ExtendedError), e *protocol.Error) {
 	s.log.Info("connection refused", "code", e.Code, "reason", e.Message, "remote", sock.Handshake().Address)
 	s.gates.releaseOut(sock.Conn())
 	next(socket.NewExtendedError(e.Message, map[string]any{"code": e.Code, "message": e.Message}))

@@ -69,30 +69,17 @@ func (e *notRoutedError) Is(target error) bool { return target == ErrNotRouted }
 // ErrNoOffice is returned by office-scoped calls before JoinOffice.
 var ErrNoOffice = errors.New("not in an office: call JoinOffice first")
 
-// State is the connection state of a Client.
-type State int
+// State is the connection state of a Client (the same type as the
+// connection's own, sio.State).
+type State = sio.State
 
 // The states a Client goes through.
 const (
-	StateConnecting State = iota
-	StateConnected
-	StateReconnecting
-	StateClosed
+	StateConnecting   = sio.StateConnecting
+	StateConnected    = sio.StateConnected
+	StateReconnecting = sio.StateReconnecting
+	StateClosed       = sio.StateClosed
 )
-
-func (s State) String() string {
-	switch s {
-	case StateConnecting:
-		return "connecting"
-	case StateConnected:
-		return "connected"
-	case StateReconnecting:
-		return "reconnecting"
-	case StateClosed:
-		return "closed"
-	}
-	return fmt.Sprintf("State(%d)", int(s))
-}
 
 // Handlers are the notification callbacks. Each is optional. They are
 // called from the client's goroutines, never while it holds a lock, one at
@@ -188,16 +175,7 @@ func Connect(ctx context.Context, serverURL string, opts Options) (*Client, erro
 	}
 	c.conn = conn
 	c.listen()
-	conn.OnState(func(s sio.State) {
-		switch s {
-		case sio.StateConnected:
-			c.setState(StateConnected)
-		case sio.StateReconnecting:
-			c.setState(StateReconnecting)
-		case sio.StateClosed:
-			c.setState(StateClosed)
-		}
-	})
+	conn.OnState(c.setState)
 	conn.OnReconnect(c.rejoin)
 	c.setState(StateConnected)
 	return c, nil

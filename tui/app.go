@@ -14,6 +14,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 )
 
 // screen is one page of the browser. Screens are pointers mutated by update;
@@ -69,7 +71,7 @@ type App struct {
 	e        *env
 	stack    []screen
 	w, h     int
-	conn     string
+	conn     sio.State
 	showHelp bool
 	help     help.Model
 	mouse    bool
@@ -357,9 +359,9 @@ func (a *App) statusBar() string {
 	case ConnConnected:
 		conn = st.Connected.Render(" ● connected ")
 	case ConnReconnecting, ConnConnecting:
-		conn = st.Reconnect.Render(" ◌ " + a.conn + "… ")
+		conn = st.Reconnect.Render(" ◌ " + a.conn.String() + "… ")
 	default:
-		conn = st.Closed.Render(" ✕ " + oneLine(a.conn) + " ")
+		conn = st.Closed.Render(" ✕ " + oneLine(a.conn.String()) + " ")
 	}
 	parts := []string{conn}
 	if a.e.notice != "" {

@@ -44,18 +44,24 @@ var ErrNotConnected = errors.New("not connected to the SMCP server")
 // ErrClosed is returned by Call and Emit after Close.
 var ErrClosed = errors.New("connection closed")
 
-// State is the state of a Conn.
+// State is the state of a connection to the Server: the one type for it
+// from this package up to the browser's status bar (agent.State is this
+// type).
 type State int
 
-// The states a Conn goes through.
+// The states a connection goes through. A Conn is Connected once Dial
+// returns; Connecting is the state of a client still in its first Dial.
 const (
-	StateConnected State = iota + 1
+	StateConnecting State = iota
+	StateConnected
 	StateReconnecting
 	StateClosed
 )
 
 func (s State) String() string {
 	switch s {
+	case StateConnecting:
+		return "connecting"
 	case StateConnected:
 		return "connected"
 	case StateReconnecting:

@@ -51,7 +51,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		if !json.Valid([]byte(raw)) {
 			return
 		}
-		req := &request{event: protocol.EventToolCall, payload: json.RawMessage(raw), log: slog.New(slog.DiscardHandler)}
+		req := &request{event: protocol.EventToolCall, payload: json.RawMessage(raw), base: slog.New(slog.DiscardHandler)}
 		if e := s.decode(req, &routed{}); e != nil && e.Code != protocol.CodeBadRequest {
 			t.Fatalf("%s: code %d", raw, e.Code)
 		}

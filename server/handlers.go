@@ -19,7 +19,25 @@ type request struct {
 	event   string
 	payload any
 	ack     sio.Ack
-	log     *slog.Logger
+	base    *slog.Logger // the session's logger
+	attrs   []any        // what the request's log lines say beside the event
+	lg      *slog.Logger // base with the attributes, built on first use
+}
+
+// with adds attributes to the request's log lines.
+func (r *request) with(kv ...any) {
+	r.attrs = append(r.attrs, kv...)
+	r.lg = nil
+}
+
+// logger returns the request's logger. It is built only when something
+// is logged: a logger with attributes costs an allocation and, for a text
+// or JSON handler, formatting, on every request otherwise.
+func (r *request) logger() *slog.Logger {
+	if r.lg == nil {
+		r.lg = r.base.With(append([]any{"event", clip(r.event)}, r.attrs...)...)
+	}
+	return r.lg
 }
 
 // onConnection registers the session and its event handler.
@@ -30,10 +48,10 @@ func (s *Server) onConnection(sock *sio.Socket) {
 	log := s.log.With("sid", sess.sid)
 	log.Info("connected", "a2c_version", version, "remote", sock.Address())
 	sock.OnEvent(func(event string, payload any, ack sio.Ack) {
-		req := &request{event: event, payload: payload, ack: ack, log: log.With("event", event)}
+		req := &request{event: event, payload: payload, ack: ack, base: log}
 		defer func() {
 			if r := recover(); r != nil {
-				req.log.Error("handler panicked", "panic", r)
+				req.logger().Error("handler panicked", "panic", r)
 				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeInternalError, "%s: internal error", event))
 			}
 		}()
@@ -73,11 +91,11 @@ func (s *Server) handle(sess *session, req *request) {
 // the outcome is only logged.
 func (s *Server) answer(sess *session, req *request, v any, e *protocol.Error) {
 	if e != nil {
-		req.log.Info("request refused", "code", e.Code, "msg", e.Message)
+		req.logger().Info("request refused", "code", e.Code, "msg", e.Message)
 	}
 	if req.ack == nil {
 		if e != nil {
-			req.log.Warn("no ack callback; error dropped", "code", e.Code)
+			req.logger().Warn("no ack callback; error dropped", "code", e.Code)
 		}
 		return
 	}
@@ -118,7 +136,7 @@ func (s *Server) answerOffice(sess *session, req *request, e *protocol.Error) {
 		return
 	}
 	if e != nil {
-		req.log.Info("request refused", "code", e.Code, "msg", e.Message)
+		req.logger().Info("request refused", "code", e.Code, "msg", e.Message)
 		sess.ack(req.ack, false, e.Message, e)
 		return
 	}
@@ -225,7 +243,7 @@ func (s *Server) onJoin(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	req.log.Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name)
+	req.logger().Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name)
 	s.answerOffice(sess, req, nil)
 	for _, n := range notes {
 		n.send()
@@ -243,10 +261,10 @@ func (s *Server) onLeave(sess *session, req *request) {
 		return
 	}
 	if n, ok := s.reg.leave(sess, in.OfficeID); ok {
-		req.log.Info("left office", "office", in.OfficeID)
+		req.logger().Info("left office", "office", in.OfficeID)
 		n.send()
 	} else {
-		req.log.Debug("left an office it was not in: nothing to do", "office", in.OfficeID)
+		req.logger().Debug("left an office it was not in: nothing to do", "office", in.OfficeID)
 	}
 	s.answerOffice(sess, req, nil)
 }
@@ -266,7 +284,7 @@ func (s *Server) onListRoom(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	req.log.Debug("listed office", "office", in.OfficeID, "req_id", in.ReqID, "members", len(list))
+	req.logger().Debug("listed office", "office", in.OfficeID, "req_id", in.ReqID, "members", len(list))
 	s.answer(sess, req, protocol.ListRoomRet{Sessions: list, ReqID: in.ReqID}, nil)
 }
 
@@ -288,12 +306,12 @@ func (s *Server) onUpdate(sess *session, req *request) {
 		return
 	}
 	if in.Computer != "" && in.Computer != name {
-		req.log.Warn("update names another computer; using the sender's name", "claimed", in.Computer, "name", name)
+		req.logger().Warn("update names another computer; using the sender's name", "claimed", in.Computer, "name", name)
 	}
 	notify, _ := protocol.NotificationFor(req.event)
 	n := notice{to: others, event: notify, payload: protocol.UpdateComputerConfigReq{Computer: name}}
 	n.send()
-	req.log.Debug("broadcast", "office", officeID, "notify", notify, "to", len(others))
+	req.logger().Debug("broadcast", "office", officeID, "notify", notify, "to", len(others))
 	s.answer(sess, req, nil, nil)
 }
 
@@ -319,7 +337,7 @@ func (s *Server) onCancel(sess *session, req *request) {
 	}
 	n := notice{to: others, event: protocol.NotifyToolCallCancel, payload: protocol.AgentCallData{Agent: name, ReqID: in.ReqID}}
 	n.send()
-	req.log.Info("tool call cancel relayed", "office", officeID, "req_id", in.ReqID, "to", len(others))
+	req.logger().Info("tool call cancel relayed", "office", officeID, "req_id", in.ReqID, "to", len(others))
 	s.answer(sess, req, nil, nil)
 }
 

@@ -104,7 +104,7 @@ func notSupported(event, computer string) *protocol.Error {
 // (4104), unknown computer (404).
 func (s *Server) route(sess *session, req *request) {
 	if req.ack == nil {
-		req.log.Warn("request without ack callback dropped")
+		req.logger().Warn("request without ack callback dropped")
 		return
 	}
 	var f routed
@@ -134,14 +134,13 @@ func (s *Server) route(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	log := req.log.With("req_id", clip(f.ReqID), "computer", clip(f.Computer))
+	req.with("req_id", clip(f.ReqID), "computer", clip(f.Computer))
 	target, officeID, sender, e := s.reg.target(sess, f.Computer)
 	if e != nil {
-		req.log = log
 		s.answer(sess, req, nil, e)
 		return
 	}
-	log = log.With("office", officeID)
+	req.with("office", officeID)
 	payload := req.payload
 	if f.Agent != sender || fields[fieldAgent].Seen != 1 {
 		// The sender is who joined, whatever the request claims.
@@ -151,12 +150,11 @@ func (s *Server) route(sess *session, req *request) {
 			return
 		}
 		if f.Agent != "" && f.Agent != sender {
-			log.Warn("request names another agent; stamped with the sender's name", "claimed", clip(f.Agent), "agent", sender)
+			req.logger().Warn("request names another agent; stamped with the sender's name", "claimed", clip(f.Agent), "agent", sender)
 		}
 		payload = stamped
 	}
 	if e := s.admit(sess, req.event, f.ReqID); e != nil {
-		req.log = log
 		s.answer(sess, req, nil, e)
 		return
 	}
@@ -166,7 +164,7 @@ func (s *Server) route(sess *session, req *request) {
 	}
 	p.timer = time.AfterFunc(timeout, func() {
 		if _, ok := target.takePending(p.id); ok {
-			log.Warn("computer did not answer in time", "timeout", timeout)
+			req.logger().Warn("computer did not answer in time", "timeout", timeout)
 			p.finish(protocol.Errorf(protocol.CodeTimeout,
 				"computer '%s' did not answer %s within %s", f.Computer, req.event, timeout))
 		}
@@ -177,9 +175,11 @@ func (s *Server) route(sess *session, req *request) {
 	}
 	target.request(req.event, payload, func(args []json.RawMessage, _ error) {
 		if _, ok := target.takePending(p.id); ok {
-			log.Debug("routed", "took", time.Since(p.start))
+			if s.debug {
+				req.logger().Debug("routed", "took", time.Since(p.start))
+			}
 			if len(args) == 0 {
-				log.Info("computer answered with an empty ack: the event is not supported there")
+				req.logger().Info("computer answered with an empty ack: the event is not supported there")
 				p.finish(notSupported(req.event, f.Computer))
 				return
 			}

@@ -130,6 +130,7 @@ type Server struct {
 	opts     Options
 	version  protocol.ProtocolVersion // the one the Server speaks
 	log      *slog.Logger
+	debug    bool // the logger takes debug lines
 	io       *sio.Server
 	reg      *registry
 	ids      atomic.Uint64 // routing ids of forwarded requests
@@ -147,6 +148,7 @@ func New(opts Options) *Server {
 		v, _ = protocol.ParseVersion(protocol.Version)
 	}
 	s.version = v
+	s.debug = s.log.Enabled(context.Background(), slog.LevelDebug)
 	s.io = sio.NewServer(sio.ServerOptions{
 		Logger:          s.log,
 		MaxPayloadBytes: opts.MaxPayloadBytes,

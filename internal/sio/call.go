@@ -116,10 +116,33 @@ func DecodeAck(args []any) (json.RawMessage, error) {
 		}
 		return nil, protocol.NewError(protocol.CodeBadRequest, msg)
 	}
-	if pe, ok := protocol.DecodeError(first); ok {
-		return nil, pe
+	if mayBeError(first) {
+		if pe, ok := protocol.DecodeError(first); ok {
+			return nil, pe
+		}
 	}
 	return first, nil
+}
+
+// mayBeError reports whether raw is an object with the members an error
+// payload has at its top level (code and message, or error). It walks the
+// members without decoding them, so a success answer (a page body of
+// megabytes) is not decoded, copied or allocated for just to learn that
+// it is not an error.
+func mayBeError(raw json.RawMessage) bool {
+	var code, msg, nested bool
+	err := ObjectFields(raw, func(key, _ []byte) bool {
+		switch keyName(key) {
+		case "code":
+			code = true
+		case "message":
+			msg = true
+		case "error":
+			nested = true
+		}
+		return true
+	})
+	return err == nil && (code && msg || nested)
 }
 
 // boolOf reports the value of a JSON true or false.

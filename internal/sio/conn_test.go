@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -411,5 +412,31 @@ func TestDialBoundedWhenUpgradeHangs(t *testing.T) {
 		t.Logf("failed after %s", time.Since(start).Round(time.Millisecond))
 	case <-time.After(wait):
 		t.Fatalf("dial still hanging %s after its 2 s deadline", wait)
+	}
+}
+
+// TestAnswerBytesPassThrough: a computer's answer reaches the agent's
+// caller as the bytes the computer's encoder wrote — member order kept —
+// so nothing on the way (the Server, the agent's connection) decoded it
+// into a map and encoded it again. Together with the parser's test this
+// is the count of the read path: one encode on the Computer, none on the
+// Server, one decode by the caller (plus validating scans on each hop).
+func TestAnswerBytesPassThrough(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	ctx := testCtx(t)
+	page := strings.Repeat("Lorem ipsum dolor sit amet. ", 40_000) // ~1 MB
+	body := `{"zeta":1,"contents":[{"uri":"dpe://h/d/pages/1","mimeType":"text/markdown","text":` + strconv.Quote(page) + `}],"alpha":{"b":2,"a":1}}`
+	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{
+		protocol.EventReadResource: func(context.Context, json.RawMessage) (any, error) {
+			return json.RawMessage(body), nil
+		},
+	})
+	bot := agentIn(t, srv.URL, "o1")
+	raw, err := bot.Call(ctx, protocol.EventReadResource, protocol.ReadResourceReq{Agent: "bot", ReqID: "1", Computer: "pc", URI: "dpe://h/d/pages/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != body {
+		t.Fatalf("the answer was re-encoded on the way: got %.120s…, want %.120s…", raw, body)
 	}
 }

@@ -128,6 +128,11 @@ func ackArgs(v any, err error) []any {
 	if v == nil {
 		return []any{}
 	}
+	if raw, ok := v.(json.RawMessage); ok && json.Valid(raw) {
+		// Already encoded (a resource read): sent as it is, not compacted
+		// into a copy by json.Marshal.
+		return []any{raw}
+	}
 	raw, mErr := json.Marshal(v)
 	if mErr != nil {
 		raw, _ = json.Marshal(protocol.NewError(protocol.CodeInternalError, fmt.Sprintf("answer is not JSON: %v", mErr)))

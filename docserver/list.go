@@ -3,9 +3,8 @@ package docserver
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
+	"path"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -13,73 +12,6 @@ import (
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
 	"github.com/smcp-browse/smcp-browse/dpe"
 )
-
-// metaItem is the peeked title and summary of one file version.
-type metaItem struct {
-	key  cacheKey
-	meta extract.Meta
-	err  error
-}
-
-// metaCache remembers peeks (and peek failures) per path until the file
-// changes.
-type metaCache struct {
-	mu sync.Mutex
-	m  map[string]metaItem
-}
-
-func newMetaCache() *metaCache { return &metaCache{m: map[string]metaItem{}} }
-
-func (c *metaCache) get(k cacheKey) (metaItem, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	it, ok := c.m[k.rel]
-	return it, ok && it.key == k
-}
-
-func (c *metaCache) put(it metaItem) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[it.key.rel] = it
-}
-
-func (c *metaCache) forget(rel string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, rel)
-}
-
-// metaOf returns the title and summary of a document for listing: from the
-// parsed document when it is cached, else from a peek (cached per file
-// version). A file whose peek fails (a corrupt package) is reported once
-// and left out of listings until it changes.
-func (s *Server) metaOf(ctx context.Context, e *entry) (extract.Meta, error) {
-	k := keyOf(e.fileInfo)
-	if doc, ok := s.docs.peek(k); ok {
-		return extract.Meta{Title: doc.Title, Summary: doc.Summary}, nil
-	}
-	if it, ok := s.metas.get(k); ok {
-		return it.meta, it.err
-	}
-	m, err := s.peek(ctx, e)
-	if err != nil {
-		if ctx.Err() != nil {
-			return extract.Meta{}, ctx.Err()
-		}
-		s.log.Warn("skip unreadable document", "path", e.rel, "err", err)
-	}
-	s.metas.put(metaItem{key: k, meta: m, err: err})
-	return m, err
-}
-
-func (s *Server) peek(ctx context.Context, e *entry) (extract.Meta, error) {
-	f, err := s.root.Open(e.rel)
-	if err != nil {
-		return extract.Meta{}, fmt.Errorf("open: %w", err)
-	}
-	defer f.Close()
-	return s.parser.Peek(ctx, e.rel, f, e.size)
-}
 
 // resource is the resources/list entry of a document.
 func (s *Server) resource(e *entry, m extract.Meta) mcp.Resource {
@@ -99,11 +31,51 @@ func (s *Server) resource(e *entry, m extract.Meta) mcp.Resource {
 	}
 }
 
+// unreadableReason is the one-line reason shown for a document that
+// cannot be read.
+func unreadableReason(err error) string {
+	return truncateRunes(firstLine(err.Error()), 300)
+}
+
+// truncateRunes cuts s to at most n runes, marking the cut with "…".
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// unreadableResource is the resources/list entry of a document that
+// cannot be read: its file name as title, the reason as description and
+// in _meta.unreadable.
+func (s *Server) unreadableResource(e *entry, err error) mcp.Resource {
+	reason := unreadableReason(err)
+	r := s.resource(e, extract.Meta{Title: path.Base(e.rel), Summary: "Unreadable: " + reason})
+	r.Meta.AdditionalFields["unreadable"] = reason
+	return r
+}
+
+// pendingResource is the entry of a document whose peek has not finished
+// yet: its file name as title and _meta.pending. When the peek finishes,
+// notifications/resources/updated tells the client to read it again.
+func (s *Server) pendingResource(e *entry) mcp.Resource {
+	r := s.resource(e, extract.Meta{Title: path.Base(e.rel)})
+	r.Meta.AdditionalFields["pending"] = true
+	return r
+}
+
 // afterListResources answers resources/list. The server registers no
 // static resources, so mcp-go's own handler produces an empty page; this
 // hook replaces it with a page of the index. Pages are ordered by path and
 // the cursor is the (base64) path of the last entry of the previous page,
 // so paging stays correct while files come and go.
+//
+// Every document of the page is listed: the peeks it needs run on the
+// peek workers, and the page waits for them at most ListWait. A document
+// whose peek failed is listed as unreadable with the reason; one whose
+// peek is still running is listed as pending and announced with
+// notifications/resources/updated when its peek ends.
 func (s *Server) afterListResources(ctx context.Context, _ any, req *mcp.ListResourcesRequest, result *mcp.ListResourcesResult) {
 	after := ""
 	if c := string(req.Params.Cursor); c != "" {
@@ -116,20 +88,57 @@ func (s *Server) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 	if after != "" {
 		i = sort.Search(len(entries), func(i int) bool { return entries[i].rel > after })
 	}
-	res := make([]mcp.Resource, 0, min(s.opts.ListPageSize, len(entries)-i))
-	last := ""
-	for ; i < len(entries) && len(res) < s.opts.ListPageSize; i++ {
-		e := entries[i]
-		m, err := s.metaOf(ctx, e)
-		last = e.rel
-		if err != nil {
+	page := entries[i:min(len(entries), i+s.opts.ListPageSize)]
+	calls := make([]*peekCall, len(page))
+	for j, e := range page {
+		if _, ok := s.docs.peek(keyOf(e.fileInfo)); !ok {
+			calls[j] = s.startPeek(e)
+		}
+	}
+	wait := time.NewTimer(s.opts.ListWait)
+	defer wait.Stop()
+	for _, c := range calls {
+		if c == nil {
 			continue
 		}
-		res = append(res, s.resource(e, m))
+		select {
+		case <-c.done:
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	res := make([]mcp.Resource, 0, len(page))
+	for j, e := range page {
+		if c := calls[j]; c != nil && s.peeks.announceIfRunning(c) {
+			res = append(res, s.pendingResource(e))
+			continue
+		}
+		m, err := s.metaOf(ctx, e) // known by now: does not block
+		switch {
+		case err == nil:
+			res = append(res, s.resource(e, m))
+		case isContextErr(err) && ctx.Err() != nil:
+			res = append(res, s.pendingResource(e))
+		default:
+			res = append(res, s.unreadableResource(e, err))
+		}
 	}
 	result.Resources = res
 	result.NextCursor = ""
-	if i < len(entries) {
-		result.NextCursor = mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(last)))
+	if i+len(page) < len(entries) {
+		result.NextCursor = mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(page[len(page)-1].rel)))
+	}
+}
+
+// isDone reports whether ch is closed.
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -102,8 +103,27 @@ func errDocNotFound(ref string) error {
 		WithDetails(map[string]any{"doc_ref": ref})
 }
 
+// unreadableError is the error of a document that cannot be read: the
+// coded JSON-RPC error of a read, and the reason for a listing.
+type unreadableError struct {
+	reason string
+	rpc    *RPCError
+}
+
+func (u *unreadableError) Error() string { return u.rpc.Error() }
+func (u *unreadableError) Unwrap() error { return u.rpc }
+
+func newUnreadable(ref, rel string, err error) *unreadableError {
+	reason := unreadableReason(err)
+	return &unreadableError{reason: reason, rpc: &RPCError{Code: mcp.INTERNAL_ERROR,
+		Message: fmt.Sprintf("document %q (%s) cannot be read: %s", ref, rel, reason),
+		Data:    map[string]any{"doc_ref": ref, "unreadable": reason}}}
+}
+
 // load returns the parsed document of ref. The file is stat'ed on every
-// read, so a change is seen even before the watcher reports it.
+// read, so a change is seen even before the watcher reports it. A file
+// whose peek failed is not parsed: it is unreadable (an *unreadableError,
+// returned with the entry), as is one whose parse fails.
 func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Document, error) {
 	e, ok := s.index.lookup(ref)
 	if !ok {
@@ -114,6 +134,18 @@ func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Documen
 		return nil, nil, errDocNotFound(ref)
 	}
 	fresh := &entry{fileInfo: cur, docRef: e.docRef}
+	failed := func(err error) (*entry, *extract.Document, error) {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, errDocNotFound(ref) // deleted since the stat above
+		}
+		return fresh, nil, newUnreadable(ref, cur.rel, err)
+	}
+	if _, err := s.metaOf(ctx, fresh); err != nil {
+		return failed(err)
+	}
 	doc, err := s.docs.get(ctx, keyOf(cur), func() (*extract.Document, error) {
 		pctx, cancel := context.WithTimeout(s.baseCtx, s.opts.ParseTimeout)
 		defer cancel()
@@ -127,15 +159,7 @@ func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Documen
 		return d, err
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, errDocNotFound(ref) // deleted since the stat above
-		}
-		return nil, nil, &RPCError{Code: mcp.INTERNAL_ERROR,
-			Message: fmt.Sprintf("document %q (%s) cannot be read: %v", ref, cur.rel, firstLine(err.Error())),
-			Data:    map[string]any{"doc_ref": ref}}
+		return failed(err)
 	}
 	return fresh, doc, nil
 }
@@ -212,9 +236,25 @@ func (s *Server) metadata(e *entry, doc *extract.Document) protocol.DPEDocument 
 	}
 }
 
+// unreadableDocument is the Level 1 read of a document that cannot be
+// read: no pages, the reason as summary and in "unreadable".
+func (s *Server) unreadableDocument(e *entry, ue *unreadableError) protocol.DPEDocument {
+	return protocol.DPEDocument{
+		DocRef:       e.docRef,
+		URI:          dpe.Document(s.host, e.docRef).String(),
+		FileURI:      s.fileURI(e.rel),
+		FileType:     e.fileType,
+		Title:        path.Base(e.rel),
+		Keywords:     []string{},
+		Summary:      "Unreadable: " + ue.reason,
+		LastModified: e.mtime.UTC().Format(time.RFC3339),
+		Unreadable:   ue.reason,
+	}
+}
+
 // catalog is the Level 0 read: the documents from offset (default 0), at
 // most limit of them (default 100), with total_count of all documents.
-// Documents that cannot be parsed are left out (and logged).
+// Documents that cannot be read are listed with their reason.
 func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog, error) {
 	entries := s.index.snapshot()
 	off, lim := 0, catalogDefaultLimit
@@ -227,13 +267,15 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 	cat := protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}, TotalCount: len(entries)}
 	for i := off; i < len(entries) && i < off+lim; i++ {
 		e, doc, err := s.load(ctx, entries[i].docRef)
-		if err != nil {
-			if ctx.Err() != nil {
-				return cat, ctx.Err()
-			}
-			continue
+		var ue *unreadableError
+		switch {
+		case err == nil:
+			cat.Documents = append(cat.Documents, s.summaryOf(e, doc))
+		case errors.As(err, &ue):
+			cat.Documents = append(cat.Documents, s.unreadableDocument(e, ue).CatalogEntry(s.host))
+		case ctx.Err() != nil:
+			return cat, ctx.Err()
 		}
-		cat.Documents = append(cat.Documents, s.summaryOf(e, doc))
 	}
 	return cat, nil
 }
@@ -242,6 +284,10 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 // (offset default 0, limit default 20).
 func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument, error) {
 	e, doc, err := s.load(ctx, u.DocRef)
+	var ue *unreadableError
+	if errors.As(err, &ue) {
+		return s.unreadableDocument(e, ue), nil
+	}
 	if err != nil {
 		return protocol.DPEDocument{}, err
 	}

@@ -14,8 +14,9 @@
 //   - Files are parsed lazily on their first read and cached by (path,
 //     size, mtime). Listing only stats files and peeks at a bounded prefix
 //     (or the metadata parts of an office file) for the resource's name
-//     (the title) and description (the summary); a file whose peek fails
-//     (corrupt) is logged and left out of listings until it changes.
+//     (the title) and description (the summary), within a deadline (see
+//     peek.go); a file whose peek fails (corrupt, encrypted, a reader that
+//     loops) is listed as unreadable with the reason until it changes.
 //   - resources/list is ordered by path and paged with an opaque cursor.
 //   - Level 0 (dpe://host) pages its documents with offset/limit (default
 //     0/100) because each catalog entry needs a parse for page_count.
@@ -59,6 +60,8 @@ const (
 	DefaultListPageSize = 200
 	DefaultCacheSize    = 64
 	DefaultParseTimeout = 60 * time.Second
+	DefaultPeekTimeout  = 10 * time.Second
+	DefaultListWait     = 250 * time.Millisecond
 )
 
 // Options configures a Server. Zero values mean the defaults above.
@@ -70,6 +73,8 @@ type Options struct {
 	ListPageSize int           // resources per resources/list page
 	CacheSize    int           // parsed documents kept in memory
 	ParseTimeout time.Duration // bound on parsing one file
+	PeekTimeout  time.Duration // bound on peeking at one file for its title
+	ListWait     time.Duration // how long resources/list waits for peeks before listing files as pending
 	Extract      extract.Options
 	Version      string // reported in the MCP initialize result
 }
@@ -86,7 +91,7 @@ type Server struct {
 	ledger *errorLedger
 	index  *index
 	docs   *docCache
-	metas  *metaCache
+	peeks  *peeks
 	subs   *subscriptions
 	scan   *scanner
 	parser *extract.Parser
@@ -122,6 +127,12 @@ func New(root string, opts Options) (*Server, error) {
 	}
 	if opts.ParseTimeout <= 0 {
 		opts.ParseTimeout = DefaultParseTimeout
+	}
+	if opts.PeekTimeout <= 0 {
+		opts.PeekTimeout = DefaultPeekTimeout
+	}
+	if opts.ListWait <= 0 {
+		opts.ListWait = DefaultListWait
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -159,7 +170,7 @@ func New(root string, opts Options) (*Server, error) {
 		ledger:  newErrorLedger(),
 		index:   newIndex(),
 		docs:    newDocCache(opts.CacheSize),
-		metas:   newMetaCache(),
+		peeks:   newPeeks(),
 		subs:    newSubscriptions(),
 		parser:  extract.NewParser(opts.Extract),
 	}

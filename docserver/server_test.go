@@ -384,26 +384,51 @@ func TestCorruptFilesDoNotBreakTheCatalog(t *testing.T) {
 	big := strings.Repeat("x", 2048)
 	writeFile(t, filepath.Join(dir, "big.txt"), big)
 	_, c, _ := startInProcess(t, dir, Options{MaxFileSize: 1024})
+	// Broken files are listed, marked unreadable with the reason; the
+	// good one is listed normally; the file over the size bound is not
+	// served at all.
 	all, _ := listAll(t, c)
-	if len(all) != 1 || all[0].Name != "Good" {
-		var names []string
-		for _, r := range all {
-			names = append(names, r.Name)
+	if len(all) != 4 {
+		t.Fatalf("listed %d resources, want 4: %v", len(all), all)
+	}
+	for _, r := range all {
+		rel := r.Meta.AdditionalFields["path"]
+		reason := listedUnreadable(r)
+		switch rel {
+		case "good.md":
+			if r.Name != "Good" || reason != "" {
+				t.Errorf("good.md listed as %q (unreadable %q)", r.Name, reason)
+			}
+		default:
+			if reason == "" || r.Description != "Unreadable: "+reason || r.Name != rel {
+				t.Errorf("%s listed as %q %q (unreadable %q)", rel, r.Name, r.Description, reason)
+			}
 		}
-		t.Fatalf("listed %v, want only the good file", names)
 	}
 	var cat protocol.DPECatalog
 	readJSON(t, c, "dpe://"+testHost, &cat)
-	if cat.TotalCount != 4 || len(cat.Documents) != 1 {
+	if cat.TotalCount != 4 || len(cat.Documents) != 4 {
 		t.Errorf("catalog = %d of %d", len(cat.Documents), cat.TotalCount)
 	}
-	// A corrupt document read is an error for that document only.
+	for _, d := range cat.Documents {
+		if (d.Unreadable == "") != (d.Title == "Good") {
+			t.Errorf("catalog entry %s: unreadable %q", d.Title, d.Unreadable)
+		}
+	}
+	// The Level 1 read of a corrupt document says why; its pages are an
+	// error for that document only.
 	ref := DocRef("broken.pdf")
-	e := rpcError(t, c.GetTransport(), 77, "dpe://"+testHost+"/"+ref)
-	if e.Code != mcp.INTERNAL_ERROR || !strings.Contains(e.Message, "cannot be read") {
+	var doc protocol.DPEDocument
+	readJSON(t, c, "dpe://"+testHost+"/"+ref, &doc)
+	if doc.Unreadable == "" || doc.PageCount != 0 || doc.Title != "broken.pdf" {
+		t.Errorf("Level 1 of broken.pdf = %+v", doc)
+	}
+	e := rpcError(t, c.GetTransport(), 77, "dpe://"+testHost+"/"+ref+"/pages/0")
+	if e.Code != mcp.INTERNAL_ERROR || !strings.Contains(e.Message, "cannot be read") || !strings.Contains(e.Message, doc.Unreadable) {
 		t.Errorf("corrupt read: %d %s", e.Code, e.Message)
 	}
-	readText(t, c, all[0].URI) // the server still answers
+	good, _ := resourceByPath(all, "good.md")
+	readText(t, c, good.URI) // the server still answers
 }
 
 func TestDocumentChangesAreSeenOnRead(t *testing.T) {

@@ -202,7 +202,7 @@ func (w *watcher) apply(paths map[string]bool) {
 	for rel, fi := range old {
 		if nf, ok := files[rel]; !ok || !nf.sameVersion(fi) {
 			s.docs.forget(rel)
-			s.metas.forget(rel)
+			s.peeks.forget(rel)
 		}
 	}
 	if setChanged {

@@ -182,6 +182,9 @@ type DPEDocumentSummary struct {
 	Summary      string   `json:"summary,omitempty"`
 	Server       string   `json:"server"`
 	LastModified string   `json:"last_modified,omitempty"`
+	// Unreadable, when set, says the document cannot be read and why
+	// (encrypted, corrupt, too slow to open); its page_count is 0.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // DPEPageSummary is one entry of a Level 1 page index.
@@ -222,6 +225,8 @@ type DPEDocument struct {
 	PageOffset   *int             `json:"page_offset,omitempty"`
 	PageLimit    *int             `json:"page_limit,omitempty"`
 	PageTotal    *int             `json:"page_total,omitempty"`
+	// Unreadable, when set, says the document cannot be read and why.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // MarshalJSON writes the document; a depth=pages read (PageOffset set)
@@ -249,8 +254,9 @@ func (d DPEDocument) MarshalJSON() ([]byte, error) {
 		PageOffset   *int              `json:"page_offset,omitempty"`
 		PageLimit    *int              `json:"page_limit,omitempty"`
 		PageTotal    *int              `json:"page_total,omitempty"`
+		Unreadable   string            `json:"unreadable,omitempty"`
 	}{d.DocRef, d.URI, d.FileURI, d.FileType, d.Title, d.PageCount, d.Keywords,
-		d.Summary, d.LastModified, pages, d.PageOffset, d.PageLimit, d.PageTotal})
+		d.Summary, d.LastModified, pages, d.PageOffset, d.PageLimit, d.PageTotal, d.Unreadable})
 }
 
 // CatalogEntry turns a Level 1 document into a catalog entry owned by server.
@@ -259,6 +265,7 @@ func (d DPEDocument) CatalogEntry(server string) DPEDocumentSummary {
 		DocRef: d.DocRef, URI: d.URI, FileURI: d.FileURI, FileType: d.FileType,
 		Title: d.Title, PageCount: d.PageCount, Keywords: d.Keywords,
 		Summary: d.Summary, Server: server, LastModified: d.LastModified,
+		Unreadable: d.Unreadable,
 	}
 }
 

@@ -31,6 +31,10 @@ type ServerOptions struct {
 	Authorize func(auth map[string]any) *protocol.Error
 	// OnConnection is called for every client that joined the namespace.
 	OnConnection func(*Socket)
+	// Adapter replaces the library's in-memory adapter (rooms, broadcasts,
+	// acks across nodes), e.g. with its Redis adapter for scale-out; nil
+	// keeps the in-memory one.
+	Adapter socket.AdapterConstructor
 }
 
 // Server is the Socket.IO server of namespace protocol.Namespace: the
@@ -63,6 +67,9 @@ func NewServer(opts ServerOptions) *Server {
 	}
 	so.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
 	so.SetParser(rawParser{log: s.log})
+	if opts.Adapter != nil {
+		so.SetAdapter(opts.Adapter)
+	}
 	s.io = socket.NewServer(nil, so)
 	eng := newGatedEngine(so, &s.gates)
 	s.io.Bind(eng)

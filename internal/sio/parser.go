@@ -319,8 +319,8 @@ func decodePayload(p *parser.Packet, raw []byte) error {
 		}
 		switch elems[0][0] {
 		case '"':
-			var name string
-			if json.Unmarshal(elems[0], &name) != nil || reservedEvents[name] {
+			name, plain := plainJSONString(elems[0])
+			if !plain && json.Unmarshal(elems[0], &name) != nil || reservedEvents[name] {
 				return errBadPayload
 			}
 			args[0] = name

@@ -163,6 +163,20 @@ func keyName(key []byte) string {
 	return string(key[1 : len(key)-1])
 }
 
+// plainJSONString returns the text of a JSON string of printable ASCII
+// without escapes, the common case, which needs no decoding.
+func plainJSONString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+			return "", false // escapes, and non-ASCII (encoding/json fixes bad UTF-8)
+		}
+	}
+	return string(v[1 : len(v)-1]), true
+}
+
 // Field is one top-level field DecodeFields reads: its JSON name, where to
 // decode it, and (set by DecodeFields) how many members matched the name
 // ignoring case, which is how encoding/json would match them.
@@ -187,6 +201,12 @@ func DecodeFields(raw []byte, fields []Field) error {
 			f.Seen++
 			if name != f.Name {
 				continue
+			}
+			if dst, ok := f.Dst.(*string); ok {
+				if str, plain := plainJSONString(value); plain {
+					*dst = str
+					continue
+				}
 			}
 			if err := json.Unmarshal(value, f.Dst); err != nil {
 				var te *json.UnmarshalTypeError

@@ -46,6 +46,12 @@ func FuzzSplitArray(f *testing.F) {
 			if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want.C)) {
 				t.Fatalf("%s: computer %q, want %q", s, got, want.C)
 			}
+			var wantStr, gotStr string
+			if json.Unmarshal(want.C, &wantStr) == nil {
+				if err := DecodeFields(raw, []Field{{Name: "computer", Dst: &gotStr}}); err != nil || gotStr != wantStr {
+					t.Fatalf("%s: computer as a string %q (%v), want %q", s, gotStr, err, wantStr)
+				}
+			}
 		}
 	})
 }

@@ -117,13 +117,9 @@ type Options struct {
 	ReconnectMin, ReconnectMax time.Duration
 }
 
-// FinderQuery filters and pages a Finder catalog.
-type FinderQuery struct {
-	Keywords []string
-	FileType string
-	Offset   int
-	Limit    int // 0: the Computer's default
-}
+// FinderQuery filters, sorts and pages a Finder catalog (one shape for
+// every caller: protocol.FinderQuery).
+type FinderQuery = protocol.FinderQuery
 
 // Client is a connected Agent. It is safe for concurrent use.
 type Client struct {
@@ -413,18 +409,7 @@ func (c *Client) getFinder(ctx context.Context, computer string, q FinderQuery, 
 	if q.Offset < 0 || q.Limit < 0 {
 		return protocol.Errorf(protocol.CodeBadRequest, "offset and limit must not be negative (got %d, %d)", q.Offset, q.Limit)
 	}
-	h := c.header(computer)
-	req := protocol.GetFinderReq{
-		Agent: h.Agent, ReqID: h.ReqID, Computer: computer,
-		Keywords: q.Keywords, FileType: q.FileType,
-	}
-	if q.Offset > 0 {
-		req.Offset = &q.Offset
-	}
-	if q.Limit > 0 {
-		req.Limit = &q.Limit
-	}
-	return c.call(ctx, protocol.EventGetFinder, req, out)
+	return c.call(ctx, protocol.EventGetFinder, protocol.NewGetFinderReq(c.header(computer), q), out)
 }
 
 // ReadResource reads uri through computer (the MCP ReadResourceResult).

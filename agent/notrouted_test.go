@@ -11,6 +11,7 @@ import (
 	"github.com/zishang520/socket.io/servers/socket/v3"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -61,7 +62,7 @@ func TestServerThatDoesNotRoute(t *testing.T) {
 	if !errors.Is(err, agent.ErrNotRouted) || !strings.Contains(err.Error(), "this server does not route Finder requests (client:get_finder)") {
 		t.Fatalf("get_finder: %v, want ErrNotRouted naming client:get_finder", err)
 	}
-	if _, err := a.ReadDocument(ctx, "pc", "dpe://h/doc"); !errors.Is(err, agent.ErrNotRouted) || !strings.Contains(err.Error(), "(client:read_resource)") {
+	if _, err := a.ReadDocument(ctx, "pc", dpe.Document("h", "doc")); !errors.Is(err, agent.ErrNotRouted) || !strings.Contains(err.Error(), "(client:read_resource)") {
 		t.Errorf("read_resource: %v, want ErrNotRouted naming client:read_resource", err)
 	}
 	if _, err := a.GetDesktop(ctx, "pc", 0, ""); !errors.Is(err, agent.ErrNotRouted) || !strings.Contains(err.Error(), "does not route client:get_desktop") {

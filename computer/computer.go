@@ -299,6 +299,7 @@ func (c *Computer) register(conn *sio.Conn) {
 	conn.Handle(protocol.EventGetTools, c.handleGetTools)
 	conn.Handle(protocol.EventToolCall, c.handleToolCall)
 	conn.Handle(protocol.EventGetConfig, c.handleGetConfig)
+	conn.Handle(protocol.EventSearchFinder, c.handleSearchFinder)
 	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
 }
 

@@ -22,7 +22,8 @@ const desktopConcurrency = 8
 
 // handleGetFinder serves client:get_finder and client:list_finder (tags is
 // an alias of keywords): the aggregated catalog organized by keyword, file
-// type, tool-call history and paging.
+// type, tool-call history and paging, with this project's match and sort
+// extension (protocol.FinderQuery).
 func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (any, error) {
 	var req protocol.GetFinderReq
 	if err := decode(protocol.EventGetFinder, raw, &req); err != nil {
@@ -41,11 +42,19 @@ func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (an
 		}
 		limit = *req.Limit // above finder.MaxLimit it is capped
 	}
+	if req.Match != "" && req.Match != protocol.MatchAny && req.Match != protocol.MatchAll {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, "match must be %q or %q, got %q", protocol.MatchAny, protocol.MatchAll, req.Match)
+	}
+	if !protocol.ValidSort(req.Sort) {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, "sort must be title, type, pages or modified (with - for descending), got %q", req.Sort)
+	}
+	q := req.Query()
+	q.Offset, q.Limit = offset, limit
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
 	docs := c.agg.Documents(ctx)
-	page, total := finder.Organize(docs, req.SearchKeywords(), req.FileType, c.hist.servers(), offset, limit)
-	return protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: req.ReqID}, nil
+	page, total := finder.OrganizeQuery(docs, q, c.hist.servers())
+	return protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: req.ReqID, FileTypes: finder.FileTypes(docs, q)}, nil
 }
 
 // handleReadResource serves client:read_resource: a dpe:// URI is

@@ -294,6 +294,7 @@ func (s *Server) newMCPServer() *server.MCPServer {
 		m.AddResourceTemplate(t, s.readResource)
 	}
 	s.addTools(m)
+	s.addSearchTool(m)
 	return m
 }
 

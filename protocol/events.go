@@ -71,7 +71,7 @@ const (
 func ClientEvents() []string {
 	return []string{
 		EventToolCall, EventGetTools, EventGetConfig, EventGetDesktop,
-		EventGetFinder, EventListFinder, EventReadResource,
+		EventGetFinder, EventListFinder, EventReadResource, EventSearchFinder,
 	}
 }
 

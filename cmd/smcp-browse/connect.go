@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,10 +18,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/demo"
+	"github.com/smcp-browse/smcp-browse/cmd/smcp-browse/internal/demo"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
-	"github.com/smcp-browse/smcp-browse/tui"
 )
 
 // Exit codes of the browse, ls and cat commands.
@@ -79,6 +79,17 @@ func (f *connFlags) check(needComputer bool) error {
 	case f.demo:
 		if f.timeout <= 0 {
 			return usageErrorf("--timeout must be positive")
+		}
+		if f.docs != "" {
+			st, err := os.Stat(f.docs)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return usageErrorf("--docs %s: no such folder", f.docs)
+			case err != nil:
+				return usageErrorf("--docs %s: %v", f.docs, err)
+			case !st.IsDir():
+				return usageErrorf("--docs %s: not a folder", f.docs)
+			}
 		}
 		return nil
 	case f.docs != "":
@@ -162,10 +173,27 @@ func (f *connFlags) open(ctx context.Context, h agent.Handlers) (*session, error
 	if err := ag.JoinOffice(cctx, f.office); err != nil {
 		ag.Close()
 		closeLog()
-		return nil, err
+		return nil, explainJoin(err, f.office)
 	}
 	s.agent, s.office, s.computer = ag, f.office, f.computer
 	return s, nil
+}
+
+// explainJoin says what a refused join means for the user: an office
+// holds one agent at a time (4101), so a browser open on it keeps ls and
+// cat out.
+func explainJoin(err error, office string) error {
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeRoomFull {
+		return err
+	}
+	details := map[string]any{"office": office, "reason": "one agent per office"}
+	for k, v := range pe.Details {
+		details[k] = v
+	}
+	return protocol.Errorf(protocol.CodeRoomFull,
+		"%s: an office holds one agent at a time (an A2C-SMCP rule), so another agent (a smcp-browse browser open on this office?) keeps this command out; "+
+			"quit it or run this command from it, or use another office", pe.Message).WithDetails(details)
 }
 
 // defaultLogFile is $XDG_STATE_HOME/smcp-browse/smcp-browse.log (or
@@ -251,10 +279,25 @@ func report(cmd *cobra.Command, err error, jsonOut bool) error {
 	}
 	pe, prefix := asProtocolError(err)
 	if jsonOut {
-		_ = writeJSON(cmd.OutOrStdout(), pe)
+		_ = writeJSON(cmd.OutOrStdout(), withDetails(pe, cmd, prefix))
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, sanitize.Text(oneLine(prefix+pe.Message)))
 	return exitError{exitFailure}
+}
+
+// withDetails returns the payload --json prints: every error has details
+// (the README promises them); one without says at least which command and
+// step failed.
+func withDetails(pe *protocol.Error, cmd *cobra.Command, prefix string) *protocol.Error {
+	if len(pe.Details) > 0 {
+		return pe
+	}
+	c := *pe
+	c.Details = map[string]any{"command": cmd.Name()}
+	if step := strings.TrimSuffix(strings.TrimSpace(prefix), ":"); step != "" {
+		c.Details["step"] = sanitize.Text(step)
+	}
+	return &c
 }
 
 // asProtocolError returns the *protocol.Error in err's chain, or one made
@@ -310,12 +353,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// backend adapts agent.Client to tui.Backend.
-type backend struct{ *agent.Client }
-
-// GetFinder converts the browser's query to the agent's.
-func (b backend) GetFinder(ctx context.Context, computer string, q tui.FinderQuery) (*protocol.GetFinderRet, error) {
-	return b.Client.GetFinder(ctx, computer, agent.FinderQuery(q))
 }

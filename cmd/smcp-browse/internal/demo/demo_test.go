@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/democorpus"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -65,7 +66,11 @@ func TestEmbeddedCorpus(t *testing.T) {
 	if q3 == nil {
 		t.Fatal("reports/q3-report.md is not in the catalog")
 	}
-	page, err := sys.Agent.ReadPage(ctx, sys.Computer, q3.URI, 0)
+	u, err := dpe.Parse(q3.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := sys.Agent.ReadPage(ctx, sys.Computer, dpe.Page(u.Host, u.DocRef, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

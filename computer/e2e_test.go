@@ -344,11 +344,11 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("docs-a__fs_tree: %v %+v", err, res)
 		}
 		// Both servers have fs_tree: the bare name is ambiguous and not guessed.
-		if _, err := r.agent.CallTool(ctx, "pc", "fs_tree", nil, 5*time.Second); codeOf(err) != 4001 {
-			t.Errorf("ambiguous bare fs_tree: %v, want 4001", err)
+		if res, err := r.agent.CallTool(ctx, "pc", "fs_tree", nil, 5*time.Second); err != nil || res.ErrorCode() != 4001 {
+			t.Errorf("ambiguous bare fs_tree: %v %+v, want error_code 4001", err, res)
 		}
-		if _, err := r.agent.CallTool(ctx, "pc", "no_such_tool", nil, 5*time.Second); codeOf(err) != 4001 {
-			t.Errorf("unknown tool: %v, want 4001", err)
+		if res, err := r.agent.CallTool(ctx, "pc", "no_such_tool", nil, 5*time.Second); err != nil || !res.IsError || res.ErrorCode() != 4001 {
+			t.Errorf("unknown tool: %v %+v, want error_code 4001", err, res)
 		}
 		// History: docs-a was used last, then docs-b... call docs-b again so it leads.
 		if _, err := r.agent.CallTool(ctx, "pc", "docs-b__fs_tree", map[string]any{}, 10*time.Second); err != nil {

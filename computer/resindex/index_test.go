@@ -1,4 +1,4 @@
-package finder
+package resindex
 
 import (
 	"context"
@@ -8,10 +8,13 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -49,7 +52,7 @@ func (f *fakeSource) set(uris ...string) {
 	f.mu.Unlock()
 }
 
-func (f *fakeSource) ListResources(ctx context.Context, cursor string) ([]Resource, string, error) {
+func (f *fakeSource) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
 	f.lists.Add(1)
 	f.mu.Lock()
 	uris := slices.Clone(f.uris)
@@ -66,9 +69,9 @@ func (f *fakeSource) ListResources(ctx context.Context, cursor string) ([]Resour
 	if f.pageSize > 0 {
 		end = min(start+f.pageSize, len(uris))
 	}
-	var out []Resource
+	var out []mcp.Resource
 	for _, u := range uris[start:end] {
-		out = append(out, Resource{URI: u})
+		out = append(out, mcp.Resource{URI: u})
 	}
 	next := ""
 	if end < len(uris) {
@@ -153,13 +156,13 @@ func (c *changes) expectNone(t *testing.T, within time.Duration) {
 	}
 }
 
-func newAgg(t *testing.T, c *changes) *Aggregator {
+func newAgg(t *testing.T, c *changes) *Index {
 	t.Helper()
-	opts := AggregatorOptions{Debounce: 20 * time.Millisecond}
+	opts := Options{Debounce: 20 * time.Millisecond}
 	if c != nil {
 		opts.OnChange = c.on
 	}
-	a := NewAggregator(opts)
+	a := New(opts)
 	t.Cleanup(a.Close)
 	return a
 }
@@ -284,7 +287,7 @@ func TestDebounceMergesBurst(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int64
 	var got atomic.Uint32
-	a := NewAggregator(AggregatorOptions{Debounce: 80 * time.Millisecond, OnChange: func(c Change) {
+	a := New(Options{Debounce: 80 * time.Millisecond, OnChange: func(c Change) {
 		calls.Add(1)
 		got.Store(uint32(c))
 	}})
@@ -390,7 +393,7 @@ func TestBadLevel1Payloads(t *testing.T) {
 
 func TestReadsAreBoundedAndShared(t *testing.T) {
 	ctx := context.Background()
-	a := NewAggregator(AggregatorOptions{Concurrency: 3})
+	a := New(Options{Concurrency: 3})
 	defer a.Close()
 	var refs []string
 	for i := range 40 {
@@ -455,7 +458,7 @@ type flakyLister struct {
 	fails atomic.Int64
 }
 
-func (f *flakyLister) ListResources(ctx context.Context, cursor string) ([]Resource, string, error) {
+func (f *flakyLister) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
 	if f.fails.Add(-1) >= 0 {
 		return nil, "", errors.New("temporarily broken")
 	}
@@ -466,10 +469,23 @@ func TestFailedListingIsRetried(t *testing.T) {
 	ctx := context.Background()
 	a := newAgg(t, nil)
 	f := &flakyLister{fakeSource: newFake("h", "a")}
-	f.fails.Store(1)
+	f.fails.Store(2)
 	a.AddSource(ctx, "s", f)
+	// Until a listing succeeds the source is reported with its error.
+	if u := a.Unlisted(); len(u) != 1 || u["s"] == nil || !strings.Contains(u["s"].Error(), "temporarily broken") {
+		t.Fatalf("Unlisted after a failed listing = %v", u)
+	}
+	if n := len(a.Documents(ctx)); n != 0 {
+		t.Fatalf("documents = %d while listing fails", n)
+	}
+	if u := a.Unlisted(); u["s"] == nil {
+		t.Fatalf("Unlisted after a second failure = %v", u)
+	}
 	if n := len(a.Documents(ctx)); n != 1 {
-		t.Fatalf("documents = %d after a failed first listing", n)
+		t.Fatalf("documents = %d after the listing recovered", n)
+	}
+	if u := a.Unlisted(); u != nil {
+		t.Errorf("Unlisted after a good listing = %v", u)
 	}
 }
 
@@ -482,16 +498,16 @@ func TestRepeatingCursorIsAnError(t *testing.T) {
 
 type loopSource struct{}
 
-func (loopSource) ListResources(ctx context.Context, cursor string) ([]Resource, string, error) {
-	return []Resource{{URI: "dpe://h/" + cursor + "x"}}, "again", nil
+func (loopSource) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
+	return []mcp.Resource{{URI: "dpe://h/" + cursor + "x"}}, "again", nil
 }
 
 func (loopSource) ReadResource(ctx context.Context, uri string) ([]protocol.ResourceContents, error) {
 	return nil, errors.New("no")
 }
 
-func benchAggregator(b *testing.B, servers, docs int) (*Aggregator, []*fakeSource) {
-	a := NewAggregator(AggregatorOptions{})
+func benchIndex(b *testing.B, servers, docs int) (*Index, []*fakeSource) {
+	a := New(Options{})
 	var fakes []*fakeSource
 	for s := range servers {
 		var refs []string
@@ -506,7 +522,7 @@ func benchAggregator(b *testing.B, servers, docs int) (*Aggregator, []*fakeSourc
 }
 
 func BenchmarkDocumentsWarm10x1000(b *testing.B) {
-	a, _ := benchAggregator(b, 10, 1000)
+	a, _ := benchIndex(b, 10, 1000)
 	defer a.Close()
 	ctx := context.Background()
 	a.Documents(ctx)
@@ -523,7 +539,7 @@ func BenchmarkDocumentsCold10x1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		a, _ := benchAggregator(b, 10, 1000)
+		a, _ := benchIndex(b, 10, 1000)
 		b.StartTimer()
 		if len(a.Documents(ctx)) != 10_000 {
 			b.Fatal("wrong count")

@@ -13,7 +13,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -45,7 +45,7 @@ type recorder struct {
 	reqs []map[string]any
 }
 
-func (r *recorder) handler(answer func(req map[string]any) (any, error)) sioconn.Handler {
+func (r *recorder) handler(answer func(req map[string]any) (any, error)) sio.Handler {
 	return func(_ context.Context, raw json.RawMessage) (any, error) {
 		var req map[string]any
 		if err := json.Unmarshal(raw, &req); err != nil {

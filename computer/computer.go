@@ -20,7 +20,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/computer/resindex"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -59,6 +59,9 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// SocketPath is the engine.io HTTP path (default "/socket.io/").
 	SocketPath string
+	// A2CVersion is the protocol version to speak (default
+	// protocol.Version); a Server speaking another refuses with 4008.
+	A2CVersion string
 	// Version is the Computer's version, sent to MCP servers.
 	Version string
 }
@@ -76,7 +79,7 @@ type Computer struct {
 	tools   *toolTable
 
 	mu    sync.Mutex
-	conn  *sioconn.Conn
+	conn  *sio.Conn
 	calls map[string]context.CancelCauseFunc // in-flight tool calls by req_id
 	// notFinder holds the servers seen up without resources.subscribe:
 	// they serve no documents, so their absence leaves the catalog whole.
@@ -154,7 +157,7 @@ func (c *Computer) Run(ctx context.Context) error {
 }
 
 // dial connects and joins, retrying network failures with backoff.
-func (c *Computer) dial(ctx context.Context) (*sioconn.Conn, error) {
+func (c *Computer) dial(ctx context.Context) (*sio.Conn, error) {
 	backoff := 200 * time.Millisecond
 	for {
 		conn, err := c.connectOnce(ctx)
@@ -175,11 +178,11 @@ func (c *Computer) dial(ctx context.Context) (*sioconn.Conn, error) {
 	}
 }
 
-func (c *Computer) connectOnce(ctx context.Context) (*sioconn.Conn, error) {
+func (c *Computer) connectOnce(ctx context.Context) (*sio.Conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	conn, err := sioconn.Dial(dctx, sioconn.Options{
-		URL: c.opts.ServerURL, Token: c.opts.Token, Logger: c.log, Path: c.opts.SocketPath,
+	conn, err := sio.Dial(dctx, sio.Options{
+		URL: c.opts.ServerURL, Token: c.opts.Token, Logger: c.log, Path: c.opts.SocketPath, Version: c.opts.A2CVersion,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", c.opts.ServerURL, err)
@@ -192,7 +195,7 @@ func (c *Computer) connectOnce(ctx context.Context) (*sioconn.Conn, error) {
 			jctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			err := c.join(jctx, conn)
 			cancel()
-			if err == nil || errors.Is(err, sioconn.ErrClosed) {
+			if err == nil || errors.Is(err, sio.ErrClosed) {
 				return
 			}
 			c.log.Warn("re-join after reconnect failed", "err", err)
@@ -214,7 +217,7 @@ func (c *Computer) connectOnce(ctx context.Context) (*sioconn.Conn, error) {
 	return conn, nil
 }
 
-func (c *Computer) join(ctx context.Context, conn *sioconn.Conn) error {
+func (c *Computer) join(ctx context.Context, conn *sio.Conn) error {
 	_, err := conn.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{
 		Role: protocol.RoleComputer, Name: c.opts.Name, OfficeID: c.opts.Office,
 	})
@@ -294,7 +297,7 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 }
 
 // register installs the client:* handlers on conn.
-func (c *Computer) register(conn *sioconn.Conn) {
+func (c *Computer) register(conn *sio.Conn) {
 	conn.Handle(protocol.EventGetFinder, c.handleGetFinder)
 	conn.Handle(protocol.EventListFinder, c.handleGetFinder)
 	conn.Handle(protocol.EventReadResource, c.handleReadResource)

@@ -9,12 +9,15 @@ import (
 // Protocol error codes. The 4xx HTTP-style codes are the generic ones of the
 // base protocol; the 4xxx codes are specific.
 const (
-	CodeBadRequest    = 400
-	CodeUnauthorized  = 401
-	CodeForbidden     = 403
-	CodeNotFound      = 404
-	CodeTimeout       = 408
-	CodeInternalError = 500
+	CodeBadRequest   = 400
+	CodeUnauthorized = 401
+	CodeForbidden    = 403
+	CodeNotFound     = 404
+	CodeTimeout      = 408
+	// CodeTooManyRequests refuses work over a Server's limits (sessions,
+	// requests in flight); retrying later may succeed.
+	CodeTooManyRequests = 429
+	CodeInternalError   = 500
 
 	CodeToolNotFound              = 4001
 	CodeToolDisabled              = 4002

@@ -146,9 +146,9 @@ start s2-server "$PY" interop/host_server.py --port 0 --path /smcp
 if wait_for "$TMP/s2-server.log" '^READY ' 30; then
   URL=http://127.0.0.1:$(sed -n 's/^READY \([0-9]*\)$/\1/p' "$TMP/s2-server.log" | head -n 1)
   if our_computer s2-computer "$URL" /smcp; then
-    grep -q 'server speaks another protocol version; using it' "$TMP/s2-computer.log" &&
-      pass "scenario 2: our Computer negotiated the official Server's a2c_version" ||
-      fail "scenario 2: our Computer did not negotiate a2c_version"
+    # Both speak 0.4.0: our Computer joined with its own version, no retry
+    # (versioning.md forbids switching to the Server's version silently).
+    pass "scenario 2: our Computer joined the official Server speaking a2c_version 0.4.0"
     step "scenario 2: tools, fs_tree, desktop, Finder not routed" "$GOAGENT" --server "$URL" --path /smcp --computer pc-go \
       --tool fs_tree --args '{"path":"."}' --tool-timeout 7.5s --want-tool-text README.md --want-window 'Interop status' \
       --finder not-routed --want-version 0.4.0

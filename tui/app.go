@@ -15,6 +15,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 )
 
 // screen is one page of the browser. Screens are pointers mutated by update;
@@ -71,7 +73,7 @@ type App struct {
 	linked   []bool
 	forward  []historyEntry
 	w, h     int
-	conn     string
+	conn     sio.State
 	showHelp bool
 	help     help.Model
 	mouse    bool
@@ -479,9 +481,9 @@ func (a *App) statusBar() string {
 	case ConnConnected:
 		conn = st.Connected.Render(" ● connected ")
 	case ConnReconnecting, ConnConnecting:
-		conn = st.Reconnect.Render(" ◌ " + a.conn + "… ")
+		conn = st.Reconnect.Render(" ◌ " + a.conn.String() + "… ")
 	default:
-		conn = st.Closed.Render(" ✕ " + oneLine(a.conn) + " ")
+		conn = st.Closed.Render(" ✕ " + oneLine(a.conn.String()) + " ")
 	}
 	parts := []string{conn}
 	if a.c.notice != "" {

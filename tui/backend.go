@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -54,14 +55,15 @@ type LeaveOfficeMsg struct {
 	Role string
 }
 
-// ConnStateMsg reports the session's connection state: ConnConnecting,
-// ConnConnected, ConnReconnecting or ConnClosed (agent.State's String()).
-type ConnStateMsg struct{ State string }
+// ConnStateMsg reports the session's connection state, in the connection's
+// own type (agent.State is the same): ConnConnecting, ConnConnected,
+// ConnReconnecting or ConnClosed.
+type ConnStateMsg struct{ State sio.State }
 
 // Connection states carried by ConnStateMsg.
 const (
-	ConnConnecting   = "connecting"
-	ConnConnected    = "connected"
-	ConnReconnecting = "reconnecting"
-	ConnClosed       = "closed"
+	ConnConnecting   = sio.StateConnecting
+	ConnConnected    = sio.StateConnected
+	ConnReconnecting = sio.StateReconnecting
+	ConnClosed       = sio.StateClosed
 )

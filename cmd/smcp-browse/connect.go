@@ -45,6 +45,7 @@ type connFlags struct {
 	token    string
 	name     string
 	path     string
+	version  string
 	timeout  time.Duration
 	logFile  string
 	logLevel string
@@ -63,6 +64,7 @@ func (f *connFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.token, "token", os.Getenv("SMCP_TOKEN"), "the Server's shared token (default $SMCP_TOKEN)")
 	fs.StringVar(&f.name, "name", agent.DefaultName, "this agent's name in the office")
 	fs.StringVar(&f.path, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
+	fs.StringVar(&f.version, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
 	fs.DurationVar(&f.timeout, "timeout", agent.DefaultTimeout, "timeout of each request to the Server")
 	fs.StringVar(&f.logFile, "log-file", defaultLogFile(), "file the logs are appended to (never the screen)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -102,6 +104,9 @@ func (f *connFlags) check(needComputer bool) error {
 		return usageErrorf("--computer is required with --server")
 	case f.timeout <= 0:
 		return usageErrorf("--timeout must be positive")
+	}
+	if _, err := protocol.ParseVersion(f.version); err != nil {
+		return usageErrorf("--a2c-version: %v", err)
 	}
 	return nil
 }
@@ -161,7 +166,7 @@ func (f *connFlags) open(ctx context.Context, h agent.Handlers) (*session, error
 	cctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	ag, err := agent.Connect(cctx, f.server, agent.Options{
-		Name: f.name, Token: f.token, Path: f.path, Timeout: f.timeout, Handlers: h, Logger: log.With("role", "agent"),
+		Name: f.name, Token: f.token, Path: f.path, Version: f.version, Timeout: f.timeout, Handlers: h, Logger: log.With("role", "agent"),
 	})
 	if err != nil {
 		closeLog()

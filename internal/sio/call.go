@@ -1,6 +1,7 @@
-package sioconn
+package sio
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,39 +86,82 @@ func ctxError(ctx context.Context, event string, wait time.Duration) error {
 // true succeeds with x, false fails with x as the message, or with the
 // error payload a third value carries (as this project's Server sends);
 // otherwise the first argument is the answer, or a *protocol.Error when it
-// is an error payload.
+// is an error payload. The answer is returned as it came, never encoded
+// again.
 func DecodeAck(args []any) (json.RawMessage, error) {
 	if len(args) == 0 {
 		return json.RawMessage("null"), nil
 	}
-	if ok, isBool := args[0].(bool); isBool && (len(args) == 2 || len(args) == 3) {
+	first, err := argJSON(args[0])
+	if err != nil {
+		return nil, err
+	}
+	if ok, isBool := boolOf(first); isBool && (len(args) == 2 || len(args) == 3) {
 		if ok {
-			return marshalArg(args[1])
+			return argJSON(args[1])
 		}
 		if len(args) == 3 {
-			if raw, err := marshalArg(args[2]); err == nil {
+			if raw, err := argJSON(args[2]); err == nil {
 				if pe, isErr := protocol.DecodeError(raw); isErr {
 					return nil, pe
 				}
 			}
 		}
-		msg, _ := args[1].(string)
+		var msg string
+		if raw, err := argJSON(args[1]); err == nil {
+			_ = json.Unmarshal(raw, &msg)
+		}
 		if msg == "" {
 			msg = "request refused"
 		}
 		return nil, protocol.NewError(protocol.CodeBadRequest, msg)
 	}
-	raw, err := marshalArg(args[0])
-	if err != nil {
-		return nil, err
+	if mayBeError(first) {
+		if pe, ok := protocol.DecodeError(first); ok {
+			return nil, pe
+		}
 	}
-	if pe, ok := protocol.DecodeError(raw); ok {
-		return nil, pe
-	}
-	return raw, nil
+	return first, nil
 }
 
-func marshalArg(v any) (json.RawMessage, error) {
+// mayBeError reports whether raw is an object with the members an error
+// payload has at its top level (code and message, or error). It walks the
+// members without decoding them, so a success answer (a page body of
+// megabytes) is not decoded, copied or allocated for just to learn that
+// it is not an error.
+func mayBeError(raw json.RawMessage) bool {
+	var code, msg, nested bool
+	err := ObjectFields(raw, func(key, _ []byte) bool {
+		switch keyName(key) {
+		case "code":
+			code = true
+		case "message":
+			msg = true
+		case "error":
+			nested = true
+		}
+		return true
+	})
+	return err == nil && (code && msg || nested)
+}
+
+// boolOf reports the value of a JSON true or false.
+func boolOf(raw json.RawMessage) (value, ok bool) {
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// argJSON returns an ack argument as JSON: raw as it came from the parser,
+// anything else (a value built in process, a binary attachment) encoded.
+func argJSON(v any) (json.RawMessage, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw, nil
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("ack is not JSON: %w", err)

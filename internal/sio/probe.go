@@ -1,4 +1,4 @@
-package sioconn
+package sio
 
 import (
 	"context"
@@ -44,11 +44,28 @@ func (c *Conn) probe(ctx context.Context) error {
 	}
 	pe, ok := protocol.DecodeError(body)
 	if !ok || pe.Code < 400 {
+		if resp.StatusCode == http.StatusNotFound {
+			return fmt.Errorf("connect to %s: no Socket.IO endpoint at %s (HTTP 404 Not Found); %s",
+				c.base, c.opts.Path, pathAdvice(c.opts.Path))
+		}
 		// engine.io's own refusals use codes 0-5 in the same shape; they are
 		// transport matters, not protocol errors.
-		return fmt.Errorf("connect to %s: handshake answered HTTP %d: %.200s", c.base, resp.StatusCode, body)
+		return fmt.Errorf("connect to %s: handshake at %s answered HTTP %d: %.200s", c.base, c.opts.Path, resp.StatusCode, body)
+	}
+	if pe.Code == protocol.CodeVersionMismatch {
+		return c.versionMismatch(pe)
 	}
 	return pe
+}
+
+// pathAdvice suggests the other engine.io path when the one tried is not
+// there: a Server built on the official a2c-smcp SDK serves /smcp/, most
+// others /socket.io/.
+func pathAdvice(tried string) string {
+	if strings.TrimSuffix(tried, "/") == "/smcp" {
+		return "is the Server's Socket.IO path the default one? try --socket-path /socket.io/"
+	}
+	return "a Server built on the official a2c-smcp SDK serves Socket.IO at /smcp: try --socket-path /smcp"
 }
 
 // closeProbeSession sends the engine.io close packet for the session the

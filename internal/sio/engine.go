@@ -1,9 +1,10 @@
-package server
+package sio
 
 import (
 	"bytes"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -97,7 +98,10 @@ func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (tran
 
 // gates maps engine session ids to the gate of their first transport, so
 // the gate is found again after the session upgraded to another transport.
-type gates struct{ m sync.Map }
+type gates struct {
+	m    sync.Map
+	open atomic.Int64 // sessions announced and not closed
+}
 
 // adopt is called when the engine announces a session: it ties the
 // session's gate to it and opens the incoming side.
@@ -110,7 +114,11 @@ func (gs *gates) adopt(sock engine.Socket) {
 	g.owner = sock
 	g.mu.Unlock()
 	gs.m.Store(sock.Id(), g)
-	_ = sock.Once("close", func(...any) { gs.m.Delete(sock.Id()) })
+	gs.open.Add(1)
+	_ = sock.Once("close", func(...any) {
+		gs.m.Delete(sock.Id())
+		gs.open.Add(-1)
+	})
 	g.release()
 }
 

@@ -1,9 +1,10 @@
-// Package sioconn is the Socket.IO client plumbing shared by the SMCP client
-// roles (Agent and Computer): it connects to the /smcp namespace with the
-// a2c_version query and the shared-token auth, turns acks into JSON results
-// or *protocol.Error values, serves server-to-client events, and reconnects
-// with backoff when the connection drops.
-package sioconn
+package sio
+
+// The client side: Conn is the Socket.IO connection shared by the SMCP
+// client roles (Agent and Computer). It connects to the /smcp namespace
+// with the a2c_version query and the shared-token auth, turns acks into
+// JSON results or *protocol.Error values, serves server-to-client events,
+// and reconnects with backoff when the connection drops.
 
 import (
 	"cmp"
@@ -43,18 +44,24 @@ var ErrNotConnected = errors.New("not connected to the SMCP server")
 // ErrClosed is returned by Call and Emit after Close.
 var ErrClosed = errors.New("connection closed")
 
-// State is the state of a Conn.
+// State is the state of a connection to the Server: the one type for it
+// from this package up to the browser's status bar (agent.State is this
+// type).
 type State int
 
-// The states a Conn goes through.
+// The states a connection goes through. A Conn is Connected once Dial
+// returns; Connecting is the state of a client still in its first Dial.
 const (
-	StateConnected State = iota + 1
+	StateConnecting State = iota
+	StateConnected
 	StateReconnecting
 	StateClosed
 )
 
 func (s State) String() string {
 	switch s {
+	case StateConnecting:
+		return "connecting"
 	case StateConnected:
 		return "connected"
 	case StateReconnecting:
@@ -72,10 +79,10 @@ type Options struct {
 	URL string
 	// Token is sent as auth.token in the Socket.IO connect packet.
 	Token string
-	// Version is the a2c_version query value. Left empty, the client sends
-	// protocol.Version and, when a server refuses it with 4008 naming a
-	// server_version this project also speaks (protocol.Speaks), connects
-	// again with that one; set, it is sent as is and never changed.
+	// Version is the a2c_version query value (default protocol.Version).
+	// It is never changed behind the caller's back: a Server that refuses
+	// it (4008) fails Dial with an error naming both versions, as
+	// versioning.md asks (no silent retry with the Server's version).
 	Version string
 	// Logger receives connection logs (default: discard).
 	Logger *slog.Logger
@@ -134,8 +141,7 @@ type Conn struct {
 	log  *slog.Logger
 	base string // scheme://host
 
-	negotiate bool                   // Options.Version was empty
-	version   atomic.Pointer[string] // the a2c_version sent
+	version string // the a2c_version sent
 
 	ctx    context.Context // lifetime; cancelled by Close
 	cancel context.CancelFunc
@@ -172,9 +178,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		handlers:  map[string]Handler{},
 		listeners: map[string]*listener{},
 	}
-	c.negotiate = opts.Version == ""
-	v := cmp.Or(opts.Version, protocol.Version)
-	c.version.Store(&v)
+	c.version = cmp.Or(opts.Version, protocol.Version)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	s, err := c.attempt(ctx)
 	if err != nil {
@@ -242,9 +246,6 @@ func (c *Conn) attempt(ctx context.Context) (*client.Socket, error) {
 			return nil, timedOut(nil)
 		}
 		if err := c.probe(ctx); err != nil {
-			if c.adoptServerVersion(err) {
-				err = c.probe(ctx)
-			}
 			var pe *protocol.Error
 			if err != nil && !errors.As(err, &pe) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return nil, timedOut(err)
@@ -338,6 +339,7 @@ func (c *Conn) clientOptions() *client.Options {
 	o.SetAutoConnect(false)
 	o.SetTimeout(neverDue)
 	o.SetTransports(types.NewSet(client.WebSocket))
+	o.SetParser(rawParser{log: c.log})
 	return o
 }
 
@@ -381,26 +383,37 @@ func (op *opening) giveUp(s *client.Socket) {
 	s.Disconnect()
 }
 
-// Version returns the a2c_version the connection sends (after any
-// negotiation).
-func (c *Conn) Version() string { return *c.version.Load() }
+// Version returns the a2c_version the connection sends.
+func (c *Conn) Version() string { return c.version }
 
-// adoptServerVersion handles a 4008 refusal during negotiation: when the
-// server names a server_version this project speaks and that differs from
-// the one sent, it becomes the version sent and true is returned.
-func (c *Conn) adoptServerVersion(err error) bool {
-	var pe *protocol.Error
-	if !c.negotiate || !errors.As(err, &pe) || pe.Code != protocol.CodeVersionMismatch {
-		return false
-	}
+// VersionFlag names the command-line flag that pins the a2c_version, for
+// the advice in a 4008 error.
+const VersionFlag = "--a2c-version"
+
+// versionMismatch turns a Server's 4008 refusal into an error naming both
+// versions and how to pin the Server's; the payload's fields are kept.
+func (c *Conn) versionMismatch(pe *protocol.Error) *protocol.Error {
 	sv, _ := pe.Extra["server_version"].(string)
-	v, perr := protocol.ParseVersion(sv)
-	if perr != nil || !protocol.Speaks(v) || sv == c.Version() {
-		return false
+	msg := fmt.Sprintf("protocol version mismatch: this client speaks a2c_version %s", c.Version())
+	if sv != "" {
+		msg += fmt.Sprintf(", the Server at %s speaks %s; to talk to it, pin its version with %s %s "+
+			"(this project's roles keep Finder working whatever the version)", c.base, clipText(sv), VersionFlag, clipText(sv))
+	} else {
+		msg += fmt.Sprintf(", which the Server at %s refuses (%s); pin the Server's version with %s", c.base, clipText(pe.Message), VersionFlag)
 	}
-	c.log.Info("server speaks another protocol version; using it", "sent", c.Version(), "server_version", sv)
-	c.version.Store(&sv)
-	return true
+	out := protocol.NewError(protocol.CodeVersionMismatch, msg)
+	out.Details = pe.Details
+	out.Extra = pe.Extra
+	return out
+}
+
+// clipText shortens text a peer sent before it goes into an error.
+func clipText(s string) string {
+	const max = 100
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "…"
 }
 
 // missedOpenGrace is how long an open engine may go without the manager

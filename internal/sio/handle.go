@@ -1,4 +1,4 @@
-package sioconn
+package sio
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ func (c *Conn) dispatch(args []any) {
 	if len(rest) == 0 {
 		payload = json.RawMessage("null")
 	} else {
-		payload, perr = json.Marshal(rest[0])
+		payload, perr = argJSON(rest[0])
 	}
 	log := c.log.With("event", event)
 	switch {
@@ -127,6 +127,11 @@ func ackArgs(v any, err error) []any {
 	}
 	if v == nil {
 		return []any{}
+	}
+	if raw, ok := v.(json.RawMessage); ok && json.Valid(raw) {
+		// Already encoded (a resource read): sent as it is, not compacted
+		// into a copy by json.Marshal.
+		return []any{raw}
 	}
 	raw, mErr := json.Marshal(v)
 	if mErr != nil {

@@ -1,4 +1,4 @@
-package sioconn
+package sio
 
 import "sync"
 

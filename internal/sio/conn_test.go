@@ -1,4 +1,4 @@
-package sioconn_test
+package sio_test
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -27,9 +28,9 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-func dial(t *testing.T, url string) *sioconn.Conn {
+func dial(t *testing.T, url string) *sio.Conn {
 	t.Helper()
-	c, err := sioconn.Dial(testCtx(t), sioconn.Options{
+	c, err := sio.Dial(testCtx(t), sio.Options{
 		URL: url, Logger: servertest.Logger(),
 		ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond,
 	})
@@ -41,7 +42,7 @@ func dial(t *testing.T, url string) *sioconn.Conn {
 }
 
 // agentIn dials a connection that joined office as agent "bot".
-func agentIn(t *testing.T, url, office string) *sioconn.Conn {
+func agentIn(t *testing.T, url, office string) *sio.Conn {
 	t.Helper()
 	c := dial(t, url)
 	if _, err := c.Call(testCtx(t), protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: "agent", Name: "bot", OfficeID: office}); err != nil {
@@ -72,7 +73,7 @@ func TestDecodeAck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, err := sioconn.DecodeAck(tt.args)
+			raw, err := sio.DecodeAck(tt.args)
 			got := string(raw)
 			if err != nil {
 				var pe *protocol.Error
@@ -115,7 +116,9 @@ func TestHandlerAnswers(t *testing.T) {
 		return bot.Call(ctx, ev, map[string]any{"agent": "bot", "req_id": "1", "computer": "pc", "tool_name": "t"})
 	}
 
-	if raw, err := call(protocol.EventGetTools); err != nil || string(raw) != `{"req_id":"v","tools":null}` {
+	// The answer arrives byte for byte as the computer encoded it: no one
+	// on the way decodes and re-encodes it (field order kept).
+	if raw, err := call(protocol.EventGetTools); err != nil || string(raw) != `{"tools":null,"req_id":"v"}` {
 		t.Errorf("value: %s %v", raw, err)
 	}
 	_, err := call(protocol.EventReadResource)
@@ -248,14 +251,14 @@ func TestListenDeliversInOrder(t *testing.T) {
 func TestReconnect(t *testing.T) {
 	srv := servertest.Start(t, server.Options{})
 	c := dial(t, srv.URL)
-	states := make(chan sioconn.State, 16)
-	c.OnState(func(s sioconn.State) { states <- s })
+	states := make(chan sio.State, 16)
+	c.OnState(func(s sio.State) { states <- s })
 	reconnected := make(chan string, 4)
 	c.OnReconnect(func(ctx context.Context) {
 		_, err := c.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: "computer", Name: "pc", OfficeID: "o1"})
 		reconnected <- fmt.Sprint(err)
 	})
-	expect := func(want sioconn.State) {
+	expect := func(want sio.State) {
 		t.Helper()
 		select {
 		case s := <-states:
@@ -266,21 +269,21 @@ func TestReconnect(t *testing.T) {
 			t.Fatalf("state %s never came", want)
 		}
 	}
-	if c.State() != sioconn.StateConnected {
+	if c.State() != sio.StateConnected {
 		t.Fatalf("state after Dial: %s", c.State())
 	}
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	expect(sioconn.StateReconnecting)
-	if _, err := c.Call(testCtx(t), protocol.EventListRoom, protocol.ListRoomReq{}); !errors.Is(err, sioconn.ErrNotConnected) {
+	expect(sio.StateReconnecting)
+	if _, err := c.Call(testCtx(t), protocol.EventListRoom, protocol.ListRoomReq{}); !errors.Is(err, sio.ErrNotConnected) {
 		t.Fatalf("call while reconnecting: %v", err)
 	}
-	if err := c.Emit(protocol.EventUpdateFinder, protocol.UpdateComputerConfigReq{}); !errors.Is(err, sioconn.ErrNotConnected) {
+	if err := c.Emit(protocol.EventUpdateFinder, protocol.UpdateComputerConfigReq{}); !errors.Is(err, sio.ErrNotConnected) {
 		t.Fatalf("emit while reconnecting: %v", err)
 	}
 	servertest.StartAt(t, srv.Addr, server.Options{})
-	expect(sioconn.StateConnected)
+	expect(sio.StateConnected)
 	select {
 	case err := <-reconnected:
 		if err != "<nil>" {
@@ -290,8 +293,8 @@ func TestReconnect(t *testing.T) {
 		t.Fatal("reconnect callback not called")
 	}
 	_ = c.Close()
-	expect(sioconn.StateClosed)
-	if _, err := c.Call(testCtx(t), protocol.EventListRoom, protocol.ListRoomReq{}); !errors.Is(err, sioconn.ErrClosed) {
+	expect(sio.StateClosed)
+	if _, err := c.Call(testCtx(t), protocol.EventListRoom, protocol.ListRoomReq{}); !errors.Is(err, sio.ErrClosed) {
 		t.Fatalf("call after Close: %v", err)
 	}
 }
@@ -301,8 +304,8 @@ func TestReconnect(t *testing.T) {
 func TestRefusedReconnectGivesUp(t *testing.T) {
 	srv := servertest.Start(t, server.Options{})
 	c := dial(t, srv.URL)
-	states := make(chan sioconn.State, 16)
-	c.OnState(func(s sioconn.State) { states <- s })
+	states := make(chan sio.State, 16)
+	c.OnState(func(s sio.State) { states <- s })
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +313,7 @@ func TestRefusedReconnectGivesUp(t *testing.T) {
 	for {
 		select {
 		case s := <-states:
-			if s == sioconn.StateClosed {
+			if s == sio.StateClosed {
 				return
 			}
 		case <-time.After(wait):
@@ -335,7 +338,7 @@ func TestDialErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := sioconn.Dial(testCtx(t), sioconn.Options{URL: tt.url})
+			_, err := sio.Dial(testCtx(t), sio.Options{URL: tt.url})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v, want %q", err, tt.want)
 			}
@@ -350,9 +353,9 @@ func TestDialErrors(t *testing.T) {
 }
 
 func TestStateString(t *testing.T) {
-	for s, want := range map[sioconn.State]string{
-		sioconn.StateConnected: "connected", sioconn.StateReconnecting: "reconnecting",
-		sioconn.StateClosed: "closed", sioconn.State(9): "State(9)",
+	for s, want := range map[sio.State]string{
+		sio.StateConnected: "connected", sio.StateReconnecting: "reconnecting",
+		sio.StateClosed: "closed", sio.State(9): "State(9)",
 	} {
 		if s.String() != want {
 			t.Errorf("%d: %q", int(s), s.String())
@@ -395,7 +398,7 @@ func TestDialBoundedWhenUpgradeHangs(t *testing.T) {
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		c, err := sioconn.Dial(ctx, sioconn.Options{URL: hs.URL, Logger: servertest.Logger()})
+		c, err := sio.Dial(ctx, sio.Options{URL: hs.URL, Logger: servertest.Logger()})
 		if c != nil {
 			_ = c.Close()
 		}
@@ -409,5 +412,31 @@ func TestDialBoundedWhenUpgradeHangs(t *testing.T) {
 		t.Logf("failed after %s", time.Since(start).Round(time.Millisecond))
 	case <-time.After(wait):
 		t.Fatalf("dial still hanging %s after its 2 s deadline", wait)
+	}
+}
+
+// TestAnswerBytesPassThrough: a computer's answer reaches the agent's
+// caller as the bytes the computer's encoder wrote — member order kept —
+// so nothing on the way (the Server, the agent's connection) decoded it
+// into a map and encoded it again. Together with the parser's test this
+// is the count of the read path: one encode on the Computer, none on the
+// Server, one decode by the caller (plus validating scans on each hop).
+func TestAnswerBytesPassThrough(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	ctx := testCtx(t)
+	page := strings.Repeat("Lorem ipsum dolor sit amet. ", 40_000) // ~1 MB
+	body := `{"zeta":1,"contents":[{"uri":"dpe://h/d/pages/1","mimeType":"text/markdown","text":` + strconv.Quote(page) + `}],"alpha":{"b":2,"a":1}}`
+	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{
+		protocol.EventReadResource: func(context.Context, json.RawMessage) (any, error) {
+			return json.RawMessage(body), nil
+		},
+	})
+	bot := agentIn(t, srv.URL, "o1")
+	raw, err := bot.Call(ctx, protocol.EventReadResource, protocol.ReadResourceReq{Agent: "bot", ReqID: "1", Computer: "pc", URI: "dpe://h/d/pages/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != body {
+		t.Fatalf("the answer was re-encoded on the way: got %.120s…, want %.120s…", raw, body)
 	}
 }

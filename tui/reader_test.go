@@ -560,3 +560,37 @@ func TestUnreadableDocumentsSayWhy(t *testing.T) {
 	hs.press("enter")
 	hs.requireContains("✗ cannot be read: encrypted PDF")
 }
+
+// A match inside a code block, whose line has runs of spaces, opens with
+// that match current (not the first one on the page): the line is found
+// however its spaces were laid out.
+func TestContentSearchOpensAMatchInACodeBlock(t *testing.T) {
+	f := newFake()
+	f.docs = append(f.docs, mkDoc(testHost, "spec", "docs", "html", "Spec", nil, "", testNow,
+		protocol.DPEPage{Title: "Operators", Elements: []protocol.DPEElementDetail{
+			el("h-1", "heading", "Operator precedence", map[string]any{"level": 4, "text": "Operator precedence"}),
+			el("t-1", "text", "Unary operators", map[string]any{"text": "Unary operators have the highest precedence."}),
+			el("c-1", "code", "table", map[string]any{"code": "    Precedence    Operator\n        5             *  /  %\n        1             ||"}),
+		}}))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("F")
+	hs.typeText("precedence")
+	hs.press("enter")
+	ss := hs.app.top().(*searchScreen)
+	i := slices.IndexFunc(ss.results, func(m protocol.SearchMatch) bool { return strings.Contains(m.Line, "Operator") && m.ElementID == "c-1" })
+	if i < 0 {
+		t.Fatalf("no result for the code line: %+v", ss.results)
+	}
+	for range i {
+		hs.press("down")
+	}
+	hs.press("enter")
+	p := hs.page()
+	if p.v.pg.cur < 0 {
+		t.Fatal("no current match")
+	}
+	cur := p.v.pg.matches[p.v.pg.cur]
+	if line := p.v.pg.plainLines()[cur.line]; !strings.Contains(line, "Precedence    Operator") {
+		t.Errorf("the current match is on %q, want the code line", line)
+	}
+}

@@ -594,3 +594,29 @@ func TestContentSearchOpensAMatchInACodeBlock(t *testing.T) {
 		t.Errorf("the current match is on %q, want the code line", line)
 	}
 }
+
+// A link shown in a paragraph's Markdown and also as its own link element
+// (HTML's <a href="/pkg/sync/"><code>sync</code></a>) is listed once, by
+// its text without markup.
+func TestLinksPickerListsEachLinkOnceWithoutMarkup(t *testing.T) {
+	f := newFake()
+	link := el("l-1", "link", "sync", map[string]any{"text": "sync", "url": "/pkg/sync/", "within": "t-1"})
+	f.docs = append(f.docs, mkDoc(testHost, "mem", "docs", "html", "Memory Model", nil, "", testNow,
+		protocol.DPEPage{Title: "Advice", Elements: []protocol.DPEElementDetail{
+			el("t-1", "text", "To serialize", map[string]any{
+				"text":     "protect the data with sync and sync/atomic or a*b",
+				"markdown": "protect the data with [`sync`](/pkg/sync/) and [`sync/atomic`](/pkg/sync/atomic/) or [a\\*b **c**](/x)",
+			}),
+			link,
+		}}))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("/")
+	hs.typeText("Memory")
+	hs.press("enter", "enter", "enter", "L")
+	scr := hs.screen()
+	if n := strings.Count(scr, "/pkg/sync/ │"); n != 1 {
+		t.Errorf("/pkg/sync/ is listed %d times:\n%s", n, scr)
+	}
+	hs.requireContains("sync/atomic", "a*b c")
+	hs.requireNotContains("`sync`", "**")
+}

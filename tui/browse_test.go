@@ -792,3 +792,25 @@ func TestResizeBurstRendersOnce(t *testing.T) {
 	}
 	checkFrame(t, hs.app.View().Content, 70, 30)
 }
+
+// A notification that comes before the catalog's first answer (the
+// computer announces its documents as the browser opens) is not an
+// "update" of a catalog the user never saw.
+func TestFirstLoadIsNotReportedAsAnUpdate(t *testing.T) {
+	f := newFake()
+	release := f.holdCalls("get_finder")
+	o := testOptions()
+	o.Computer = "laptop"
+	hs := newHarness(t, f, o, 100, 30)
+	hs.requireContains("loading…")
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	release()
+	hs.settle()
+	hs.requireContains("1–7 of 7")
+	hs.requireNotContains("catalog updated", "(0 → 7)")
+	// A later change is reported as usual.
+	f.mutate(func(docs *[]fakeDoc) { *docs = (*docs)[1:] })
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	hs.requireContains("catalog updated: −1 documents")
+}

@@ -17,6 +17,9 @@ type catalogReload struct {
 	chunks      map[int]bool      // the chunks loaded before
 	wasComplete bool
 	totalBefore int
+	// first: the catalog had not been answered yet, so there is nothing
+	// to compare with (a notification during the first load).
+	first bool
 	// seek lists the chunks still to look in for the selected document
 	// when it moved out of the rows the reload fetched (new documents above
 	// it push it down): it is followed to its new place, within a bound.
@@ -31,7 +34,7 @@ const seekChunks = 40
 // refreshCmd reloads keeping the selection; live says it was a
 // notification.
 func (s *catalogScreen) refreshCmd(live bool) tea.Cmd {
-	rl := &catalogReload{live: live, before: map[string]string{}, chunks: map[int]bool{}, totalBefore: s.list.total}
+	rl := &catalogReload{live: live, before: map[string]string{}, chunks: map[int]bool{}, totalBefore: s.list.total, first: !s.list.haveTotal}
 	for n := range s.list.docs.loaded {
 		rl.chunks[n] = true
 	}
@@ -109,6 +112,9 @@ func (s *catalogScreen) finishReload() {
 	complete := n >= l.total
 	var added, removed, changed int
 	l.fresh = map[string]bool{}
+	if rl.first {
+		return // a first load, not an update
+	}
 	for u, fp := range after {
 		old, ok := rl.before[u]
 		switch {

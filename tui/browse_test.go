@@ -814,3 +814,25 @@ func TestFirstLoadIsNotReportedAsAnUpdate(t *testing.T) {
 	hs.settle()
 	hs.requireContains("catalog updated: −1 documents")
 }
+
+// Breadcrumbs show a long title whole when the path fits the terminal, and
+// cut it when it does not.
+func TestBreadcrumbsUseTheWidthThereIs(t *testing.T) {
+	const title = "Go, Backwards Compatibility, and GODEBUG"
+	for _, tc := range []struct {
+		w    int
+		want string
+	}{
+		{200, "office-1 › laptop › " + title + " › page 1/1"},
+		{70, "office-1 › laptop › Go, Backwards Compatibility, an… › page 1/1"},
+	} {
+		f := newFake()
+		f.docs = []fakeDoc{mkDoc(testHost, "godebug", "docs", "md", title, nil, "", testNow,
+			protocol.DPEPage{Title: "Intro", Elements: []protocol.DPEElementDetail{el("t", "text", "x", map[string]any{"text": "x"})}})}
+		hs := startOn(t, f, "laptop", tc.w, 30)
+		hs.press("enter", "enter")
+		if got := strings.TrimSpace(hs.crumbs()); got != tc.want {
+			t.Errorf("at %d columns the crumbs are %q, want %q", tc.w, got, tc.want)
+		}
+	}
+}

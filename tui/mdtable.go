@@ -65,6 +65,7 @@ func renderGlamour(md string, width int, cfg ansi.StyleConfig) (string, error) {
 	// renderers (task check boxes, strikethrough, ...) are not used.
 	gm.SetRenderer(glamourRenderer(d.opts))
 	doc := gm.Parser().Parse(text.NewReader(src))
+	src = nameCodeBlocks(doc, src)
 	src = d.liftTables(doc, src)
 	var out bytes.Buffer
 	if err := gm.Renderer().Render(&out, src, doc); err != nil {

@@ -222,7 +222,11 @@ func TestPlainCellsLookLikeGlamourText(t *testing.T) {
 // quotes and code come out the same.
 func TestMarkdownWithoutTablesIsGlamours(t *testing.T) {
 	md := "# Title\n\n- [ ] todo\n- [x] done\n\n~~gone~~ and *em* **strong** `code` <https://go.dev> www.example.com\n\n" +
-		"term\n: definition\n\n> quoted\n> > nested\n\n1. one\n   1. nested\n2. two\n\n```go\nfunc main() {}\n```\n\n<div>html block</div>\n\n---\n\nText with [a link](https://x.example/a \"t\") and ![img](a.png).\n"
+		"term\n: definition\n\n> quoted\n> > nested\n\n1. one\n   1. nested\n2. two\n\n```go\nfunc main() {}\n```\n\n" +
+		// Code blocks whose lexer chroma finds by name, by guessing from
+		// the code (a shebang, XML), or not at all; an indented block.
+		"```\n#!/bin/bash\necho \"$HOME\" | wc -c\n```\n\n```\n<?xml version=\"1.0\"?>\n<a b=\"c\">d</a>\n```\n\n" +
+		"```nosuchlanguage\nx := 1 // note\n```\n\n```\nplain words, no language\n```\n\n    indented := code\n    return\n\n<div>html block</div>\n\n---\n\nText with [a link](https://x.example/a \"t\") and ![img](a.png).\n"
 	for _, style := range []string{"dark", "light", "notty"} {
 		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(80),
 			glamour.WithPreservedNewLines(), glamour.WithBaseURL(unresolvedBase))

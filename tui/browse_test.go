@@ -836,3 +836,19 @@ func TestBreadcrumbsUseTheWidthThereIs(t *testing.T) {
 		}
 	}
 }
+
+// A notification that changes nothing the user can see (the computer
+// announcing its catalog as the browser opens) leaves the status bar alone.
+func TestNotificationWithoutVisibleChangeIsQuiet(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	calls := f.countCalls("get_finder")
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	if f.countCalls("get_finder") == calls {
+		t.Fatal("the notification did not re-read the catalog")
+	}
+	hs.requireNotContains("catalog updated")
+	hs.press("r") // asked for: answered
+	hs.requireContains("catalog refreshed")
+}

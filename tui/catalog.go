@@ -200,7 +200,7 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 				s.again = true // a burst of notifications: one more reload at the end
 				return nil
 			}
-			return s.refreshCmd(true)
+			return s.notifiedCmd()
 		}
 	case reconnectedMsg:
 		s.preview.clear()
@@ -273,7 +273,7 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 		s.finishReload()
 		if s.again {
 			s.again = false
-			cmd = tea.Batch(cmd, s.refreshCmd(true))
+			cmd = tea.Batch(cmd, s.notifiedCmd())
 		}
 	}
 	return tea.Batch(cmd, s.movedCmd())

@@ -20,6 +20,9 @@ type catalogReload struct {
 	// first: the catalog had not been answered yet, so there is nothing
 	// to compare with (a notification during the first load).
 	first bool
+	// quiet: a notification's reload says nothing when nothing visible
+	// changed (the computer announces its catalog as the browser opens).
+	quiet bool
 	// seek lists the chunks still to look in for the selected document
 	// when it moved out of the rows the reload fetched (new documents above
 	// it push it down): it is followed to its new place, within a bound.
@@ -49,6 +52,14 @@ func (s *catalogScreen) refreshCmd(live bool) tea.Cmd {
 	rl.wasComplete = s.list.haveTotal && n >= s.list.total
 	s.reload = rl
 	return s.restartCmd(true)
+}
+
+// notifiedCmd reloads for a notify:update_finder: a live refresh that
+// says nothing when nothing visible changed.
+func (s *catalogScreen) notifiedCmd() tea.Cmd {
+	cmd := s.refreshCmd(true)
+	s.reload.quiet = true
+	return cmd
 }
 
 // followSelection moves the cursor to the reloaded row of the selected
@@ -161,6 +172,7 @@ func (s *catalogScreen) finishReload() {
 	switch {
 	case len(parts) > 0:
 		s.c.notice = "catalog updated: " + strings.Join(parts, " ") + " documents"
+	case rl.quiet:
 	case rl.live:
 		s.c.notice = "catalog updated: no visible change"
 	default:

@@ -11,7 +11,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -520,18 +519,11 @@ func (s *catalogScreen) errLines(w int) []string {
 	st := s.c.styles
 	switch {
 	case s.waiting:
-		return styleLines(st.Warning, wrapText("◌ "+s.err+" — the catalog refreshes when it is ready", w, 3))
+		return wrapStyledLines(st.Warning, "◌ "+s.err+" — the catalog refreshes when it is ready", w, 3)
 	case s.err != "":
-		return styleLines(st.Error, wrapText("✗ "+s.err, w, 3))
+		return wrapStyledLines(st.Error, "✗ "+s.err, w, 3)
 	}
 	return nil
-}
-
-func styleLines(st lipgloss.Style, lines []string) []string {
-	for i, l := range lines {
-		lines[i] = st.Render(l)
-	}
-	return lines
 }
 
 // listWidth is the width of the list (the preview pane takes the rest).

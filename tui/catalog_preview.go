@@ -170,7 +170,7 @@ func (p *catalogPreview) draw(d protocol.DPEDocumentSummary, ok bool, w, h int) 
 			lines = append(lines, wrapStyledLines(st.Error, "✗ cannot be read: "+oneLine(d.Unreadable), inner, 3)...)
 		}
 		if len(d.Keywords) > 0 {
-			lines = append(lines, wrapStyledLines(st.Keyword, "# "+oneLine(strings.Join(d.Keywords, "  # ")), inner, 2)...)
+			lines = append(lines, keywordLines(st.Keyword, d.Keywords, inner, 2)...)
 		}
 		if d.Summary != "" {
 			lines = append(lines, "")

@@ -110,4 +110,8 @@ func TestProgramPager(t *testing.T) {
 	wait(func() bool { _, err := os.Stat(tmp); return os.IsNotExist(err) }, "the temporary file to be removed")
 	tm.Send(keyMsg("ctrl+c"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	// Back from the pager, the status bar no longer says it is reading.
+	if n := tm.FinalModel(t).(*App).c.notice; strings.HasPrefix(n, "reading") {
+		t.Errorf("after the pager the status bar still says %q", n)
+	}
 }

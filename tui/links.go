@@ -71,7 +71,7 @@ func pageLinks(p *protocol.DPEPage) []pageLink {
 			t, _ := e.Content["text"].(string)
 			add(pageLink{text: oneLine(t), url: strings.TrimSpace(u), elementID: e.ElementID})
 		}
-		if md, ok := e.Content["markdown"].(string); ok {
+		for _, md := range markdownForms(e.Content) {
 			for _, m := range markdownLink.FindAllStringSubmatch(md, -1) {
 				if m[3] != "" {
 					add(pageLink{text: m[3], url: m[3], elementID: e.ElementID})
@@ -80,6 +80,34 @@ func pageLinks(p *protocol.DPEPage) []pageLink {
 				add(pageLink{text: oneLine(inlinePlain(m[1])), url: m[2], elementID: e.ElementID})
 			}
 		}
+	}
+	return out
+}
+
+// markdownForms returns an element's rich Markdown forms: a text's
+// markdown, a list's items_markdown, a table's headers_markdown and
+// rows_markdown (see dpe).
+func markdownForms(c map[string]any) []string {
+	var out []string
+	var add func(v any)
+	add = func(v any) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, x := range v {
+				add(x)
+			}
+		case []string:
+			out = append(out, v...)
+		case [][]string:
+			for _, r := range v {
+				out = append(out, r...)
+			}
+		}
+	}
+	for _, k := range []string{"markdown", "items_markdown", "headers_markdown", "rows_markdown"} {
+		add(c[k])
 	}
 	return out
 }

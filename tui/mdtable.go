@@ -368,6 +368,7 @@ func renderCell(cell gast.Node, src []byte, cs *cellStyle) (string, error) {
 		}
 		c = next
 	}
+	unwrapLinks(p)
 	var buf bytes.Buffer
 	if err := cs.r.Render(&buf, src, doc); err != nil {
 		return "", fmt.Errorf("render table cell: %w", err)
@@ -379,6 +380,31 @@ func renderCell(cell gast.Node, src []byte, cs *cellStyle) (string, error) {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// unwrapLinks replaces the links and images under n by their text (an
+// image's alt text): a cell shows what a link says, and the links picker
+// (L) has where it goes, rather than a URL that would widen the column.
+func unwrapLinks(n gast.Node) {
+	var links []gast.Node
+	_ = gast.Walk(n, func(c gast.Node, entering bool) (gast.WalkStatus, error) {
+		switch c.(type) {
+		case *gast.Link, *gast.Image:
+			if !entering { // inner ones first: an image inside a link
+				links = append(links, c)
+			}
+		}
+		return gast.WalkContinue, nil
+	})
+	for _, l := range links {
+		parent := l.Parent()
+		for c := l.FirstChild(); c != nil; {
+			next := c.NextSibling()
+			parent.InsertBefore(parent, l, c)
+			c = next
+		}
+		parent.RemoveChild(parent, l)
+	}
 }
 
 // isLineBreakTag reports whether n is inline HTML <br>, <br/> or <br />.

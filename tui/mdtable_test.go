@@ -246,3 +246,20 @@ func TestMarkdownWithoutTablesIsGlamours(t *testing.T) {
 		}
 	}
 }
+
+// A link in a cell shows its text, not its URL (which would widen the
+// column; the links picker has it); an image shows its alt text.
+func TestTableCellLinksShowTheirText(t *testing.T) {
+	md := "| Entry | Section |\n|---|---|\n| [calling convention](Introduction.html#index-calling-convention): | [![logo](l.png) The Basics](The-Basics.html) |\n"
+	out := xansi.Strip(renderMarkdown(md, 100, "dark"))
+	lines := tableLines(out)
+	if len(lines) != 3 {
+		t.Fatalf("table lines %q in\n%s", lines, out)
+	}
+	if !strings.Contains(lines[2], "calling convention:") || !strings.Contains(lines[2], "logo The Basics") {
+		t.Errorf("cell text lost: %q", lines[2])
+	}
+	if strings.Contains(out, "Introduction.html") || strings.Contains(out, "l.png") || strings.Contains(out, "The-Basics.html") {
+		t.Errorf("a URL is shown in the table:\n%s", out)
+	}
+}

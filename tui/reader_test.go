@@ -620,3 +620,26 @@ func TestLinksPickerListsEachLinkOnceWithoutMarkup(t *testing.T) {
 	hs.requireContains("sync/atomic", "a*b c")
 	hs.requireNotContains("`sync`", "**")
 }
+
+// The links picker lists the links of list items and table cells too (their
+// rich forms items_markdown and rows_markdown), not only of paragraphs.
+func TestLinksPickerListsLinksInListsAndTables(t *testing.T) {
+	f := newFake()
+	f.docs = append(f.docs, mkDoc(testHost, "idx", "docs", "html", "Index", nil, "", testNow,
+		protocol.DPEPage{Title: "Index", Elements: []protocol.DPEElementDetail{
+			el("l-1", "list", "see also", map[string]any{
+				"items":          []any{"Install", "Usage"},
+				"items_markdown": []any{"[Install](install.md)", "[Usage](usage.md#run)"},
+			}),
+			el("t-1", "table", "index", map[string]any{
+				"headers": []any{"Entry", "Section"}, "headers_markdown": []any{"Entry", "Section"},
+				"rows":          []any{[]any{"cif", "The Basics"}},
+				"rows_markdown": []any{[]any{"[cif](The-Basics.html#index-cif)", "[The Basics](The-Basics.html)"}},
+			}),
+		}}))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("/")
+	hs.typeText("Index")
+	hs.press("enter", "enter", "enter", "L")
+	hs.requireContains("install.md", "usage.md#run", "cif                               The-Basics.html#", "The Basics                          The-Basics.html │")
+}

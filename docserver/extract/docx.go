@@ -199,7 +199,7 @@ func peekDOCX(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
 }
 
 func readDOCX(p *parser, ra io.ReaderAt, size int64, peek bool) (*Document, error) {
-	pk, err := openPackage(ra, size, p.opts.MaxZipEntry)
+	pk, err := openPackage(p, ra, size)
 	if err != nil {
 		return nil, err
 	}

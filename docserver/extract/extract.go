@@ -141,6 +141,7 @@ type Options struct {
 	MaxPages         int   // pages of one document; default 5000
 	MaxElements      int   // elements of one page; default 2000
 	MaxZipEntry      int64 // decompressed bytes read from one entry of an OOXML package; default 64 MiB
+	MaxUnpacked      int64 // decompressed bytes read from all entries of one OOXML package; default 256 MiB
 	PeekBytes        int   // bytes a text peek reads; default 16 KiB
 }
 
@@ -161,6 +162,9 @@ func (o Options) withDefaults() Options {
 	def(&o.PeekBytes, 16<<10)
 	if o.MaxZipEntry <= 0 {
 		o.MaxZipEntry = 64 << 20
+	}
+	if o.MaxUnpacked <= 0 {
+		o.MaxUnpacked = 256 << 20
 	}
 	return o
 }

@@ -56,7 +56,7 @@ func peekPPTX(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
 }
 
 func readPPTX(p *parser, ra io.ReaderAt, size int64, peek bool) (*Document, error) {
-	pk, err := openPackage(ra, size, p.opts.MaxZipEntry)
+	pk, err := openPackage(p, ra, size)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func excelizeOptions(p *parser) excelize.Options {
 
 // parseXLSX reads a workbook.
 func parseXLSX(p *parser, src []byte) (*Document, error) {
-	pk, err := openPackage(bytes.NewReader(src), int64(len(src)), p.opts.MaxZipEntry)
+	pk, err := openPackage(p, bytes.NewReader(src), int64(len(src)))
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func sheetCharts(pk *pkg) map[string][]string {
 
 // peekXLSX reads the core properties and the sheet names.
 func peekXLSX(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
-	pk, err := openPackage(ra, size, p.opts.MaxZipEntry)
+	pk, err := openPackage(p, ra, size)
 	if err != nil {
 		return Meta{}, err
 	}

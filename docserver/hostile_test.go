@@ -2,53 +2,19 @@ package docserver
 
 import (
 	"context"
-	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/docserver/internal/hostile"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
-
-// buildPDF assembles a PDF file from object bodies (object i+1 is objs[i])
-// with a correct cross-reference table; objects may be streams.
-func buildPDF(objs []string) []byte {
-	var b strings.Builder
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj %s endobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer << /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return []byte(b.String())
-}
-
-// pdfStream is the body of a stream object.
-func pdfStream(data string) string {
-	return fmt.Sprintf("<< /Length %d >> stream\n%s\nendstream", len(data), data)
-}
-
-// loopTreePDF is a small PDF whose page tree loops: the root Pages node
-// lists itself among its /Kids. Readers that follow /Kids without
-// remembering where they have been never come back.
-func loopTreePDF() []byte {
-	return buildPDF([]string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-		pdfStream("BT /F1 24 Tf 72 720 Td (Loop) Tj ET"),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	})
-}
 
 // resourceByPath finds a listed resource by its _meta.path.
 func resourceByPath(all []mcp.Resource, rel string) (mcp.Resource, bool) {
@@ -78,7 +44,7 @@ func TestLoopingPDFDoesNotStallTheListing(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "guide.md"), "# Guide\n\nHow to use the folder.\n")
 	writeFile(t, filepath.Join(dir, "notes.txt"), "Notes\n\nSome notes.\n")
 	writeFile(t, filepath.Join(dir, "table.csv"), "a,b\n1,2\n")
-	loop := loopTreePDF()
+	loop := hostile.LoopTreePDF()
 	writeFile(t, filepath.Join(dir, "loop.pdf"), string(loop))
 	t.Logf("crafted PDF: %d bytes", len(loop))
 
@@ -156,5 +122,94 @@ func TestLoopingPDFDoesNotStallTheListing(t *testing.T) {
 	}
 	if cat.TotalCount != 4 || len(cat.Documents) != 4 || marked != 1 {
 		t.Errorf("catalog: %d of %d documents, %d unreadable", len(cat.Documents), cat.TotalCount, marked)
+	}
+}
+
+// waitUnreadable lists until the resource at rel is marked unreadable and
+// returns it.
+func waitUnreadable(t *testing.T, c interface {
+	ListResources(context.Context, mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error)
+}, rel string) mcp.Resource {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+		cancel()
+		if err != nil {
+			t.Fatalf("resources/list: %v", err)
+		}
+		r, ok := resourceByPath(res.Resources, rel)
+		if ok && listedUnreadable(r) != "" {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never marked unreadable: %+v", rel, res.Resources)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A file swapped for a FIFO before the watcher has seen it (inside its
+// debounce window) must not block listing or reading: opening a FIFO for
+// reading waits for a writer. It is listed as unreadable instead.
+func TestFIFODoesNotBlockListing(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "good.md"), "# Good\n\ntext\n")
+	writeFile(t, filepath.Join(dir, "swap.md"), "# Swap\n")
+	// A debounce of an hour keeps the watcher from noticing the swap.
+	_, c, _ := startInProcess(t, dir, Options{Debounce: time.Hour})
+	fifo := filepath.Join(dir, "swap.md")
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	bad := waitUnreadable(t, c, "swap.md")
+	if !strings.Contains(listedUnreadable(bad), "not a regular file") {
+		t.Errorf("FIFO listed with reason %q", listedUnreadable(bad))
+	}
+	// Reading it answers (the file is no longer served: 4201).
+	if e := rpcError(t, c.GetTransport(), 5, bad.URI); e.Code != protocol.CodeDocumentNotFound {
+		t.Errorf("read of the FIFO: %d %s", e.Code, e.Message)
+	}
+	all, _ := listAll(t, c)
+	if r, ok := resourceByPath(all, "good.md"); !ok || r.Name != "Good" {
+		t.Errorf("good.md not listed beside the FIFO: %v", all)
+	}
+}
+
+// Four concurrent reads of heavy office files used to run at once and
+// crash serve-docs out of memory. Reads are admitted by a memory budget:
+// with a budget that fits one of these reads, they run one after another
+// and the heap stays near one read's peak (69 MiB measured), where four
+// at once reached 225 MiB.
+func TestConcurrentHeavyReadsShareAMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Repeat(`<w:p><w:r><w:t>word</w:t></w:r></w:p>`, 60_000)
+	core := `<dc:title>Heavy</dc:title><dc:description>Many paragraphs.</dc:description>`
+	for i := range 4 {
+		// About 2.3 MB of XML each, a tree of some 50 MB.
+		writeFile(t, filepath.Join(dir, "heavy"+string(rune('a'+i))+".docx"), string(hostile.DOCX(body, core)))
+	}
+	_, c, _ := startInProcess(t, dir, Options{ListWait: time.Millisecond, MemoryBudget: 64 << 20})
+	all, _ := listAll(t, c) // starts the peeks
+	var wg sync.WaitGroup
+	peak := hostile.PeakHeap(func() {
+		for _, r := range all {
+			wg.Go(func() {
+				var doc protocol.DPEDocument
+				readJSON(t, c, r.URI, &doc)
+				if doc.Unreadable != "" || doc.PageCount == 0 {
+					t.Errorf("%s: %+v", r.URI, doc)
+				}
+			})
+		}
+		wg.Wait()
+	})
+	t.Logf("peak heap of 4 concurrent reads: %d MiB", peak>>20)
+	if peak > 150<<20 {
+		t.Errorf("4 concurrent heavy reads peaked at %d MiB of heap", peak>>20)
 	}
 }

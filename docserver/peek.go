@@ -152,10 +152,20 @@ func (s *Server) peekWorker() {
 	}
 }
 
-// runPeek peeks at one file within PeekTimeout. A reader that does not
-// return by then is abandoned: its goroutine is left to finish on its own
-// and its result is dropped.
+// runPeek peeks at one file, once the memory gate admits it, within
+// PeekTimeout from then. A reader that does not return by then is
+// abandoned: its goroutine is left to finish on its own (keeping its
+// memory reservation) and its result is dropped.
 func (s *Server) runPeek(e *entry) (extract.Meta, error) {
+	f, err := s.openRegular(e.rel)
+	if err != nil {
+		return extract.Meta{}, err
+	}
+	release, err := s.mem.acquire(s.baseCtx, peekCost(e.kind, f, e.size, s.opts.Extract))
+	if err != nil {
+		f.Close()
+		return extract.Meta{}, err
+	}
 	ctx, cancel := context.WithTimeout(s.baseCtx, s.opts.PeekTimeout)
 	defer cancel()
 	type result struct {
@@ -163,8 +173,12 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 		err error
 	}
 	done := make(chan result, 1)
+	s.work.Add(1)
 	go func() {
-		m, err := s.peek(ctx, e)
+		defer s.work.Done()
+		defer release()
+		defer f.Close()
+		m, err := s.parser.Peek(ctx, e.rel, f, e.size)
 		done <- result{m, err}
 	}()
 	select {
@@ -179,16 +193,6 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 		}
 		return extract.Meta{}, errTimedOut{s.opts.PeekTimeout}
 	}
-}
-
-// peek opens a file and peeks at it.
-func (s *Server) peek(ctx context.Context, e *entry) (extract.Meta, error) {
-	f, err := s.root.Open(e.rel)
-	if err != nil {
-		return extract.Meta{}, fmt.Errorf("open: %w", err)
-	}
-	defer f.Close()
-	return s.parser.Peek(ctx, e.rel, f, e.size)
 }
 
 // metaOf returns the title and summary of a document for listing: from the

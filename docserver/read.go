@@ -147,10 +147,8 @@ func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Documen
 		return failed(err)
 	}
 	doc, err := s.docs.get(ctx, keyOf(cur), func() (*extract.Document, error) {
-		pctx, cancel := context.WithTimeout(s.baseCtx, s.opts.ParseTimeout)
-		defer cancel()
 		start := time.Now()
-		d, err := s.parse(pctx, cur)
+		d, err := s.parse(cur)
 		if err != nil {
 			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
 		} else {
@@ -169,40 +167,56 @@ func firstLine(s string) string {
 	return l
 }
 
-// parse reads a file (within the size bound) and parses it. A parser
-// that does not return within the context's deadline (a pathological file
-// that makes a library loop) is abandoned: the read fails with a timeout,
-// which is cached like any parse failure until the file changes.
-func (s *Server) parse(ctx context.Context, f fileInfo) (*extract.Document, error) {
-	file, err := s.root.Open(f.rel)
+// parse reads a file (within the size bound) and parses it, once the
+// memory gate admits it, within ParseTimeout from then. The parsers check
+// their context as they go, so a parse stops soon after its deadline; one
+// that does not (a library loop) is abandoned and keeps its memory
+// reservation until it ends. A timeout is cached like any parse failure
+// until the file changes.
+func (s *Server) parse(f fileInfo) (*extract.Document, error) {
+	file, err := s.openRegular(f.rel)
 	if err != nil {
-		return nil, fmt.Errorf("open: %w", err)
+		return nil, err
 	}
 	defer file.Close()
+	release, err := s.mem.acquire(s.baseCtx, readCost(f.kind, file, f.size, s.opts.Extract))
+	if err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(file, s.opts.MaxFileSize+1))
 	if err != nil {
+		release()
 		return nil, fmt.Errorf("read: %w", err)
 	}
 	if int64(len(data)) > s.opts.MaxFileSize {
+		release()
 		return nil, fmt.Errorf("file is larger than %d bytes", s.opts.MaxFileSize)
 	}
+	ctx, cancel := context.WithTimeout(s.baseCtx, s.opts.ParseTimeout)
+	defer cancel()
 	type result struct {
 		doc *extract.Document
 		err error
 	}
 	done := make(chan result, 1)
+	s.work.Add(1)
 	go func() {
+		defer s.work.Done()
+		defer release()
 		doc, err := s.parser.Parse(ctx, extract.Source{Name: f.rel, Data: data})
 		done <- result{doc, err}
 	}()
 	select {
 	case r := <-done:
-		if r.err != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("parse timed out after %s", s.opts.ParseTimeout)
+		if r.err != nil && ctx.Err() != nil && s.baseCtx.Err() == nil {
+			return nil, errTimedOut{s.opts.ParseTimeout}
 		}
 		return r.doc, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("parse timed out after %s", s.opts.ParseTimeout)
+		if s.baseCtx.Err() != nil {
+			return nil, s.baseCtx.Err()
+		}
+		return nil, errTimedOut{s.opts.ParseTimeout}
 	}
 }
 

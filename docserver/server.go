@@ -59,6 +59,7 @@ const (
 	DefaultDebounce     = 75 * time.Millisecond
 	DefaultListPageSize = 200
 	DefaultCacheSize    = 64
+	DefaultCacheBytes   = 256 << 20
 	DefaultParseTimeout = 60 * time.Second
 	DefaultPeekTimeout  = 10 * time.Second
 	DefaultListWait     = 250 * time.Millisecond
@@ -72,9 +73,11 @@ type Options struct {
 	Debounce     time.Duration // how long the watcher gathers changes before notifying
 	ListPageSize int           // resources per resources/list page
 	CacheSize    int           // parsed documents kept in memory
+	CacheBytes   int64         // estimated bytes of the parsed documents kept in memory
 	ParseTimeout time.Duration // bound on parsing one file
 	PeekTimeout  time.Duration // bound on peeking at one file for its title
 	ListWait     time.Duration // how long resources/list waits for peeks before listing files as pending
+	MemoryBudget int64         // bytes the parses and peeks in progress may reserve together
 	Extract      extract.Options
 	Version      string // reported in the MCP initialize result
 }
@@ -95,6 +98,8 @@ type Server struct {
 	subs   *subscriptions
 	scan   *scanner
 	parser *extract.Parser
+	mem    *memoryGate
+	work   sync.WaitGroup // parses and peeks running, abandoned ones too
 
 	baseCtx    context.Context // parses run under it; Close cancels it
 	baseCancel context.CancelFunc
@@ -134,6 +139,12 @@ func New(root string, opts Options) (*Server, error) {
 	if opts.ListWait <= 0 {
 		opts.ListWait = DefaultListWait
 	}
+	if opts.CacheBytes <= 0 {
+		opts.CacheBytes = DefaultCacheBytes
+	}
+	if opts.MemoryBudget <= 0 {
+		opts.MemoryBudget = DefaultMemoryBudget
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -169,10 +180,11 @@ func New(root string, opts Options) (*Server, error) {
 		log:     opts.Logger,
 		ledger:  newErrorLedger(),
 		index:   newIndex(),
-		docs:    newDocCache(opts.CacheSize),
+		docs:    newDocCache(opts.CacheSize, opts.CacheBytes),
 		peeks:   newPeeks(),
 		subs:    newSubscriptions(),
 		parser:  extract.NewParser(opts.Extract),
+		mem:     newMemoryGate(opts.MemoryBudget),
 	}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, maxFileSize: opts.MaxFileSize, log: s.log}

@@ -166,7 +166,7 @@ func (r *docxReader) newPage() {
 
 func (r *docxReader) add(e Element) {
 	pg := r.page()
-	if len(pg.Elements) >= r.p.opts.MaxElements {
+	if len(pg.Elements) >= r.p.opts.MaxElements || !r.p.spend(contentBytes(e.Content)) {
 		r.cut = true
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/docserver/internal/hostile"
+	"github.com/smcp-browse/smcp-browse/dpe"
 )
 
 // allocated runs f and returns the bytes it allocated (all goroutines;
@@ -128,5 +129,80 @@ func TestParseStopsWhenItsDeadlinePasses(t *testing.T) {
 			t.Fatalf("%s: parse still running two minutes after its 50 ms deadline", name)
 		}
 		cancel()
+	}
+}
+
+// A package of many parts, each under the per-part bound, inflated without
+// limit (a 29 MB pptx of 120 parts reached 7 GiB). Its parts now draw on
+// one decompression budget: the reader stops when it runs out and marks
+// the document truncated.
+func TestPackageDecompressionBudget(t *testing.T) {
+	data := hostile.InflatingPPTX(40, 60<<20) // 40 slides of 60 MiB: 2.4 GiB
+	var doc *Document
+	var err error
+	alloc := allocated(func() { doc, err = parseBytes(context.Background(), t, "inflate.pptx", data) })
+	t.Logf("%d-byte pptx inflating to 2.4 GiB: %d MiB allocated", len(data), alloc>>20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Truncated || len(doc.Pages) >= 40 {
+		t.Errorf("truncated %v with %d pages", doc.Truncated, len(doc.Pages))
+	}
+	if alloc > 2<<30 {
+		t.Errorf("allocated %d MiB", alloc>>20)
+	}
+}
+
+// Memory is bounded by bytes, not counts: 2,000 pages of 100 one-word
+// paragraphs (a 26 KB docx) made 200,000 elements. The output budget
+// (MaxOutputBytes) cuts the document, marked truncated.
+func TestParagraphBombIsBoundedByBytes(t *testing.T) {
+	data := hostile.ParagraphBombDOCX(200_000, 100)
+	doc, err := parseBytes(context.Background(), t, "bomb.docx", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range doc.Pages {
+		n += len(p.Elements)
+	}
+	t.Logf("%d-byte docx: %d elements, estimated %d MiB", len(data), n, doc.EstimatedBytes()>>20)
+	if !doc.Truncated || n >= 200_000 {
+		t.Errorf("truncated %v, %d elements", doc.Truncated, n)
+	}
+	if doc.EstimatedBytes() > 72<<20 {
+		t.Errorf("document holds an estimated %d MiB", doc.EstimatedBytes()>>20)
+	}
+}
+
+// A sheet's formulas were read with excelize's cell getters, which load
+// the whole worksheet (a 1M-row sheet took 2.2 GB). Large sheets are now
+// streamed, rows and formulas alike.
+func TestLargeSheetIsStreamed(t *testing.T) {
+	data := hostile.ManyRowsXLSX(300_000)
+	var doc *Document
+	var err error
+	peak := hostile.PeakHeap(func() { doc, err = parseBytes(context.Background(), t, "rows.xlsx", data) })
+	t.Logf("%d-byte xlsx of 300,000 rows: heap peak %d MiB", len(data), peak>>20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	formulas := 0
+	for _, e := range doc.Pages[0].Elements {
+		if e.Category == dpe.Formula {
+			formulas++
+			if e.Content["cell"] == "C1" && (e.Content["expression"] != "=A1*2" || e.Content["value"] != "2") {
+				t.Errorf("formula C1 = %v", e.Content)
+			}
+		}
+	}
+	if formulas != maxFormulaElements {
+		t.Errorf("%d formula elements, want %d", formulas, maxFormulaElements)
+	}
+	if !doc.Truncated {
+		t.Error("300,000 rows not marked truncated (MaxRows is 100,000)")
+	}
+	if peak > 400<<20 {
+		t.Errorf("heap peaked at %d MiB", peak>>20)
 	}
 }

@@ -220,6 +220,10 @@ type mdWalker struct {
 }
 
 func (w *mdWalker) add(el Element, level, size int) {
+	if !w.p.spend(size) {
+		w.truncated = true
+		return
+	}
 	w.blocks = append(w.blocks, mdBlock{el: el, level: level, size: size})
 }
 

@@ -38,6 +38,7 @@ type pkg struct {
 	max   int64                // decompressed bytes of one part
 	left  int64                // decompressed bytes the rest of the package may use
 	total int64                // the package's budget, for messages
+	spent bool                 // a part was refused for the budget
 }
 
 // openPackage opens the zip package of a parse; its parts draw on the
@@ -82,6 +83,7 @@ func (p *pkg) read(name string) ([]byte, error) {
 		return nil, fmt.Errorf("part %s (%d bytes): %w", name, f.UncompressedSize64, errPartTooLarge)
 	}
 	if f.UncompressedSize64 > uint64(max(p.left, 0)) {
+		p.spent = true
 		return nil, fmt.Errorf("part %s (%d bytes): %w (%d MiB)", name, f.UncompressedSize64, errUnpackBudget, p.budgetMiB())
 	}
 	rc, err := f.Open()
@@ -98,7 +100,7 @@ func (p *pkg) read(name string) ([]byte, error) {
 		return nil, fmt.Errorf("part %s: %w", name, errPartTooLarge)
 	}
 	if int64(len(data)) > p.left {
-		p.left = -1
+		p.left, p.spent = -1, true
 		return nil, fmt.Errorf("part %s: %w (%d MiB)", name, errUnpackBudget, p.budgetMiB())
 	}
 	p.left -= int64(len(data))
@@ -235,7 +237,7 @@ func parseXML(ctx context.Context, data []byte) (*xnode, error) {
 				return nil, errors.New("xml: document too large or too deep")
 			}
 			n := &xnode{name: t.Name.Local, attrs: t.Attr}
-			size += 160 + int64(len(t.Name.Local))
+			size += 320 + int64(len(t.Name.Local))
 			for _, a := range t.Attr {
 				size += 80 + int64(len(a.Name.Local)+len(a.Name.Space)+len(a.Value))
 			}

@@ -28,7 +28,7 @@ const (
 )
 
 func excelizeOptions(p *parser) excelize.Options {
-	return excelize.Options{UnzipSizeLimit: 4 * p.opts.MaxZipEntry, UnzipXMLSizeLimit: p.opts.MaxZipEntry}
+	return excelize.Options{UnzipSizeLimit: p.opts.MaxUnpacked, UnzipXMLSizeLimit: min(p.opts.MaxZipEntry, smallSheetBytes)}
 }
 
 // parseXLSX reads a workbook.
@@ -52,6 +52,7 @@ func parseXLSX(p *parser, src []byte) (*Document, error) {
 		doc.Summary = workbookSummary(sheets)
 	}
 	charts := sheetCharts(pk)
+	parts := sheetPartNames(pk)
 	for _, name := range sheets {
 		if err := p.cancelled(); err != nil {
 			return nil, err
@@ -60,7 +61,7 @@ func parseXLSX(p *parser, src []byte) (*Document, error) {
 			doc.Truncated = true
 			break
 		}
-		pg, cut, err := readSheet(p, f, name)
+		pg, cut, err := readSheet(p, f, pk, parts[name], name)
 		if err != nil {
 			pg = Page{Title: clean(name), Elements: []Element{{Category: dpe.Text, Content: map[string]any{"text": "(this sheet could not be read)"}}}}
 		}
@@ -83,7 +84,7 @@ func workbookSummary(sheets []string) string {
 }
 
 // readSheet reads the used range of one sheet.
-func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
+func readSheet(p *parser, f *excelize.File, pk *pkg, part, name string) (Page, bool, error) {
 	pg := Page{Title: clean(name)}
 	it, err := f.Rows(name)
 	if err != nil {
@@ -93,7 +94,7 @@ func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
 	var rows [][]string
 	cut := false
 	for it.Next() {
-		if len(rows) > p.opts.MaxRows {
+		if len(rows) > p.opts.MaxRows || p.overBudget {
 			cut = true
 			break
 		}
@@ -114,6 +115,10 @@ func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
 		}
 		if cols == nil {
 			cols = []string{}
+		}
+		if !p.charge(rowBytes(cols)) {
+			cut = true
+			break
 		}
 		rows = append(rows, cols)
 	}
@@ -156,7 +161,7 @@ func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
 	for _, r := range body {
 		cols = max(cols, len(r))
 	}
-	formulas, hasFormulas := sheetFormulas(f, name, top+1, left, len(rows), cols)
+	formulas, hasFormulas := boundedSheetFormulas(p, pk, part, f, name, top+1, left, len(rows), cols)
 	for _, el := range tableElements(headers, body, p.opts.TableRowsPerPage, top+1, left) {
 		el.Metadata["sheet"] = clean(name)
 		el.Metadata["has_formulas"] = hasFormulas

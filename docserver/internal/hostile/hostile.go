@@ -9,7 +9,9 @@ import (
 	"compress/flate"
 	"fmt"
 	"hash/crc32"
+	"runtime"
 	"strings"
+	"time"
 )
 
 // PDF assembles a PDF file from object bodies (object i+1 is objs[i]) with
@@ -233,4 +235,35 @@ func NestedListMarkdown(levels int) []byte {
 // lists nested in one another.
 func ListMarkerMarkdown(n int) []byte {
 	return []byte(strings.Repeat("- ", n) + "x\n")
+}
+
+// PeakHeap runs f while sampling the heap every few milliseconds and
+// returns the largest heap seen above the heap before f (a lower bound of
+// the true peak).
+func PeakHeap(f func()) uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	stop := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var top uint64
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				peak <- top
+				return
+			case <-tick.C:
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				top = max(top, m.HeapAlloc)
+			}
+		}
+	}()
+	f()
+	close(stop)
+	return max(<-peak, base) - base
 }

@@ -11,7 +11,7 @@ FUZZTIME    ?= 10s
 FUZZPKGS    ?= ./...
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test unit bench benchstat fuzz lint demo e2e interop node-deps clean
+.PHONY: all build test test-deps unit bench benchstat fuzz lint demo e2e interop node-deps clean
 
 all: build
 
@@ -28,8 +28,12 @@ $(NODE_STAMP): $(NODE_DIR)/package.json $(wildcard $(NODE_DIR)/package-lock.json
 	touch $@
 
 # Every test, with the race detector; the npm peers must be present.
-test: node-deps
+test: node-deps test-deps
 	SMCP_REQUIRE_NODE=1 $(GO) test -race -count=1 ./...
+
+# System tools some tests compare against (pdftotext); installed as root in CI.
+test-deps:
+	scripts/test-deps.sh
 
 # Go tests only, no npm peers (tests that need them skip).
 unit:

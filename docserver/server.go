@@ -194,6 +194,14 @@ func New(root string, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("docserver: scan %s: %w", abs, err)
 	}
 	s.index.replace(files)
+	for _, f := range files {
+		if f.kind == extract.KindPDF {
+			// Build the PDF engine (or load its cached compilation) now
+			// rather than on the first read.
+			go extract.WarmPDFEngine()
+			break
+		}
+	}
 	s.mcp = s.newMCPServer()
 	s.log.Info("document server ready", "root", abs, "host", s.host, "documents", len(files))
 	return s, nil

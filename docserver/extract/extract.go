@@ -340,6 +340,7 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 	if m.Title == "" {
 		m.Title = stem(name)
 	}
+	m.Summary = SearchForm(m.Summary)
 	return m, nil
 }
 
@@ -472,6 +473,8 @@ func finish(doc *Document, name string) {
 	if len(doc.Keywords) == 0 {
 		doc.Keywords = topTerms(doc, 5)
 	}
+	doc.Summary = SearchForm(doc.Summary)
+	doc.Keywords = searchForms(doc.Keywords)
 }
 
 // FindElement returns the element with id and the index of its page.

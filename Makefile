@@ -31,9 +31,12 @@ $(NODE_STAMP): $(NODE_DIR)/package.json $(wildcard $(NODE_DIR)/package-lock.json
 test: node-deps test-deps
 	SMCP_REQUIRE_NODE=1 $(GO) test -race -count=1 ./...
 
-# System tools some tests compare against (pdftotext); installed as root in CI.
+# System tools some tests compare against (pdftotext; installed as root in
+# CI), and the PDF engine compiled into its on-disk cache once, before the
+# test processes that start serve-docs.
 test-deps:
 	scripts/test-deps.sh
+	$(GO) run ./docserver/extract/internal/warmpdf
 
 # Go tests only, no npm peers (tests that need them skip).
 unit:

@@ -105,3 +105,14 @@ func packageXMLCost(r io.ReaderAt, size int64, opts extract.Options) int64 {
 	}
 	return n * xmlCostPerByte
 }
+
+// warmEngine builds the engine a kind of file needs before its read's
+// deadline starts: compiling the PDF engine takes seconds (much more under
+// the race detector) and is no fault of the first PDF read.
+func (s *Server) warmEngine(kind extract.Kind) {
+	if kind == extract.KindPDF {
+		if err := extract.WarmPDFEngine(); err != nil {
+			s.log.Warn("pdf engine unavailable", "err", err)
+		}
+	}
+}

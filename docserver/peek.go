@@ -133,8 +133,20 @@ func (s *Server) peekWorker() {
 		p.mu.Unlock()
 
 		m, err := s.runPeek(c.e)
+		s.peeksRun.Add(1)
 		c.item = metaItem{key: c.key, meta: m, err: err}
 		transient := err != nil && (s.baseCtx.Err() != nil || errors.Is(err, fs.ErrNotExist))
+		var timedOut errTimedOut
+		if !transient && !errors.As(err, &timedOut) {
+			// A timeout may be the machine's load: it is not kept across
+			// restarts.
+			s.disk.update(c.key, func(d *diskEntry) {
+				d.Peeked, d.Title, d.Summary, d.PeekErr = true, m.Title, m.Summary, ""
+				if err != nil {
+					d.PeekErr = unreadableReason(err)
+				}
+			})
+		}
 		p.mu.Lock()
 		delete(p.calls, c.key)
 		if !transient {
@@ -161,6 +173,7 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 	if err != nil {
 		return extract.Meta{}, err
 	}
+	s.warmEngine(e.kind)
 	release, err := s.mem.acquire(s.baseCtx, peekCost(e.kind, f, e.size, s.opts.Extract))
 	if err != nil {
 		f.Close()
@@ -218,5 +231,32 @@ func (s *Server) metaOf(ctx context.Context, e *entry) (extract.Meta, error) {
 		case <-ctx.Done():
 			return extract.Meta{}, ctx.Err()
 		}
+	}
+}
+
+// restorePeeks takes the peek verdicts of unchanged files from the
+// on-disk cache, and drops its entries of files no longer served.
+func (s *Server) restorePeeks(files map[string]fileInfo) {
+	s.disk.mu.Lock()
+	for rel := range s.disk.entries {
+		if _, ok := files[rel]; !ok {
+			delete(s.disk.entries, rel)
+			s.disk.dirty = true
+		}
+	}
+	s.disk.mu.Unlock()
+	s.peeks.mu.Lock()
+	defer s.peeks.mu.Unlock()
+	for _, f := range files {
+		k := keyOf(f)
+		d, ok := s.disk.get(k)
+		if !ok || !d.Peeked {
+			continue
+		}
+		it := metaItem{key: k, meta: extract.Meta{Title: d.Title, Summary: d.Summary}}
+		if d.PeekErr != "" {
+			it.err = errors.New(d.PeekErr)
+		}
+		s.peeks.m[f.rel] = it
 	}
 }

@@ -149,10 +149,17 @@ func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Documen
 	doc, err := s.docs.get(ctx, keyOf(cur), func() (*extract.Document, error) {
 		start := time.Now()
 		d, err := s.parse(cur)
-		if err != nil {
-			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
-		} else {
+		s.parsesRun.Add(1)
+		var timedOut errTimedOut
+		switch {
+		case err == nil:
 			s.log.Debug("parsed document", "path", cur.rel, "pages", len(d.Pages), "took", time.Since(start))
+			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = infoOf(d) })
+		case errors.As(err, &timedOut) || isContextErr(err) || errors.Is(err, fs.ErrNotExist):
+			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
+		default:
+			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
+			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = &docInfo{Err: unreadableReason(err)} })
 		}
 		return d, err
 	})
@@ -179,6 +186,7 @@ func (s *Server) parse(f fileInfo) (*extract.Document, error) {
 		return nil, err
 	}
 	defer file.Close()
+	s.warmEngine(f.kind)
 	release, err := s.mem.acquire(s.baseCtx, readCost(f.kind, file, f.size, s.opts.Extract))
 	if err != nil {
 		return nil, err
@@ -250,6 +258,53 @@ func (s *Server) metadata(e *entry, doc *extract.Document) protocol.DPEDocument 
 	}
 }
 
+// level1 is the Level 1 read of ref without its page index: from the
+// on-disk cache when it knows this version of the file (no parse), else
+// from a parse. A document that cannot be read is described as such.
+func (s *Server) level1(ctx context.Context, ref string) (protocol.DPEDocument, error) {
+	if e, ok := s.index.lookup(ref); ok {
+		if cur, ok := s.scan.classify(e.rel, 0); ok {
+			fresh := &entry{fileInfo: cur, docRef: e.docRef}
+			if d, ok := s.disk.get(keyOf(cur)); ok && d.Info != nil {
+				if d.Info.Err != "" {
+					return s.unreadableDocument(fresh, &unreadableError{reason: d.Info.Err}), nil
+				}
+				if _, ok := s.docs.peek(keyOf(cur)); !ok {
+					return s.metadataOf(fresh, d.Info), nil
+				}
+			}
+		}
+	}
+	e, doc, err := s.load(ctx, ref)
+	var ue *unreadableError
+	if errors.As(err, &ue) {
+		return s.unreadableDocument(e, ue), nil
+	}
+	if err != nil {
+		return protocol.DPEDocument{}, err
+	}
+	return s.metadata(e, doc), nil
+}
+
+// metadataOf is the Level 1 read of a document from its cached metadata.
+func (s *Server) metadataOf(e *entry, in *docInfo) protocol.DPEDocument {
+	kw := in.Keywords
+	if kw == nil {
+		kw = []string{}
+	}
+	return protocol.DPEDocument{
+		DocRef:       e.docRef,
+		URI:          dpe.Document(s.host, e.docRef).String(),
+		FileURI:      s.fileURI(e.rel),
+		FileType:     e.fileType,
+		Title:        in.Title,
+		PageCount:    in.Pages,
+		Keywords:     kw,
+		Summary:      in.Summary,
+		LastModified: e.mtime.UTC().Format(time.RFC3339),
+	}
+}
+
 // unreadableDocument is the Level 1 read of a document that cannot be
 // read: no pages, the reason as summary and in "unreadable".
 func (s *Server) unreadableDocument(e *entry, ue *unreadableError) protocol.DPEDocument {
@@ -280,13 +335,10 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 	}
 	cat := protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}, TotalCount: len(entries)}
 	for i := off; i < len(entries) && i < off+lim; i++ {
-		e, doc, err := s.load(ctx, entries[i].docRef)
-		var ue *unreadableError
+		d, err := s.level1(ctx, entries[i].docRef)
 		switch {
 		case err == nil:
-			cat.Documents = append(cat.Documents, s.summaryOf(e, doc))
-		case errors.As(err, &ue):
-			cat.Documents = append(cat.Documents, s.unreadableDocument(e, ue).CatalogEntry(s.host))
+			cat.Documents = append(cat.Documents, d.CatalogEntry(s.host))
 		case ctx.Err() != nil:
 			return cat, ctx.Err()
 		}
@@ -297,6 +349,9 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 // document is the Level 1 read; depth=pages adds the page index window
 // (offset default 0, limit default 20).
 func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument, error) {
+	if u.Query.Depth != dpe.DepthPages {
+		return s.level1(ctx, u.DocRef)
+	}
 	e, doc, err := s.load(ctx, u.DocRef)
 	var ue *unreadableError
 	if errors.As(err, &ue) {
@@ -306,9 +361,6 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 		return protocol.DPEDocument{}, err
 	}
 	d := s.metadata(e, doc)
-	if u.Query.Depth != dpe.DepthPages {
-		return d, nil
-	}
 	off, lim := 0, dpe.DefaultLimit
 	if u.Query.Offset != nil {
 		off = *u.Query.Offset

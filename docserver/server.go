@@ -78,8 +78,11 @@ type Options struct {
 	PeekTimeout  time.Duration // bound on peeking at one file for its title
 	ListWait     time.Duration // how long resources/list waits for peeks before listing files as pending
 	MemoryBudget int64         // bytes the parses and peeks in progress may reserve together
-	Extract      extract.Options
-	Version      string // reported in the MCP initialize result
+	// CacheDir holds the on-disk index cache ("" for
+	// $XDG_CACHE_HOME/smcp-browse/docs, "off" for none).
+	CacheDir string
+	Extract  extract.Options
+	Version  string // reported in the MCP initialize result
 }
 
 // Server is a document MCP server over one root directory.
@@ -99,7 +102,10 @@ type Server struct {
 	scan   *scanner
 	parser *extract.Parser
 	mem    *memoryGate
-	work   sync.WaitGroup // parses and peeks running, abandoned ones too
+	disk   *diskCache
+	// counts of the extraction work done, for tests and logs
+	peeksRun, parsesRun atomic.Int64
+	work                sync.WaitGroup // parses and peeks running, abandoned ones too
 
 	baseCtx    context.Context // parses run under it; Close cancels it
 	baseCancel context.CancelFunc
@@ -194,6 +200,15 @@ func New(root string, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("docserver: scan %s: %w", abs, err)
 	}
 	s.index.replace(files)
+	cacheDir := opts.CacheDir
+	switch cacheDir {
+	case "":
+		cacheDir = defaultCacheDir()
+	case "off":
+		cacheDir = ""
+	}
+	s.disk = openDiskCache(cacheDir, abs, s.host, s.log)
+	s.restorePeeks(files)
 	for _, f := range files {
 		if f.kind == extract.KindPDF {
 			// Build the PDF engine (or load its cached compilation) now
@@ -281,7 +296,7 @@ func (s *Server) Close() error {
 	if w != nil {
 		errs = append(errs, w.close())
 	}
-	errs = append(errs, s.root.Close())
+	errs = append(errs, s.disk.close(), s.root.Close())
 	return errors.Join(errs...)
 }
 

@@ -208,6 +208,7 @@ func (w *watcher) apply(paths map[string]bool) {
 		if nf, ok := files[rel]; !ok || !nf.sameVersion(fi) {
 			s.docs.forget(rel)
 			s.peeks.forget(rel)
+			s.disk.forget(rel)
 		}
 	}
 	if setChanged {

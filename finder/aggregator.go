@@ -24,6 +24,9 @@ const (
 	DefaultConcurrency = 8
 	DefaultDebounce    = 75 * time.Millisecond
 	DefaultTimeout     = 15 * time.Second
+	// DefaultFirstWait is how long Documents waits for missing Level 1
+	// reads before answering with entries built from the listing.
+	DefaultFirstWait = 300 * time.Millisecond
 	// NegativeTTL is how long a document whose Level 1 read failed stays
 	// out of the catalog before it is read again.
 	NegativeTTL = 30 * time.Second
@@ -39,6 +42,11 @@ type Resource struct {
 	URI      string
 	Name     string
 	MIMEType string
+	// Description, LastModified (annotations.lastModified) and Meta (_meta)
+	// give a document's catalog entry until its Level 1 read arrives.
+	Description  string
+	LastModified string
+	Meta         map[string]any
 	// Priority is annotations.priority (0-1) and Fullscreen is
 	// _meta.fullscreen, when the server gave them.
 	Priority   *float64
@@ -79,6 +87,7 @@ type AggregatorOptions struct {
 	Concurrency int           // concurrent Level 1 reads (default 8)
 	Debounce    time.Duration // window that merges a burst of changes (default 75 ms)
 	Timeout     time.Duration // per list or read call (default 15 s)
+	FirstWait   time.Duration // see DefaultFirstWait
 	// OnChange is called once per debounce window with the views that
 	// changed. It runs on its own goroutine and may block.
 	OnChange func(Change)
@@ -96,11 +105,12 @@ type Window struct {
 // truth until the server says its list changed, so a warm Documents call
 // touches no server at all.
 type Aggregator struct {
-	log     *slog.Logger
-	conc    int
-	timeout time.Duration
-	deb     *debouncer
-	flight  singleflight.Group
+	log       *slog.Logger
+	conc      int
+	timeout   time.Duration
+	firstWait time.Duration
+	deb       *debouncer
+	flight    singleflight.Group
 
 	mu      sync.Mutex
 	sources map[string]*sourceState
@@ -118,6 +128,7 @@ type sourceState struct {
 	listed    bool
 	docs      []string            // Level 1 dpe:// URIs in list order
 	docSet    map[string]struct{} // same, as a set
+	listedAs  map[string]Resource // the listing's entry of each document
 	hosts     map[string]struct{} // dpe:// hosts seen in the listing
 	windows   []Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
@@ -137,10 +148,11 @@ type summary struct {
 // NewAggregator returns an empty aggregator.
 func NewAggregator(opts AggregatorOptions) *Aggregator {
 	a := &Aggregator{
-		log:     opts.Logger,
-		conc:    cmp.Or(opts.Concurrency, DefaultConcurrency),
-		timeout: cmp.Or(opts.Timeout, DefaultTimeout),
-		sources: map[string]*sourceState{},
+		log:       opts.Logger,
+		conc:      cmp.Or(opts.Concurrency, DefaultConcurrency),
+		timeout:   cmp.Or(opts.Timeout, DefaultTimeout),
+		firstWait: cmp.Or(opts.FirstWait, DefaultFirstWait),
+		sources:   map[string]*sourceState{},
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -343,6 +355,7 @@ func (a *Aggregator) relistOnce(ctx context.Context, st *sourceState) {
 	st.listed = true
 	a.catalog = nil
 	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
+	st.listedAs = l.listedAs
 	watch := l.watch()
 	a.mu.Unlock()
 
@@ -387,11 +400,12 @@ func (a *Aggregator) listAll(ctx context.Context, src Source) ([]Resource, error
 }
 
 type listing struct {
-	docs    []string
-	docSet  map[string]struct{}
-	hosts   map[string]struct{}
-	windows []Resource
-	others  map[string]struct{}
+	listedAs map[string]Resource
+	docs     []string
+	docSet   map[string]struct{}
+	hosts    map[string]struct{}
+	windows  []Resource
+	others   map[string]struct{}
 }
 
 func (l listing) watch() []string {
@@ -403,7 +417,7 @@ func (l listing) watch() []string {
 }
 
 func classify(res []Resource, log *slog.Logger, server string) listing {
-	l := listing{docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}}
+	l := listing{listedAs: map[string]Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}}
 	for _, r := range res {
 		switch {
 		case strings.HasPrefix(r.URI, "dpe://"):
@@ -420,6 +434,7 @@ func classify(res []Resource, log *slog.Logger, server string) listing {
 			if _, dup := l.docSet[r.URI]; !dup {
 				l.docSet[r.URI] = struct{}{}
 				l.docs = append(l.docs, r.URI)
+				l.listedAs[r.URI] = r
 			}
 		case strings.HasPrefix(r.URI, windowScheme):
 			if !slices.ContainsFunc(l.windows, func(w Resource) bool { return w.URI == r.URI }) {
@@ -497,6 +512,9 @@ func (a *Aggregator) Documents(ctx context.Context) []protocol.DPEDocumentSummar
 	if len(jobs) == 0 {
 		return a.collect(nil)
 	}
+	// The reads go on when this call returns early (see below), so they
+	// do not end with its context.
+	rctx := context.WithoutCancel(ctx)
 	sem := make(chan struct{}, a.conc)
 	var wg sync.WaitGroup
 	fresh := make([]summary, len(jobs))
@@ -507,6 +525,7 @@ func (a *Aggregator) Documents(ctx context.Context) []protocol.DPEDocumentSummar
 			case <-ctx.Done():
 				return
 			}
+			ctx := rctx
 			defer func() { <-sem }()
 			// Another call may have cached it while this one waited.
 			a.mu.Lock()
@@ -530,7 +549,23 @@ func (a *Aggregator) Documents(ctx context.Context) []protocol.DPEDocumentSummar
 			a.mu.Unlock()
 		})
 	}
-	wg.Wait()
+	// A catalog does not stay blank while documents are read: after
+	// firstWait the answer holds the entries known so far and, for the
+	// others, entries built from the listing (Pending); the reads go on and
+	// a Finder change is signalled when they are done.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(a.firstWait):
+		go func() {
+			<-done
+			a.signal(FinderChanged)
+		}()
+		return a.collect(nil)
+	case <-ctx.Done():
+		return a.collect(nil)
+	}
 	// Entries read for this call are used even when an invalidation that
 	// arrived meanwhile keeps them out of the cache.
 	extra := make(map[*sourceState]map[string]summary)
@@ -572,8 +607,11 @@ func (a *Aggregator) collect(extra map[*sourceState]map[string]summary) []protoc
 				complete = false
 				s, ok = extra[st][uri]
 			}
-			if ok && s.ok {
+			switch {
+			case ok && s.ok:
 				out = append(out, s.doc)
+			case !ok:
+				out = append(out, provisional(st.name, uri, st.listedAs[uri]))
 			}
 		}
 	}
@@ -581,6 +619,31 @@ func (a *Aggregator) collect(extra map[*sourceState]map[string]summary) []protoc
 		a.catalog = out
 	}
 	return out
+}
+
+// provisional is the catalog entry of a document whose Level 1 read has
+// not arrived yet, from what its listing said: title, summary, modified
+// time, and the _meta keys of the document server (doc_ref, file_type,
+// unreadable).
+func provisional(server, uri string, r Resource) protocol.DPEDocumentSummary {
+	str := func(k string) string {
+		v, _ := r.Meta[k].(string)
+		return v
+	}
+	d := protocol.DPEDocumentSummary{
+		DocRef: str("doc_ref"), URI: uri, FileType: str("file_type"), Title: r.Name,
+		Summary: r.Description, Server: server, LastModified: r.LastModified,
+		Unreadable: str("unreadable"), Pending: true,
+	}
+	if d.DocRef == "" {
+		if u, err := dpe.Parse(uri); err == nil {
+			d.DocRef = u.DocRef
+		}
+	}
+	if d.Title == "" {
+		d.Title = d.DocRef
+	}
+	return d
 }
 
 // readSummary reads the Level 1 document at uri and builds its entry.

@@ -185,6 +185,10 @@ type DPEDocumentSummary struct {
 	// Unreadable, when set, says the document cannot be read and why
 	// (encrypted, corrupt, too slow to open); its page_count is 0.
 	Unreadable string `json:"unreadable,omitempty"`
+	// Pending is true while the entry holds only what the document's
+	// listing said (title, summary): its page_count and keywords are not
+	// known yet, and a notify:update_finder follows when they are.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // DPEPageSummary is one entry of a Level 1 page index.

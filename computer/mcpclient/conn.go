@@ -184,7 +184,13 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) ([]finder.Resou
 	}
 	out := make([]finder.Resource, 0, len(res.Resources))
 	for _, r := range res.Resources {
-		fr := finder.Resource{URI: r.URI, Name: r.Name, MIMEType: r.MIMEType}
+		fr := finder.Resource{URI: r.URI, Name: r.Name, MIMEType: r.MIMEType, Description: r.Description}
+		if r.Annotations != nil {
+			fr.LastModified = r.Annotations.LastModified
+		}
+		if r.Meta != nil {
+			fr.Meta = r.Meta.AdditionalFields
+		}
 		if r.Annotations != nil && r.Annotations.Priority != nil {
 			p := *r.Annotations.Priority
 			fr.Priority = &p

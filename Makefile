@@ -8,6 +8,10 @@ NODE_STAMP  := $(NODE_DIR)/node_modules/.stamp
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME    ?= 10s
+# Minimizing each new interesting input takes up to a minute by default;
+# readers of large formats find one at nearly every run and would do
+# nothing else.
+FUZZMINTIME ?= 1s
 FUZZPKGS    ?= ./...
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
@@ -62,7 +66,7 @@ fuzz:
 	  for f in $$(echo "$$list" | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$f"; \
 	    before=$$(ls "$$dir/testdata/fuzz/$$f" 2>/dev/null | wc -l); \
-	    { rc=0; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || rc=$$?; echo $$rc > "$$tmp/rc"; } 2>&1 | tee "$$tmp/out"; \
+	    { rc=0; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || rc=$$?; echo $$rc > "$$tmp/rc"; } 2>&1 | tee "$$tmp/out"; \
 	    if [ "$$(cat "$$tmp/rc")" != 0 ]; then \
 	      after=$$(ls "$$dir/testdata/fuzz/$$f" 2>/dev/null | wc -l); \
 	      if [ "$$after" = "$$before" ] && grep -q 'context deadline exceeded' "$$tmp/out" && ! grep -q 'Failing input written' "$$tmp/out"; then \

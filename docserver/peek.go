@@ -169,6 +169,9 @@ func (s *Server) peekWorker() {
 // abandoned: its goroutine is left to finish on its own (keeping its
 // memory reservation) and its result is dropped.
 func (s *Server) runPeek(e *entry) (extract.Meta, error) {
+	if e.size > s.opts.MaxFileSize {
+		return extract.Meta{}, fmt.Errorf("the file is %d MiB, over this server's bound of %d MiB", e.size>>20, s.opts.MaxFileSize>>20)
+	}
 	f, err := s.openRegular(e.rel)
 	if err != nil {
 		return extract.Meta{}, err

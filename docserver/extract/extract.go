@@ -340,6 +340,7 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 	if m.Title == "" {
 		m.Title = stem(name)
 	}
+	m.Title = truncate(m.Title, MaxTitleChars)
 	m.Summary = SearchForm(m.Summary)
 	return m, nil
 }
@@ -473,9 +474,14 @@ func finish(doc *Document, name string) {
 	if len(doc.Keywords) == 0 {
 		doc.Keywords = topTerms(doc, 5)
 	}
+	doc.Title = truncate(doc.Title, MaxTitleChars)
 	doc.Summary = SearchForm(doc.Summary)
 	doc.Keywords = searchForms(doc.Keywords)
 }
+
+// MaxTitleChars bounds a document's title: a title property of 400,000
+// characters is a hostile file's, and every catalog would carry it.
+const MaxTitleChars = 300
 
 // FindElement returns the element with id and the index of its page.
 func (d *Document) FindElement(id string) (Element, int, bool) {

@@ -53,7 +53,7 @@ func TestXMLCharacterDataIsLinear(t *testing.T) {
 		if !inCore {
 			got, _ = doc.Pages[0].Elements[0].Content["text"].(string)
 		}
-		if got != want && !(inCore && strings.HasPrefix(want, strings.TrimSuffix(got, "…"))) {
+		if got != want && !(inCore && len(got) > 250 && strings.HasPrefix(want, strings.TrimSuffix(got, "…"))) {
 			t.Errorf("core=%v: text of %d bytes, want the %d a's", inCore, len(got), n)
 		}
 		if inCore && m.Title != doc.Title {

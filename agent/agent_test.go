@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -44,7 +45,7 @@ type recorder struct {
 	reqs []map[string]any
 }
 
-func (r *recorder) handler(answer func(req map[string]any) (any, error)) sioconn.Handler {
+func (r *recorder) handler(answer func(req map[string]any) (any, error)) sio.Handler {
 	return func(_ context.Context, raw json.RawMessage) (any, error) {
 		var req map[string]any
 		if err := json.Unmarshal(raw, &req); err != nil {
@@ -105,43 +106,37 @@ func TestNavigation(t *testing.T) {
 	if err := a.JoinOffice(ctx, "o1"); err != nil {
 		t.Fatal(err)
 	}
-	const doc = "dpe://docs.example/rpt%202026?format=markdown"
+	doc := mustParse(t, "dpe://docs.example/rpt%202026?format=markdown")
 
 	d, err := a.ReadDocument(ctx, "pc", doc)
 	if err != nil || d.Title != "Report" || d.PageCount != 12 {
 		t.Fatalf("ReadDocument: %+v %v", d, err)
 	}
 	if got := rec.last(t)["uri"]; got != "dpe://docs.example/rpt%202026" {
-		t.Errorf("ReadDocument read %v", got)
+		t.Errorf("ReadDocument read %v (the format is dropped: the answer is decoded as JSON)", got)
 	}
 	if got := rec.last(t)["agent"]; got != "bot" {
 		t.Errorf("agent field %v", got)
 	}
 
-	d, err = a.ReadDocumentPages(ctx, "pc", doc, 10, 5)
+	off, lim := 10, 5
+	d, err = a.ReadDocument(ctx, "pc", doc.WithQuery(dpe.Query{Depth: dpe.DepthPages, Offset: &off, Limit: &lim}))
 	if err != nil || len(d.Pages) != 1 || *d.PageTotal != 12 {
-		t.Fatalf("ReadDocumentPages: %+v %v", d, err)
+		t.Fatalf("ReadDocument with pages: %+v %v", d, err)
 	}
 	if got := rec.last(t)["uri"]; got != "dpe://docs.example/rpt%202026?depth=pages&offset=10&limit=5" {
-		t.Errorf("ReadDocumentPages read %v", got)
-	}
-	if _, err := a.ReadDocumentPages(ctx, "pc", doc, 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	if got := rec.last(t)["uri"]; got != "dpe://docs.example/rpt%202026?depth=pages&offset=0" {
-		t.Errorf("ReadDocumentPages with the default limit read %v", got)
+		t.Errorf("ReadDocument with pages read %v", got)
 	}
 
-	// A page URI works as the document too: its document is used.
-	p, err := a.ReadPage(ctx, "pc", "dpe://docs.example/rpt%202026/pages/7?format=text", 3)
+	p, err := a.ReadPage(ctx, "pc", mustParse(t, "dpe://docs.example/rpt%202026/pages/3?format=text&categories=table"))
 	if err != nil || p.Title != "Q3" || len(p.Elements) != 1 || p.Elements[0].Category != "table" {
 		t.Fatalf("ReadPage: %+v %v", p, err)
 	}
-	if got := rec.last(t)["uri"]; got != "dpe://docs.example/rpt%202026/pages/3" {
+	if got := rec.last(t)["uri"]; got != "dpe://docs.example/rpt%202026/pages/3?categories=table" {
 		t.Errorf("ReadPage read %v", got)
 	}
 
-	el, err := a.ReadElement(ctx, "pc", doc, "tbl 1")
+	el, err := a.ReadElement(ctx, "pc", dpe.Element("docs.example", "rpt 2026", "tbl 1"))
 	if err != nil || el.ElementID != "tbl 1" || el.Content["caption"] != "c" {
 		t.Fatalf("ReadElement: %+v %v", el, err)
 	}
@@ -149,23 +144,31 @@ func TestNavigation(t *testing.T) {
 		t.Errorf("ReadElement read %v", got)
 	}
 
-	// Bad input is refused locally, before any request.
+	// A URI of the wrong level is refused locally, before any request.
 	before := rec.count()
 	for name, call := range map[string]func() error{
-		"catalog URI":     func() error { _, err := a.ReadDocument(ctx, "pc", "dpe://docs.example"); return err },
-		"not dpe":         func() error { _, err := a.ReadPage(ctx, "pc", "file:///etc/passwd", 0); return err },
-		"negative page":   func() error { _, err := a.ReadPage(ctx, "pc", doc, -1); return err },
-		"negative offset": func() error { _, err := a.ReadDocumentPages(ctx, "pc", doc, -1, 0); return err },
-		"empty element":   func() error { _, err := a.ReadElement(ctx, "pc", doc, ""); return err },
+		"catalog as document": func() error { _, err := a.ReadDocument(ctx, "pc", dpe.Catalog("docs.example")); return err },
+		"document as page":    func() error { _, err := a.ReadPage(ctx, "pc", doc); return err },
+		"page as element":     func() error { _, err := a.ReadElement(ctx, "pc", dpe.Page("docs.example", "d", 1)); return err },
+		"zero URI":            func() error { _, err := a.ReadDocument(ctx, "pc", dpe.URI{}); return err },
 	} {
 		err := call()
-		if code := protocol.CodeOf(err); code != protocol.CodeInvalidDPEURI && code != protocol.CodeBadRequest {
+		if code := protocol.CodeOf(err); code != protocol.CodeInvalidDPEURI {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	if rec.count() != before {
 		t.Errorf("bad input reached the computer")
 	}
+}
+
+func mustParse(t *testing.T, raw string) dpe.URI {
+	t.Helper()
+	u, err := dpe.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // TestReadErrors checks errors coming from the computer (flat and nested,
@@ -193,12 +196,12 @@ func TestReadErrors(t *testing.T) {
 	if err := a.JoinOffice(ctx, "o1"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := a.ReadDocument(ctx, "pc", "dpe://docs/missing")
+	_, err := a.ReadDocument(ctx, "pc", dpe.Document("docs", "missing"))
 	var pe *protocol.Error
 	if !errors.As(err, &pe) || pe.Code != protocol.CodeDocumentNotFound || pe.Details["doc_ref"] != "missing" {
 		t.Fatalf("flat error: %v %+v", err, pe)
 	}
-	if _, err := a.ReadPage(ctx, "pc", "dpe://docs/rpt", 99); protocol.CodeOf(err) != protocol.CodePageOutOfRange {
+	if _, err := a.ReadPage(ctx, "pc", dpe.Page("docs", "rpt", 99)); protocol.CodeOf(err) != protocol.CodePageOutOfRange {
 		t.Fatalf("nested error: %v", err)
 	}
 	if _, err := a.ReadText(ctx, "pc", "dpe://docs/blob"); err == nil || !strings.Contains(err.Error(), "no text content") {

@@ -43,84 +43,72 @@ func (c *Client) ReadJSON(ctx context.Context, computer, uri string, v any) erro
 	return nil
 }
 
-// documentURI parses a document URI (any level; its query is dropped) and
-// returns the document's Level 1 URI.
-func documentURI(docURI string) (dpe.URI, error) {
-	u, err := dpe.Parse(docURI)
-	if err != nil {
-		return dpe.URI{}, err
+// readLevel reads u, which must be a dpe:// URI of level want, as JSON into
+// v (a format in u's query is dropped: the answer is decoded as JSON).
+func (c *Client) readLevel(ctx context.Context, computer string, u dpe.URI, want dpe.Level, v any) error {
+	if u.Level() != want {
+		return protocol.Errorf(protocol.CodeInvalidDPEURI, "%s is not a %s URI", u, levelName(want)).
+			WithDetails(map[string]any{"uri": u.String()})
 	}
-	if u.Level() < dpe.LevelDocument {
-		return dpe.URI{}, protocol.Errorf(protocol.CodeInvalidDPEURI, "%s is a catalog URI, not a document URI", docURI).
-			WithDetails(map[string]any{"uri": docURI})
-	}
-	return u.DocumentURI(), nil
+	q := u.Query
+	q.Format = ""
+	return c.ReadJSON(ctx, computer, u.WithQuery(q).String(), v)
 }
 
-// ReadDocument reads a document's Level 1 metadata.
-func (c *Client) ReadDocument(ctx context.Context, computer, docURI string) (*protocol.DPEDocument, error) {
-	u, err := documentURI(docURI)
-	if err != nil {
-		return nil, err
+func levelName(l dpe.Level) string {
+	switch l {
+	case dpe.LevelCatalog:
+		return "catalog"
+	case dpe.LevelDocument:
+		return "document"
+	case dpe.LevelPage:
+		return "page"
 	}
+	return "element"
+}
+
+// ReadDocument reads a document (Level 1). u is a document URI; with
+// depth=pages (and offset, limit) in its query the answer carries that
+// window of the page index.
+func (c *Client) ReadDocument(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEDocument, error) {
 	var doc protocol.DPEDocument
-	if err := c.ReadJSON(ctx, computer, u.String(), &doc); err != nil {
+	if err := c.readLevel(ctx, computer, u, dpe.LevelDocument, &doc); err != nil {
 		return nil, err
 	}
 	return &doc, nil
 }
 
-// ReadDocumentPages reads a document's metadata with a page of its page
-// index (depth=pages); limit 0 means the server's default.
-func (c *Client) ReadDocumentPages(ctx context.Context, computer, docURI string, offset, limit int) (*protocol.DPEDocument, error) {
-	if offset < 0 || limit < 0 {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, "offset and limit must not be negative (got %d, %d)", offset, limit)
-	}
-	u, err := documentURI(docURI)
-	if err != nil {
-		return nil, err
-	}
-	q := dpe.Query{Depth: dpe.DepthPages, Offset: &offset}
-	if limit > 0 {
-		q.Limit = &limit
-	}
-	var doc protocol.DPEDocument
-	if err := c.ReadJSON(ctx, computer, u.WithQuery(q).String(), &doc); err != nil {
-		return nil, err
-	}
-	return &doc, nil
-}
-
-// ReadPage reads page pageIndex of a document (Level 2, JSON).
-func (c *Client) ReadPage(ctx context.Context, computer, docURI string, pageIndex int) (*protocol.DPEPage, error) {
-	if pageIndex < 0 {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, "page index must not be negative (got %d)", pageIndex)
-	}
-	u, err := documentURI(docURI)
-	if err != nil {
-		return nil, err
-	}
+// ReadPage reads a page (Level 2, JSON); categories in u's query filter
+// its elements.
+func (c *Client) ReadPage(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEPage, error) {
 	var page protocol.DPEPage
-	if err := c.ReadJSON(ctx, computer, dpe.Page(u.Host, u.DocRef, pageIndex).String(), &page); err != nil {
+	if err := c.readLevel(ctx, computer, u, dpe.LevelPage, &page); err != nil {
 		return nil, err
 	}
 	return &page, nil
 }
 
-// ReadElement reads one element of a document (Level 3, JSON).
-func (c *Client) ReadElement(ctx context.Context, computer, docURI, elementID string) (*protocol.DPEElementDetail, error) {
-	if elementID == "" {
-		return nil, protocol.NewError(protocol.CodeBadRequest, "element id must not be empty")
-	}
-	u, err := documentURI(docURI)
-	if err != nil {
-		return nil, err
-	}
+// ReadElement reads one element (Level 3, JSON).
+func (c *Client) ReadElement(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEElementDetail, error) {
 	var el protocol.DPEElementDetail
-	if err := c.ReadJSON(ctx, computer, dpe.Element(u.Host, u.DocRef, elementID).String(), &el); err != nil {
+	if err := c.readLevel(ctx, computer, u, dpe.LevelElement, &el); err != nil {
 		return nil, err
 	}
 	return &el, nil
+}
+
+// SearchFinder runs one step of a search of computer's documents' content
+// (client:search_finder, this project's Finder extension): call it again
+// with the answer's NextCursor until that is empty.
+func (c *Client) SearchFinder(ctx context.Context, computer string, q protocol.SearchQuery) (*protocol.SearchFinderRet, error) {
+	if q.Query == "" {
+		return nil, protocol.NewError(protocol.CodeBadRequest, "the search query must not be empty")
+	}
+	var ret protocol.SearchFinderRet
+	if err := c.call(ctx, protocol.EventSearchFinder, protocol.NewSearchFinderReq(c.header(computer), q), &ret); err != nil {
+		return nil, err
+	}
+	return &ret, nil
 }
 
 // GetDesktop returns computer's desktop: up to size windows (0: all), or

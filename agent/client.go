@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -35,10 +35,10 @@ const rejoinPatience = 90 * time.Second
 
 // ErrNotConnected is returned while the connection is down (the client is
 // reconnecting); protocol.CodeOf gives 0 for it.
-var ErrNotConnected = sioconn.ErrNotConnected
+var ErrNotConnected = sio.ErrNotConnected
 
 // ErrClosed is returned after Close.
-var ErrClosed = sioconn.ErrClosed
+var ErrClosed = sio.ErrClosed
 
 // ErrNotRouted is wrapped by the error of a request the Server answered
 // with an empty acknowledgement instead of the Computer's answer. A Server
@@ -69,30 +69,17 @@ func (e *notRoutedError) Is(target error) bool { return target == ErrNotRouted }
 // ErrNoOffice is returned by office-scoped calls before JoinOffice.
 var ErrNoOffice = errors.New("not in an office: call JoinOffice first")
 
-// State is the connection state of a Client.
-type State int
+// State is the connection state of a Client (the same type as the
+// connection's own, sio.State).
+type State = sio.State
 
 // The states a Client goes through.
 const (
-	StateConnecting State = iota
-	StateConnected
-	StateReconnecting
-	StateClosed
+	StateConnecting   = sio.StateConnecting
+	StateConnected    = sio.StateConnected
+	StateReconnecting = sio.StateReconnecting
+	StateClosed       = sio.StateClosed
 )
-
-func (s State) String() string {
-	switch s {
-	case StateConnecting:
-		return "connecting"
-	case StateConnected:
-		return "connected"
-	case StateReconnecting:
-		return "reconnecting"
-	case StateClosed:
-		return "closed"
-	}
-	return fmt.Sprintf("State(%d)", int(s))
-}
 
 // Handlers are the notification callbacks. Each is optional. They are
 // called from the client's goroutines, never while it holds a lock, one at
@@ -123,21 +110,20 @@ type Options struct {
 	Handlers Handlers
 	// Path is the engine.io HTTP path (default "/socket.io/").
 	Path string
+	// Version is the a2c_version to speak (default protocol.Version); a
+	// Server that speaks another refuses with 4008 and Connect fails.
+	Version string
 	// ReconnectMin and ReconnectMax bound the reconnect backoff.
 	ReconnectMin, ReconnectMax time.Duration
 }
 
-// FinderQuery filters and pages a Finder catalog.
-type FinderQuery struct {
-	Keywords []string
-	FileType string
-	Offset   int
-	Limit    int // 0: the Computer's default
-}
+// FinderQuery filters, sorts and pages a Finder catalog (one shape for
+// every caller: protocol.FinderQuery).
+type FinderQuery = protocol.FinderQuery
 
 // Client is a connected Agent. It is safe for concurrent use.
 type Client struct {
-	conn    *sioconn.Conn
+	conn    *sio.Conn
 	name    string
 	timeout time.Duration
 	log     *slog.Logger
@@ -169,11 +155,12 @@ func Connect(ctx context.Context, serverURL string, opts Options) (*Client, erro
 		state:   StateConnecting,
 	}
 	c.notifyState(StateConnecting)
-	conn, err := sioconn.Dial(ctx, sioconn.Options{
+	conn, err := sio.Dial(ctx, sio.Options{
 		URL:          serverURL,
 		Token:        opts.Token,
 		Logger:       opts.Logger,
 		Path:         opts.Path,
+		Version:      opts.Version,
 		ReconnectMin: opts.ReconnectMin,
 		ReconnectMax: opts.ReconnectMax,
 		CallTimeout:  opts.Timeout,
@@ -184,16 +171,7 @@ func Connect(ctx context.Context, serverURL string, opts Options) (*Client, erro
 	}
 	c.conn = conn
 	c.listen()
-	conn.OnState(func(s sioconn.State) {
-		switch s {
-		case sioconn.StateConnected:
-			c.setState(StateConnected)
-		case sioconn.StateReconnecting:
-			c.setState(StateReconnecting)
-		case sioconn.StateClosed:
-			c.setState(StateClosed)
-		}
-	})
+	conn.OnState(c.setState)
 	conn.OnReconnect(c.rejoin)
 	c.setState(StateConnected)
 	return c, nil
@@ -431,18 +409,7 @@ func (c *Client) getFinder(ctx context.Context, computer string, q FinderQuery, 
 	if q.Offset < 0 || q.Limit < 0 {
 		return protocol.Errorf(protocol.CodeBadRequest, "offset and limit must not be negative (got %d, %d)", q.Offset, q.Limit)
 	}
-	h := c.header(computer)
-	req := protocol.GetFinderReq{
-		Agent: h.Agent, ReqID: h.ReqID, Computer: computer,
-		Keywords: q.Keywords, FileType: q.FileType,
-	}
-	if q.Offset > 0 {
-		req.Offset = &q.Offset
-	}
-	if q.Limit > 0 {
-		req.Limit = &q.Limit
-	}
-	return c.call(ctx, protocol.EventGetFinder, req, out)
+	return c.call(ctx, protocol.EventGetFinder, protocol.NewGetFinderReq(c.header(computer), q), out)
 }
 
 // ReadResource reads uri through computer (the MCP ReadResourceResult).

@@ -19,6 +19,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/computer"
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
@@ -277,15 +278,20 @@ func TestEndToEnd(t *testing.T) {
 		if err := r.agent.ReadJSON(ctx, "pc", "dpe://docs.a", &cat); err != nil || cat.TotalCount != nA {
 			t.Fatalf("level 0: %v %d", err, cat.TotalCount)
 		}
-		d1, err := r.agent.ReadDocumentPages(ctx, "pc", doc.URI, 0, 10)
+		du, err := dpe.Parse(doc.URI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, lim := 0, 10
+		d1, err := r.agent.ReadDocument(ctx, "pc", du.WithQuery(dpe.Query{Depth: dpe.DepthPages, Offset: &off, Limit: &lim}))
 		if err != nil || d1.DocRef != doc.DocRef || len(d1.Pages) == 0 {
 			t.Fatalf("level 1: %v %+v", err, d1)
 		}
-		p, err := r.agent.ReadPage(ctx, "pc", doc.URI, 0)
+		p, err := r.agent.ReadPage(ctx, "pc", dpe.Page(du.Host, du.DocRef, 0))
 		if err != nil || len(p.Elements) == 0 {
 			t.Fatalf("level 2: %v %+v", err, p)
 		}
-		el, err := r.agent.ReadElement(ctx, "pc", doc.URI, p.Elements[0].ElementID)
+		el, err := r.agent.ReadElement(ctx, "pc", dpe.Element(du.Host, du.DocRef, p.Elements[0].ElementID))
 		if err != nil || el.ElementID != p.Elements[0].ElementID {
 			t.Fatalf("level 3: %v %+v", err, el)
 		}
@@ -349,11 +355,11 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("docs-a__fs_tree: %v %+v", err, res)
 		}
 		// Both servers have fs_tree: the bare name is ambiguous and not guessed.
-		if _, err := r.agent.CallTool(ctx, "pc", "fs_tree", nil, 5*time.Second); codeOf(err) != 4001 {
-			t.Errorf("ambiguous bare fs_tree: %v, want 4001", err)
+		if res, err := r.agent.CallTool(ctx, "pc", "fs_tree", nil, 5*time.Second); err != nil || res.ErrorCode() != 4001 {
+			t.Errorf("ambiguous bare fs_tree: %v %+v, want error_code 4001", err, res)
 		}
-		if _, err := r.agent.CallTool(ctx, "pc", "no_such_tool", nil, 5*time.Second); codeOf(err) != 4001 {
-			t.Errorf("unknown tool: %v, want 4001", err)
+		if res, err := r.agent.CallTool(ctx, "pc", "no_such_tool", nil, 5*time.Second); err != nil || !res.IsError || res.ErrorCode() != 4001 {
+			t.Errorf("unknown tool: %v %+v, want error_code 4001", err, res)
 		}
 		// History: docs-a was used last, then docs-b... call docs-b again so it leads.
 		if _, err := r.agent.CallTool(ctx, "pc", "docs-b__fs_tree", map[string]any{}, 10*time.Second); err != nil {
@@ -520,7 +526,7 @@ func TestThirdPartyServer(t *testing.T) {
 		}
 	}
 	time.Sleep(500 * time.Millisecond)
-	if _, err := r.agent.ReadDocument(ctx, "pc", cat.Documents[0].URI); err != nil {
+	if err := r.agent.ReadJSON(ctx, "pc", cat.Documents[0].URI, new(protocol.DPEDocument)); err != nil {
 		t.Errorf("read after everything's notifications: %v", err)
 	}
 	if st := r.comp.Servers()["everything"]; !st.Up {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -42,7 +43,7 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 		return nil, err // a *protocol.Error with code 4204 and {uri, rule}
 	}
 	if u.Host != s.host {
-		return nil, &RPCError{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("host %q is not served here (this server is %q)", u.Host, s.host),
+		return nil, &rpcerr.Error{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("host %q is not served here (this server is %q)", u.Host, s.host),
 			Data: map[string]any{"uri": raw}}
 	}
 	var body any
@@ -107,7 +108,7 @@ func errDocNotFound(ref string) error {
 // coded JSON-RPC error of a read, and the reason for a listing.
 type unreadableError struct {
 	reason string
-	rpc    *RPCError
+	rpc    *rpcerr.Error
 }
 
 func (u *unreadableError) Error() string { return u.rpc.Error() }
@@ -115,7 +116,7 @@ func (u *unreadableError) Unwrap() error { return u.rpc }
 
 func newUnreadable(ref, rel string, err error) *unreadableError {
 	reason := unreadableReason(err)
-	return &unreadableError{reason: reason, rpc: &RPCError{Code: mcp.INTERNAL_ERROR,
+	return &unreadableError{reason: reason, rpc: &rpcerr.Error{Code: mcp.INTERNAL_ERROR,
 		Message: fmt.Sprintf("document %q (%s) cannot be read: %s", ref, rel, reason),
 		Data:    map[string]any{"doc_ref": ref, "unreadable": reason}}}
 }

@@ -76,7 +76,7 @@ func TestErrorsCarryProtocolCodes(t *testing.T) {
 		t.Errorf("foreign scheme: code %d", e.Code)
 	}
 	// Every recorded error was consumed by its response.
-	if n := len(s.ledger.m); n != 0 {
+	if n := s.ledger.Pending(); n != 0 {
 		t.Errorf("%d errors left in the ledger", n)
 	}
 }

@@ -20,7 +20,7 @@ const (
 // four steps and returns the page and the size of the filtered set:
 //
 //  1. drop documents whose uri is not a valid dpe:// URI; keep those matching
-//     any keyword (case-insensitive, in title, keywords or summary) and, when
+//     any keyword (case-insensitive, in title, keywords, summary or path) and, when
 //     fileType is set, exactly that file_type;
 //  2. order servers by tool-call history (most recent first, de-duplicated),
 //     then the rest alphabetically;
@@ -34,14 +34,22 @@ const (
 // exact ties) give the same pages. The input slice is not modified.
 func Organize(docs []protocol.DPEDocumentSummary, keywords []string, fileType string,
 	history []string, offset, limit int) ([]protocol.DPEDocumentSummary, int) {
-	kws := normalizeKeywords(keywords)
+	return OrganizeQuery(docs, protocol.FinderQuery{Keywords: keywords, FileType: fileType, Offset: offset, Limit: limit}, history)
+}
+
+// OrganizeQuery is Organize with this project's Finder extension (see
+// protocol.FinderQuery): with q.MatchAll a document must match every
+// keyword, keywords also match the document's path, and q.Sort replaces
+// steps 2 and 3 (ties keep the specification's order).
+func OrganizeQuery(docs []protocol.DPEDocumentSummary, q protocol.FinderQuery, history []string) ([]protocol.DPEDocumentSummary, int) {
+	kws := normalizeKeywords(q.Keywords)
 	kept := make([]int, 0, len(docs))
 	for i := range docs {
 		d := &docs[i]
-		if fileType != "" && d.FileType != fileType {
+		if q.FileType != "" && d.FileType != q.FileType {
 			continue
 		}
-		if len(kws) > 0 && !matches(d, kws) {
+		if len(kws) > 0 && !matches(d, kws, q.MatchAll) {
 			continue
 		}
 		if !dpe.Valid(d.URI) {
@@ -50,7 +58,7 @@ func Organize(docs []protocol.DPEDocumentSummary, keywords []string, fileType st
 		kept = append(kept, i)
 	}
 	total := len(kept)
-	offset = max(offset, 0)
+	offset, limit := max(q.Offset, 0), q.Limit
 	if limit <= 0 || offset >= total {
 		return []protocol.DPEDocumentSummary{}, total
 	}
@@ -63,7 +71,16 @@ func Organize(docs []protocol.DPEDocumentSummary, keywords []string, fileType st
 		class, sec, nsec := parseTime(docs[i].LastModified)
 		keys[k] = sortKey{sec: sec, idx: int32(i), rank: ranks[k], nsec: nsec, class: class}
 	}
-	top := smallest(keys, end, func(a, b sortKey) int { return compareKeys(docs, a, b) })
+	compare := func(a, b sortKey) int { return compareKeys(docs, a, b) }
+	if by := sortBy(docs, keys, q.Sort); by != nil {
+		compare = func(a, b sortKey) int {
+			if c := by(a, b); c != 0 {
+				return c
+			}
+			return compareKeys(docs, a, b)
+		}
+	}
+	top := smallest(keys, end, compare)
 
 	page := make([]protocol.DPEDocumentSummary, 0, end-offset)
 	for _, k := range top[offset:end] {
@@ -122,17 +139,24 @@ func normalizeKeywords(keywords []string) []string {
 	return out
 }
 
-// matches reports whether any keyword occurs in the title, a keyword entry
-// or the summary. kws are lower case.
-func matches(d *protocol.DPEDocumentSummary, kws []string) bool {
+// matches reports whether any keyword (every keyword, with all) occurs in
+// the title, a keyword entry, the summary or the path. kws are lower case.
+func matches(d *protocol.DPEDocumentSummary, kws []string, all bool) bool {
 	for _, kw := range kws {
-		if containsFold(d.Title, kw) || containsFold(d.Summary, kw) {
-			return true
+		if matchesOne(d, kw) != all {
+			return !all
 		}
-		for _, k := range d.Keywords {
-			if containsFold(k, kw) {
-				return true
-			}
+	}
+	return all
+}
+
+func matchesOne(d *protocol.DPEDocumentSummary, kw string) bool {
+	if containsFold(d.Title, kw) || containsFold(d.Summary, kw) || containsFold(d.Path, kw) {
+		return true
+	}
+	for _, k := range d.Keywords {
+		if containsFold(k, kw) {
+			return true
 		}
 	}
 	return false

@@ -9,12 +9,15 @@ import (
 // Protocol error codes. The 4xx HTTP-style codes are the generic ones of the
 // base protocol; the 4xxx codes are specific.
 const (
-	CodeBadRequest    = 400
-	CodeUnauthorized  = 401
-	CodeForbidden     = 403
-	CodeNotFound      = 404
-	CodeTimeout       = 408
-	CodeInternalError = 500
+	CodeBadRequest   = 400
+	CodeUnauthorized = 401
+	CodeForbidden    = 403
+	CodeNotFound     = 404
+	CodeTimeout      = 408
+	// CodeTooManyRequests refuses work over a Server's limits (sessions,
+	// requests in flight); retrying later may succeed.
+	CodeTooManyRequests = 429
+	CodeInternalError   = 500
 
 	CodeToolNotFound              = 4001
 	CodeToolDisabled              = 4002
@@ -27,6 +30,10 @@ const (
 
 	CodeMCPServerNotFound         = 4014
 	CodeMCPCapabilityNotSupported = 4015
+	CodeSkillNameInvalid          = 4016
+	CodeSkillResourceInaccessible = 4017
+	CodeBlobNotAccessible         = 4018
+	CodeBlobWriteFailed           = 4019
 
 	CodeRoomFull         = 4101
 	CodeRoomNotFound     = 4102
@@ -76,6 +83,14 @@ func CodeName(code int) string {
 		return "MCP Server Not Found"
 	case CodeMCPCapabilityNotSupported:
 		return "MCP Capability Not Supported"
+	case CodeSkillNameInvalid:
+		return "Invalid Skill Name"
+	case CodeSkillResourceInaccessible:
+		return "Skill Resource Not Accessible"
+	case CodeBlobNotAccessible:
+		return "Blob Not Accessible"
+	case CodeBlobWriteFailed:
+		return "Blob Write Failed"
 	case CodeRoomFull:
 		return "Room Full"
 	case CodeRoomNotFound:

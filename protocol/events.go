@@ -1,10 +1,14 @@
 package protocol
 
+import "strings"
+
 // Namespace is the Socket.IO namespace every SMCP event travels in.
 const Namespace = "/smcp"
 
-// Version is the A2C-SMCP protocol version this project speaks.
-const Version = "0.2.0"
+// Version is the A2C-SMCP protocol version this project speaks by default
+// (what the official SDK a2c-smcp 0.4.x speaks); a Server and its clients
+// may pin another with --a2c-version.
+const Version = "0.4.0"
 
 // client:* events are sent by an Agent, routed by the Server to one Computer
 // and answered by ack.
@@ -16,6 +20,26 @@ const (
 	EventGetFinder    = "client:get_finder"
 	EventListFinder   = "client:list_finder" // later upstream name of client:get_finder
 	EventReadResource = "client:read_resource"
+	// Added by the 0.2-0.4 upstream line (events.md, skill.md,
+	// blob-transfer.md; put_blob is a2c-smcp 0.4's upload channel).
+	EventGetResources = "client:get_resources"
+	EventGetSkills    = "client:get_skills"
+	EventGetSkill     = "client:get_skill"
+	EventGetBlob      = "client:get_blob"
+	EventPutBlob      = "client:put_blob"
+)
+
+// ClientPrefix starts every event the Server routes to a computer.
+const ClientPrefix = "client:"
+
+// IsClientEvent reports whether event is a client:* event.
+func IsClientEvent(event string) bool { return strings.HasPrefix(event, ClientPrefix) }
+
+// Skill updates (upstream 0.4): a computer's server:update_skills is
+// relayed to its office as notify:update_skills.
+const (
+	EventUpdateSkills  = "server:update_skills"
+	NotifyUpdateSkills = "notify:update_skills"
 )
 
 // server:* events are handled by the Server itself.
@@ -45,7 +69,8 @@ const (
 func ClientEvents() []string {
 	return []string{
 		EventToolCall, EventGetTools, EventGetConfig, EventGetDesktop,
-		EventGetFinder, EventListFinder, EventReadResource,
+		EventGetFinder, EventListFinder, EventReadResource, EventSearchFinder,
+		EventGetResources, EventGetSkills, EventGetSkill, EventGetBlob, EventPutBlob,
 	}
 }
 
@@ -62,6 +87,8 @@ func NotificationFor(event string) (string, bool) {
 		return NotifyUpdateDesktop, true
 	case EventUpdateFinder:
 		return NotifyUpdateFinder, true
+	case EventUpdateSkills:
+		return NotifyUpdateSkills, true
 	case EventToolCallCancel:
 		return NotifyToolCallCancel, true
 	}

@@ -152,6 +152,10 @@ type GetFinderReq struct {
 	FileType string   `json:"file_type,omitempty"`
 	Offset   *int     `json:"offset,omitempty"`
 	Limit    *int     `json:"limit,omitempty"`
+	// Match and Sort are this project's Finder extension (see
+	// finder_ext.go); a Computer that does not know them ignores them.
+	Match string `json:"match,omitempty"`
+	Sort  string `json:"sort,omitempty"`
 }
 
 // SearchKeywords returns Keywords, or Tags when only the alias was sent.
@@ -168,6 +172,10 @@ type GetFinderRet struct {
 	Documents  []DPEDocumentSummary `json:"documents"`
 	TotalCount int                  `json:"total_count"`
 	ReqID      string               `json:"req_id"`
+	// FileTypes counts the documents matching the keywords by file type,
+	// whatever the file_type filter (this project's Finder extension; a
+	// Computer without it leaves it out).
+	FileTypes map[string]int `json:"file_types,omitempty"`
 }
 
 // DPEDocumentSummary is one document in a Finder catalog.
@@ -182,6 +190,7 @@ type DPEDocumentSummary struct {
 	Summary      string   `json:"summary,omitempty"`
 	Server       string   `json:"server"`
 	LastModified string   `json:"last_modified,omitempty"`
+	Path         string   `json:"path,omitempty"`
 	// Unreadable, when set, says the document cannot be read and why
 	// (encrypted, corrupt, too slow to open); its page_count is 0.
 	Unreadable string `json:"unreadable,omitempty"`

@@ -14,7 +14,7 @@ func TestParseVersion(t *testing.T) {
 		{"0.2.0+build.5", ProtocolVersion{0, 2, 0}},
 		{"0.2.0-beta.2+exp.sha.5114f85", ProtocolVersion{0, 2, 0}},
 		{"00.02.00", ProtocolVersion{0, 2, 0}},
-		{Version, ProtocolVersion{0, 2, 0}},
+		{Version, ProtocolVersion{0, 4, 0}}, // what a2c-smcp 0.4.x speaks
 	}
 	for _, tt := range ok {
 		got, err := ParseVersion(tt.in)

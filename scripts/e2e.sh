@@ -3,8 +3,10 @@
 # (`smcp-browse --demo --docs DIR`) in a detached tmux session at 120x40,
 # driven with send-keys, with capture-pane checked at every step (polled with
 # a deadline). It filters the catalog, opens a document, a page with a table
-# and an element, goes back, opens the help, then adds and edits files in the
-# folder and checks the catalog shows each change within 3 s, and quits with
+# and an element, goes back, opens the help, jumps through the document's
+# outline, then adds and edits files in the folder and checks the catalog
+# shows each change within 3 s, follows a link to another document and
+# back, runs a content search and opens the matching page, and quits with
 # q, checking the process exited 0 and left the terminal sane.
 #
 #   scripts/e2e.sh            (make e2e builds bin/smcp-browse first)
@@ -157,6 +159,16 @@ wait_gone "Page 2/4"
 press "help" "press any key to close" "?"
 press "help closed" "Hiring" Escape
 wait_gone "press any key to close"
+sleep 0.2 # an Escape and the next key sent together read as alt+key
+
+# The document's outline: T lists every page's headings; choosing one opens
+# its page there, and the status bar says where the view is.
+press "document outline" "Outline · Q3 Operations Report" T
+t send-keys -l hiring
+press "outline jump" "§ Hiring" Enter
+wait_for "Page 4/4"
+press "back to the document" "Pages  1–4 of 4" Escape
+sleep 0.2
 
 # Back to the catalog and clear the filter.
 press "back to catalog" "1–1 of 1" Escape
@@ -192,6 +204,45 @@ wait_gone "inventory" "$CHANGE_LIMIT_MS"
 ms=$(( $(now_ms) - change_start ))
 figures+=("removed file -> catalog: ${ms} ms")
 echo "e2e: ok  removed file left the catalog (${ms} ms)"
+
+# Links: a page that links to another document by a relative path and an
+# anchor; L lists the links, enter follows, the breadcrumbs say so, and
+# esc comes back with the way forward offered.
+cat >"$docs/notes/link-hub.md" <<'MD'
+# Link hub
+
+Read the [quarterly review](../reports/q3-report.md#hiring) first.
+MD
+wait_for "1–13 of 13" "$CHANGE_LIMIT_MS"
+press "filter the link hub" "1–1 of 1" / h u b Enter
+press "open the link hub" "Pages  1–1 of 1" Enter
+press "open its page" "Page 1/1  Link hub" Enter
+press "links of the page" "Links on page 1/1" L
+press "follow a link to another document" "↪ Q3 Operations Review · p. 4/4" Enter
+wait_for "§ Hiring"
+press "back from the link" "Page 1/1  Link hub" Escape
+wait_for "(alt+→)"
+sleep 0.2
+press "back to the document" "Pages  1–1 of 1" Escape
+sleep 0.2
+press "back to the catalog" "1–1 of 1" Escape
+sleep 0.2
+press "clear the filter" "1–13 of 13" / C-u Enter
+
+# Content search through the protocol (client:search_finder): the
+# matching line of a PDF, and enter opens its page with the match
+# highlighted.
+press "content search" "search for:" F
+t send-keys -l approval
+press "search runs" "done: 13 documents searched" Enter
+wait_for "Employee Handbook"
+press "open the match" "match 1/1 “approval”" Enter
+wait_for "Page 2/3  Working hours"
+press "clear the highlight" "Overtime needs written approval" Escape
+sleep 0.2
+press "back to the results" "done: 13 documents searched" Escape
+sleep 0.2
+press "back to the catalog from search" "1–13 of 13" Escape
 
 # Quit: the program exits 0, the alternate screen is off, the cursor is
 # visible, the terminal is back in cooked mode with echo, and the document
@@ -248,7 +299,7 @@ change_start=$(now_ms)
 wait_for "far-laptop"
 figures+=("remote: computer joins -> list: $(( $(now_ms) - change_start )) ms")
 echo "e2e: ok  remote: far-laptop entered the office"
-press "remote: open the computer's catalog" "of 12" Enter
+press "remote: open the computer's catalog" "of 13" Enter
 wait_for "Q3 Operations Review"
 press "remote: back to computers" "far-laptop" h
 kill "$computer_pid"; wait "$computer_pid" 2>/dev/null || true

@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
 )
 
 // benchFinder is the computer side of the benchmarks: a small catalog page.
-func benchFinder() sioconn.Handler {
+func benchFinder() sio.Handler {
 	docs := make([]protocol.DPEDocumentSummary, 5)
 	for i := range docs {
 		docs[i] = protocol.DPEDocumentSummary{
@@ -140,7 +140,7 @@ func BenchmarkConnectJoin(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		c, err := sioconn.Dial(ctx, sioconn.Options{URL: srv.URL})
+		c, err := sio.Dial(ctx, sio.Options{URL: srv.URL})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -50,7 +50,7 @@ func TestRandomTrafficKeepsTheServerConsistent(t *testing.T) {
 				role, peer = protocol.RoleAgent, protocol.RoleComputer
 			}
 			name := fmt.Sprintf("%s-%d", role, w%3) // names clash on purpose
-			var conn *sioconn.Conn
+			var conn *sio.Conn
 			call := func(what, event string, payload any) {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
@@ -60,7 +60,7 @@ func TestRandomTrafficKeepsTheServerConsistent(t *testing.T) {
 					outcome = "routed"
 				}
 				switch {
-				case errors.Is(err, sioconn.ErrClosed), errors.Is(err, sioconn.ErrNotConnected):
+				case errors.Is(err, sio.ErrClosed), errors.Is(err, sio.ErrNotConnected):
 					// This computer dropped its own connection while answering.
 					_ = conn.Close()
 					conn, outcome = nil, "closed"
@@ -75,7 +75,7 @@ func TestRandomTrafficKeepsTheServerConsistent(t *testing.T) {
 				mu.Unlock()
 			}
 			connect := func() bool {
-				c, err := sioconn.Dial(context.Background(), sioconn.Options{URL: srv.URL, Logger: servertest.Logger(), DialTimeout: 5 * time.Second})
+				c, err := sio.Dial(context.Background(), sio.Options{URL: srv.URL, Logger: servertest.Logger(), DialTimeout: 5 * time.Second})
 				if err != nil {
 					t.Errorf("worker %d: dial: %v", w, err)
 					return false
@@ -179,7 +179,7 @@ var (
 
 // computerBehaviour answers a routed request in one of the ways a real
 // computer might: at once, late, never, or by dropping its connection.
-func computerBehaviour(c *sioconn.Conn, hang <-chan struct{}) sioconn.Handler {
+func computerBehaviour(c *sio.Conn, hang <-chan struct{}) sio.Handler {
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		switch n := rand.IntN(10); {
 		case n < 6:

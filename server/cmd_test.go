@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -17,14 +17,14 @@ import (
 // URL, refuses a client without the token, routes a request between two
 // that have it, and exits 0 on SIGTERM after telling its clients.
 func TestServerCommand(t *testing.T) {
-	ctx := testCtx(t)
 	proc := testutil.StartServer(t, "--token", "tk-1", "--log-level", "debug")
+	ctx := testCtx(t) // after the build of the binary StartServer may make
 	url, stderr, exited := proc.URL, proc.Stderr, proc.Exited
 
 	if _, err := agent.Connect(ctx, url, agent.Options{}); protocol.CodeOf(err) != protocol.CodeUnauthorized {
 		t.Fatalf("client without the token: %v", err)
 	}
-	pc, err := sioconn.Dial(ctx, sioconn.Options{URL: url, Token: "tk-1", Logger: servertest.Logger()})
+	pc, err := sio.Dial(ctx, sio.Options{URL: url, Token: "tk-1", Logger: servertest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,95 +1,127 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"unicode/utf8"
 
-	"github.com/zishang520/socket.io/servers/socket/v3"
-
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// ackFunc is the ack callback the library appends to an event's arguments.
-type ackFunc = func([]any, error)
-
-// request is one incoming event: its payload (as decoded by the library)
-// and the ack callback, nil when the sender asked for none.
+// request is one incoming event: its payload (raw JSON, []byte for a
+// binary one, nil for none) and the ack callback, nil when the sender
+// asked for none.
 type request struct {
 	event   string
 	payload any
-	ack     ackFunc
-	log     *slog.Logger
+	ack     sio.Ack
+	base    *slog.Logger // the session's logger
+	attrs   []any        // what the request's log lines say beside the event
+	lg      *slog.Logger // base with the attributes, built on first use
 }
 
-// split separates the payload and the ack from an event's arguments.
-func split(args []any) (payload any, ack ackFunc) {
-	if n := len(args); n > 0 {
-		if a, ok := args[n-1].(ackFunc); ok {
-			ack, args = a, args[:n-1]
-		}
+// with adds attributes to the request's log lines.
+func (r *request) with(kv ...any) {
+	r.attrs = append(r.attrs, kv...)
+	r.lg = nil
+}
+
+// logger returns the request's logger. It is built only when something
+// is logged: a logger with attributes costs an allocation and, for a text
+// or JSON handler, formatting, on every request otherwise.
+func (r *request) logger() *slog.Logger {
+	if r.lg == nil {
+		r.lg = r.base.With(append([]any{"event", clip(r.event)}, r.attrs...)...)
 	}
-	return firstArg(args), ack
+	return r.lg
 }
 
-// onConnection registers the session and its event handlers.
-func (s *Server) onConnection(sock *socket.Socket) {
-	version := sock.Handshake().Query.Query().Get("a2c_version")
-	sess := newSession(string(sock.Id()), version, sock)
+// onConnection registers the session and its event handler.
+func (s *Server) onConnection(sock *sio.Socket) {
+	version := sock.Query("a2c_version")
+	sess := newSession(sock.ID(), version, sock)
 	s.reg.add(sess)
 	log := s.log.With("sid", sess.sid)
-	log.Info("connected", "a2c_version", version, "remote", sock.Handshake().Address)
-
-	handle := func(event string, fn func(*session, *request)) {
-		_ = sock.On(event, func(args ...any) {
-			payload, ack := split(args)
-			req := &request{event: event, payload: payload, ack: ack, log: log.With("event", event)}
-			defer func() {
-				if r := recover(); r != nil {
-					req.log.Error("handler panicked", "panic", r)
-					s.answer(sess, req, nil, protocol.Errorf(protocol.CodeInternalError, "%s: internal error", event))
-				}
-			}()
-			fn(sess, req)
-		})
-	}
-	handle(protocol.EventJoinOffice, s.onJoin)
-	handle(protocol.EventLeaveOffice, s.onLeave)
-	handle(protocol.EventListRoom, s.onListRoom)
-	for _, ev := range []string{protocol.EventUpdateConfig, protocol.EventUpdateToolList, protocol.EventUpdateDesktop, protocol.EventUpdateFinder} {
-		handle(ev, s.onUpdate)
-	}
-	handle(protocol.EventToolCallCancel, s.onCancel)
-	for _, ev := range protocol.ClientEvents() {
-		handle(ev, s.route)
-	}
-	_ = sock.On("disconnect", func(args ...any) {
-		reason, _ := firstArg(args).(string)
-		s.onDisconnect(sess, reason, log)
+	log.Info("connected", "a2c_version", version, "remote", sock.Address())
+	sock.OnEvent(func(event string, payload any, ack sio.Ack) {
+		req := &request{event: event, payload: payload, ack: ack, base: log}
+		defer func() {
+			if r := recover(); r != nil {
+				req.logger().Error("handler panicked", "panic", r)
+				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeInternalError, "%s: internal error", event))
+			}
+		}()
+		s.handle(sess, req)
 	})
-	s.gates.releaseOut(sock.Conn()) // the namespace is joined: the CONNECT answer may go
+	sock.OnDisconnect(func(reason string) { s.onDisconnect(sess, reason, log) })
+}
+
+// handle dispatches one event: the server:* events the Server serves,
+// every client:* event routed to a computer, anything else answered at
+// once as unknown.
+func (s *Server) handle(sess *session, req *request) {
+	switch req.event {
+	case protocol.EventJoinOffice:
+		s.onJoin(sess, req)
+	case protocol.EventLeaveOffice:
+		s.onLeave(sess, req)
+	case protocol.EventListRoom:
+		s.onListRoom(sess, req)
+	case protocol.EventToolCallCancel:
+		s.onCancel(sess, req)
+	default:
+		if _, ok := protocol.NotificationFor(req.event); ok {
+			s.onUpdate(sess, req)
+			return
+		}
+		if protocol.IsClientEvent(req.event) {
+			s.route(sess, req)
+			return
+		}
+		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeNotFound,
+			"unknown event %q: this Server serves server:* events and routes client:* events to computers", clip(req.event)))
+	}
 }
 
 // answer acks req with v or with e's flat payload. Without an ack callback
 // the outcome is only logged.
 func (s *Server) answer(sess *session, req *request, v any, e *protocol.Error) {
 	if e != nil {
-		req.log.Info("request refused", "code", e.Code, "msg", e.Message)
+		req.logger().Info("request refused", "code", e.Code, "msg", e.Message)
 	}
 	if req.ack == nil {
 		if e != nil {
-			req.log.Warn("no ack callback; error dropped", "code", e.Code)
+			req.logger().Warn("no ack callback; error dropped", "code", e.Code)
 		}
 		return
 	}
 	switch {
 	case e != nil:
-		sess.ack(req.ack, []any{e})
+		sess.ack(req.ack, e)
 	case v == nil:
-		sess.ack(req.ack, []any{})
+		sess.ack(req.ack)
 	default:
-		sess.ack(req.ack, []any{v})
+		sess.ack(req.ack, v)
 	}
+}
+
+// maxEcho bounds what an error message repeats of a client's input.
+const maxEcho = 200
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // answerOffice acks server:join_office and server:leave_office with the
@@ -104,88 +136,82 @@ func (s *Server) answerOffice(sess *session, req *request, e *protocol.Error) {
 		return
 	}
 	if e != nil {
-		req.log.Info("request refused", "code", e.Code, "msg", e.Message)
-		sess.ack(req.ack, []any{false, e.Message, e})
+		req.logger().Info("request refused", "code", e.Code, "msg", e.Message)
+		sess.ack(req.ack, false, e.Message, e)
 		return
 	}
-	sess.ack(req.ack, []any{true, nil})
+	sess.ack(req.ack, true, nil)
 }
 
 // decode checks req's payload against the shape of out: it must be a JSON
-// object no bigger than MaxRequestBytes whose fields have the right types.
-// The decoded value is used only to validate and to read routing fields.
+// object no bigger than MaxRequestBytes whose fields (those out has) have
+// the right types. Fields out does not name are not decoded.
 func (s *Server) decode(req *request, out any) *protocol.Error {
-	if _, ok := req.payload.(map[string]any); !ok {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", req.event, kindOf(req.payload))
+	raw, ok := req.payload.(json.RawMessage)
+	if !ok {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), kindOf(req.payload))
 	}
-	if n := payloadSize(req.payload, s.opts.MaxRequestBytes); n > s.opts.MaxRequestBytes {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (over %d bytes)", req.event, s.opts.MaxRequestBytes)
-	}
-	raw, err := json.Marshal(req.payload)
-	if err != nil {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload is not JSON: %v", req.event, err)
+	if k := kindOf(raw); k != "an object" {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), k)
 	}
 	if len(raw) > s.opts.MaxRequestBytes {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", req.event, len(raw), s.opts.MaxRequestBytes)
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", clip(req.event), len(raw), s.opts.MaxRequestBytes)
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return protocol.Errorf(protocol.CodeBadRequest, "%s: field %q must be %s, got %s", req.event, te.Field, te.Type.Kind(), te.Value)
+			return protocol.Errorf(protocol.CodeBadRequest, "%s: field %q must be %s, got %s", clip(req.event), te.Field, te.Type.Kind(), te.Value)
 		}
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", req.event, err)
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err)
 	}
 	return nil
 }
 
-// payloadSize estimates the encoded size of a decoded payload from its
-// strings and keys, stopping once it passes limit, so an oversized request
-// is refused without encoding it again.
-func payloadSize(v any, limit int) int {
-	n := 0
-	var walk func(v any)
-	walk = func(v any) {
-		if n > limit {
-			return
-		}
-		switch x := v.(type) {
-		case string:
-			n += len(x) + 2
-		case map[string]any:
-			for k, e := range x {
-				n += len(k) + 4
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				n++
-				walk(e)
-			}
-		default:
-			n += 8
-		}
+// decodeFields is decode for the routing fields of a client:* request: the
+// payload's other fields are left unread.
+func (s *Server) decodeFields(req *request, fields []sio.Field) *protocol.Error {
+	raw, ok := req.payload.(json.RawMessage)
+	if !ok {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), kindOf(req.payload))
 	}
-	walk(v)
-	return n
+	if k := kindOf(raw); k != "an object" {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), k)
+	}
+	if len(raw) > s.opts.MaxRequestBytes {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", clip(req.event), len(raw), s.opts.MaxRequestBytes)
+	}
+	if err := sio.DecodeFields(raw, fields); err != nil {
+		return protocol.Errorf(protocol.CodeBadRequest, "%s: %v", clip(req.event), err)
+	}
+	return nil
 }
 
-// kindOf names the JSON kind of a decoded value for error messages.
+// kindOf names the JSON kind of a payload for error messages.
 func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "nothing"
-	case string:
-		return "a string"
-	case float64, int, int64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		if v == nil {
+			return "nothing"
+		}
+		return "binary data"
 	}
-	return "binary data"
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "nothing"
+	}
+	return "a number"
 }
 
 // missing returns a 400 naming the first empty required field.
@@ -204,12 +230,12 @@ func (s *Server) onJoin(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	if e := missing(req.event, [2]string{"role", string(in.Role)}, [2]string{"name", in.Name}, [2]string{"office_id", in.OfficeID}); e != nil {
+	if e := missing(clip(req.event), [2]string{"role", string(in.Role)}, [2]string{"name", in.Name}, [2]string{"office_id", in.OfficeID}); e != nil {
 		s.answerOffice(sess, req, e)
 		return
 	}
 	if !in.Role.Valid() {
-		s.answerOffice(sess, req, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", req.event, protocol.RoleAgent, protocol.RoleComputer, in.Role))
+		s.answerOffice(sess, req, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", clip(req.event), protocol.RoleAgent, protocol.RoleComputer, clip(string(in.Role))))
 		return
 	}
 	notes, e := s.reg.join(sess, in)
@@ -217,7 +243,7 @@ func (s *Server) onJoin(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	req.log.Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name)
+	req.logger().Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name)
 	s.answerOffice(sess, req, nil)
 	for _, n := range notes {
 		n.send()
@@ -230,17 +256,16 @@ func (s *Server) onLeave(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	if e := missing(req.event, [2]string{"office_id", in.OfficeID}); e != nil {
+	if e := missing(clip(req.event), [2]string{"office_id", in.OfficeID}); e != nil {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	n, e := s.reg.leave(sess, in.OfficeID)
-	if e != nil {
-		s.answerOffice(sess, req, e)
-		return
+	if n, ok := s.reg.leave(sess, in.OfficeID); ok {
+		req.logger().Info("left office", "office", in.OfficeID)
+		n.send()
+	} else {
+		req.logger().Debug("left an office it was not in: nothing to do", "office", in.OfficeID)
 	}
-	req.log.Info("left office", "office", in.OfficeID)
-	n.send()
 	s.answerOffice(sess, req, nil)
 }
 
@@ -250,7 +275,7 @@ func (s *Server) onListRoom(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	if e := missing(req.event, [2]string{"office_id", in.OfficeID}); e != nil {
+	if e := missing(clip(req.event), [2]string{"office_id", in.OfficeID}); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
@@ -259,7 +284,7 @@ func (s *Server) onListRoom(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	req.log.Debug("listed office", "office", in.OfficeID, "req_id", in.ReqID, "members", len(list))
+	req.logger().Debug("listed office", "office", in.OfficeID, "req_id", in.ReqID, "members", len(list))
 	s.answer(sess, req, protocol.ListRoomRet{Sessions: list, ReqID: in.ReqID}, nil)
 }
 
@@ -277,16 +302,16 @@ func (s *Server) onUpdate(sess *session, req *request) {
 		return
 	}
 	if role != protocol.RoleComputer {
-		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from a computer", req.event))
+		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from a computer", clip(req.event)))
 		return
 	}
 	if in.Computer != "" && in.Computer != name {
-		req.log.Warn("update names another computer; using the sender's name", "claimed", in.Computer, "name", name)
+		req.logger().Warn("update names another computer; using the sender's name", "claimed", in.Computer, "name", name)
 	}
 	notify, _ := protocol.NotificationFor(req.event)
 	n := notice{to: others, event: notify, payload: protocol.UpdateComputerConfigReq{Computer: name}}
 	n.send()
-	req.log.Debug("broadcast", "office", officeID, "notify", notify, "to", len(others))
+	req.logger().Debug("broadcast", "office", officeID, "notify", notify, "to", len(others))
 	s.answer(sess, req, nil, nil)
 }
 
@@ -297,7 +322,7 @@ func (s *Server) onCancel(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	if e := missing(req.event, [2]string{"req_id", in.ReqID}); e != nil {
+	if e := missing(clip(req.event), [2]string{"req_id", in.ReqID}); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
@@ -307,12 +332,12 @@ func (s *Server) onCancel(sess *session, req *request) {
 		return
 	}
 	if role != protocol.RoleAgent {
-		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from an agent", req.event))
+		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from an agent", clip(req.event)))
 		return
 	}
 	n := notice{to: others, event: protocol.NotifyToolCallCancel, payload: protocol.AgentCallData{Agent: name, ReqID: in.ReqID}}
 	n.send()
-	req.log.Info("tool call cancel relayed", "office", officeID, "req_id", in.ReqID, "to", len(others))
+	req.logger().Info("tool call cancel relayed", "office", officeID, "req_id", in.ReqID, "to", len(others))
 	s.answer(sess, req, nil, nil)
 }
 
@@ -326,7 +351,7 @@ func (s *Server) onDisconnect(sess *session, reason string, log *slog.Logger) {
 		n.send()
 	}
 	for _, p := range pend {
-		p.finish([]any{protocol.Errorf(protocol.CodeNotFound,
-			"computer '%s' disconnected before answering %s", p.computer, p.event)})
+		p.finish(protocol.Errorf(protocol.CodeNotFound,
+			"computer '%s' disconnected before answering %s", p.computer, p.event))
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
 )
@@ -84,7 +84,7 @@ func agentHandlers(in *inbox) agent.Handlers {
 }
 
 // listenAll sends every notify:* event reaching conn to in.
-func listenAll(conn *sioconn.Conn, in *inbox) {
+func listenAll(conn *sio.Conn, in *inbox) {
 	for _, ev := range []string{
 		protocol.NotifyEnterOffice, protocol.NotifyLeaveOffice, protocol.NotifyUpdateConfig,
 		protocol.NotifyUpdateToolList, protocol.NotifyUpdateDesktop, protocol.NotifyUpdateFinder,
@@ -113,9 +113,9 @@ func newAgent(t *testing.T, url, name string, h agent.Handlers) *agent.Client {
 }
 
 // dial opens a raw connection (closed at the end of the test).
-func dial(t *testing.T, url string) *sioconn.Conn {
+func dial(t *testing.T, url string) *sio.Conn {
 	t.Helper()
-	c, err := sioconn.Dial(testCtx(t), sioconn.Options{URL: url, Logger: servertest.Logger()})
+	c, err := sio.Dial(testCtx(t), sio.Options{URL: url, Logger: servertest.Logger()})
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
@@ -124,7 +124,7 @@ func dial(t *testing.T, url string) *sioconn.Conn {
 }
 
 // join joins conn to office as role/name and fails the test on error.
-func join(t *testing.T, c *sioconn.Conn, role protocol.Role, name, office string) {
+func join(t *testing.T, c *sio.Conn, role protocol.Role, name, office string) {
 	t.Helper()
 	if _, err := c.Call(testCtx(t), protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: role, Name: name, OfficeID: office}); err != nil {
 		t.Fatalf("%s %s joins %s: %v", role, name, office, err)
@@ -142,7 +142,7 @@ func codeOf(t *testing.T, err error) int {
 
 // echo is a handler that answers with the event name and the payload it
 // received, so a test can check both the routing and the passthrough.
-func echo(event string) sioconn.Handler {
+func echo(event string) sio.Handler {
 	return func(_ context.Context, raw json.RawMessage) (any, error) {
 		return map[string]any{"handled": event, "got": raw}, nil
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -51,7 +51,7 @@ func TestOfficeLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(list); got != "agent:bot@o1/0.2.0 computer:pc1@o1/0.2.0 computer:pc2@o1/0.2.0" {
+	if got := names(list); got != "agent:bot@o1/0.4.0 computer:pc1@o1/0.4.0 computer:pc2@o1/0.4.0" {
 		t.Fatalf("list_room: %s", got)
 	}
 	if list[1].SID != c1.Conn.ID() || list[2].SID != c2.Conn.ID() {
@@ -62,14 +62,14 @@ func TestOfficeLifecycle(t *testing.T) {
 	join(t, c2.Conn, protocol.RoleComputer, "pc2", "o2")
 	aIn.expect(`notify:leave_office {"computer":"pc2","office_id":"o1"}`)
 	c1In.expect(`notify:leave_office {"computer":"pc2","office_id":"o1"}`)
-	if list, _ = a.ListRoom(ctx); names(list) != "agent:bot@o1/0.2.0 computer:pc1@o1/0.2.0" {
+	if list, _ = a.ListRoom(ctx); names(list) != "agent:bot@o1/0.4.0 computer:pc1@o1/0.4.0" {
 		t.Fatalf("after the move: %s", names(list))
 	}
 
 	// pc1 disconnects: the agent hears it leave.
 	_ = c1.Conn.Close()
 	aIn.expect(`notify:leave_office {"computer":"pc1","office_id":"o1"}`)
-	if list, _ = a.ListRoom(ctx); names(list) != "agent:bot@o1/0.2.0" {
+	if list, _ = a.ListRoom(ctx); names(list) != "agent:bot@o1/0.4.0" {
 		t.Fatalf("after the disconnect: %s", names(list))
 	}
 
@@ -83,7 +83,7 @@ func TestOfficeLifecycle(t *testing.T) {
 	if err := a.JoinOffice(ctx, "o2"); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ = a.ListRoom(ctx); names(list) != "agent:bot@o2/0.2.0 computer:pc2@o2/0.2.0" {
+	if list, _ = a.ListRoom(ctx); names(list) != "agent:bot@o2/0.4.0 computer:pc2@o2/0.4.0" {
 		t.Fatalf("in o2: %s", names(list))
 	}
 	aIn.empty()
@@ -102,7 +102,7 @@ func TestErrorCodes(t *testing.T) {
 
 	tests := []struct {
 		name    string
-		from    *sioconn.Conn
+		from    *sio.Conn
 		event   string
 		payload any
 		code    int
@@ -125,7 +125,6 @@ func TestErrorCodes(t *testing.T) {
 		{"tool call with negative timeout", bot, protocol.EventToolCall, map[string]any{"computer": "pc", "tool_name": "t", "timeout": -1}, 400, "timeout"},
 		{"list another office", bot, protocol.EventListRoom, protocol.ListRoomReq{Agent: "bot", ReqID: "1", OfficeID: "o2"}, 4104, "cannot list"},
 		{"list from outside any office", lonely, protocol.EventListRoom, protocol.ListRoomReq{Agent: "x", ReqID: "1", OfficeID: "o1"}, 4103, "not in any office"},
-		{"leave an office one is not in", lonely, protocol.EventLeaveOffice, protocol.LeaveOfficeReq{OfficeID: "o1"}, 4103, "not in any office"},
 		{"update from outside any office", lonely, protocol.EventUpdateFinder, protocol.UpdateComputerConfigReq{Computer: "x"}, 4103, "not in any office"},
 		{"update from an agent", bot, protocol.EventUpdateFinder, protocol.UpdateComputerConfigReq{Computer: "bot"}, 403, "only come from a computer"},
 		{"cancel from a computer", pc.Conn, protocol.EventToolCallCancel, protocol.AgentCallData{Agent: "pc", ReqID: "1"}, 403, "only come from an agent"},
@@ -162,7 +161,6 @@ func TestHandshakeRefusals(t *testing.T) {
 	}{
 		{"incompatible version", open.URL, "0.1.0", "", 4008, map[string]any{
 			"server_version": protocol.Version, "client_version": "0.1.0",
-			"min_supported": server.MinSupported, "max_supported": server.MaxSupported,
 		}},
 		{"malformed version", open.URL, "two", "", 400, nil},
 		{"missing token", locked.URL, "", "", 401, nil},
@@ -172,7 +170,7 @@ func TestHandshakeRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := sioconn.Dial(testCtx(t), sioconn.Options{URL: tt.url, Version: tt.version, Token: tt.token, Logger: servertest.Logger()})
+			c, err := sio.Dial(testCtx(t), sio.Options{URL: tt.url, Version: tt.version, Token: tt.token, Logger: servertest.Logger()})
 			if tt.code == 0 {
 				if err != nil {
 					t.Fatal(err)
@@ -227,5 +225,13 @@ func TestJoinAckIsTheProtocolTuple(t *testing.T) {
 	first.send(`42/smcp,2["server:leave_office",{"office_id":"o1"}]`)
 	if got := first.waitFor("43/smcp,2"); got != `43/smcp,2[true,null]` {
 		t.Errorf("leave answered %s, want [true,null]", got)
+	}
+	// Leaving an office one is not in (any more) succeeds too, as
+	// upstream's Server answers.
+	first.send(`42/smcp,3["server:leave_office",{"office_id":"o1"}]`, `42/smcp,4["server:leave_office",{"office_id":"elsewhere"}]`)
+	for _, id := range []string{"3", "4"} {
+		if got := first.waitFor("43/smcp," + id); got != `43/smcp,`+id+`[true,null]` {
+			t.Errorf("leaving an office one is not in answered %s, want [true,null]", got)
+		}
 	}
 }

@@ -2,16 +2,19 @@ package server
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"sync"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // emitter is the part of a Socket.IO socket the registry needs; tests use
 // a fake.
 type emitter interface {
-	Emit(event string, args ...any) error
+	Emit(event string, args ...any)
+	EmitWithAck(event string, payload any, fn func(args []json.RawMessage, err error))
 }
 
 // session is one connected client.
@@ -31,6 +34,44 @@ type session struct {
 	pendMu  sync.Mutex
 	pending map[uint64]*pendingReq
 	gone    bool // disconnected: no new pending requests
+
+	// Requests this session sent (as an agent) still waiting for an answer.
+	sentMu    sync.Mutex
+	sent      int
+	toolCalls map[string]bool // req_ids of its client:tool_call in flight
+}
+
+// admit counts a request from s, refusing it over limit or when it is a
+// client:tool_call whose req_id is already in flight.
+func (s *session) admit(event, reqID string, limit int) *protocol.Error {
+	s.sentMu.Lock()
+	defer s.sentMu.Unlock()
+	if s.sent >= limit {
+		return protocol.Errorf(protocol.CodeTooManyRequests,
+			"%s: %d requests of this connection are waiting for answers (limit %d); wait for some", event, s.sent, limit)
+	}
+	if event == protocol.EventToolCall && reqID != "" {
+		if s.toolCalls[reqID] {
+			return protocol.Errorf(protocol.CodeBadRequest,
+				"%s: a tool call with req_id %q is already in flight; use a new req_id", event, clip(reqID))
+		}
+		if s.toolCalls == nil {
+			s.toolCalls = map[string]bool{}
+		}
+		s.toolCalls[reqID] = true
+	}
+	s.sent++
+	return nil
+}
+
+// release forgets a request admit counted.
+func (s *session) release(event, reqID string) {
+	s.sentMu.Lock()
+	defer s.sentMu.Unlock()
+	s.sent--
+	if event == protocol.EventToolCall {
+		delete(s.toolCalls, reqID)
+	}
 }
 
 func newSession(sid, version string, out emitter) *session {
@@ -41,14 +82,21 @@ func newSession(sid, version string, out emitter) *session {
 func (s *session) emit(event string, args ...any) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	_ = s.out.Emit(event, args...)
+	s.out.Emit(event, args...)
+}
+
+// request writes one event expecting an answer to the session's socket.
+func (s *session) request(event string, payload any, fn func([]json.RawMessage, error)) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.out.EmitWithAck(event, payload, fn)
 }
 
 // ack answers one of the session's requests.
-func (s *session) ack(fn ackFunc, args []any) {
+func (s *session) ack(fn sio.Ack, args ...any) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	fn(args, nil)
+	fn(args...)
 }
 
 // addPending records a request routed to s; false when s is gone.
@@ -190,18 +238,18 @@ func (r *registry) join(s *session, req protocol.EnterOfficeReq) ([]notice, *pro
 		}
 		if s.role == protocol.RoleAgent && s.office != req.OfficeID {
 			return nil, protocol.Errorf(protocol.CodeAgentInOtherRoom,
-				"agent %q is already in office %q; leave it first", s.name, s.office)
+				"agent %q is already in office %q; leave it first", clip(s.name), clip(s.office))
 		}
 	}
 	o := r.offices[req.OfficeID]
 	if o != nil {
 		if req.Role == protocol.RoleAgent && o.agent != nil && o.agent != s {
 			return nil, protocol.Errorf(protocol.CodeRoomFull,
-				"office %q already has an agent (%q)", req.OfficeID, o.agent.name)
+				"office %q already has an agent (%q)", clip(req.OfficeID), clip(o.agent.name))
 		}
 		if m := o.members[req.Name]; m != nil && m != s {
 			return nil, protocol.Errorf(protocol.CodeNameTaken,
-				"name %q is already taken in office %q", req.Name, req.OfficeID)
+				"name %q is already taken in office %q", clip(req.Name), clip(req.OfficeID))
 		}
 	}
 	var notes []notice
@@ -225,18 +273,15 @@ func (r *registry) join(s *session, req protocol.EnterOfficeReq) ([]notice, *pro
 	return notes, nil
 }
 
-// leave removes s from officeID.
-func (r *registry) leave(s *session, officeID string) (notice, *protocol.Error) {
+// leave removes s from officeID. Leaving an office s is not in succeeds
+// and changes nothing (ok false), as in upstream's Server.
+func (r *registry) leave(s *session, officeID string) (n notice, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s.office == "" {
-		return notice{}, protocol.NewError(protocol.CodeNotInRoom, "not in any office")
+	if s.office == "" || s.office != officeID {
+		return notice{}, false
 	}
-	if s.office != officeID {
-		return notice{}, protocol.Errorf(protocol.CodeNotInRoom, "not in office %q (in %q)", officeID, s.office)
-	}
-	n, _ := r.leaveLocked(s)
-	return n, nil
+	return r.leaveLocked(s)
 }
 
 // remove forgets a disconnected session and returns its leave notice and
@@ -261,7 +306,7 @@ func (r *registry) list(s *session, officeID string) ([]protocol.SessionInfo, *p
 		return nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first")
 	}
 	if officeID != s.office {
-		return nil, protocol.Errorf(protocol.CodeCrossRoomAccess, "cannot list office %q from office %q", officeID, s.office)
+		return nil, protocol.Errorf(protocol.CodeCrossRoomAccess, "cannot list office %q from office %q", clip(officeID), clip(s.office))
 	}
 	o := r.offices[s.office]
 	out := make([]protocol.SessionInfo, 0, len(o.members))
@@ -286,27 +331,27 @@ func (r *registry) list(s *session, officeID string) ([]protocol.SessionInfo, *p
 // s's office), applying the
 // checks in the protocol's order: caller not in an office (4103), caller
 // not an agent (403), computer in another office (4104), unknown (404).
-func (r *registry) target(s *session, name string) (*session, string, *protocol.Error) {
+func (r *registry) target(s *session, name string) (target *session, office, sender string, e *protocol.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.office == "" {
-		return nil, "", protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first")
+		return nil, "", "", protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first")
 	}
 	if s.role != protocol.RoleAgent {
-		return nil, s.office, protocol.Errorf(protocol.CodeForbidden, "only an agent may send client:* requests (you are a %s)", s.role)
+		return nil, s.office, s.name, protocol.Errorf(protocol.CodeForbidden, "only an agent may send client:* requests (you are a %s)", s.role)
 	}
 	if m := r.offices[s.office].members[name]; m != nil && m.role == protocol.RoleComputer {
-		return m, s.office, nil
+		return m, s.office, s.name, nil
 	}
 	for id, o := range r.offices {
 		if id == s.office {
 			continue
 		}
 		if m := o.members[name]; m != nil && m.role == protocol.RoleComputer {
-			return nil, s.office, protocol.Errorf(protocol.CodeCrossRoomAccess, "computer '%s' is not in your office", name)
+			return nil, s.office, s.name, protocol.Errorf(protocol.CodeCrossRoomAccess, "computer '%s' is not in your office", clip(name))
 		}
 	}
-	return nil, s.office, protocol.Errorf(protocol.CodeNotFound, "computer '%s' not found", name)
+	return nil, s.office, s.name, protocol.Errorf(protocol.CodeNotFound, "computer '%s' not found", clip(name))
 }
 
 // peers returns s's office, role, name and the other members, for a

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"encoding/json"
 	"math"
 	"sync"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -18,43 +20,68 @@ type pendingReq struct {
 	computer string
 	reqID    string
 	from     *session
-	ack      ackFunc
+	ack      sio.Ack
 	start    time.Time
 	timer    *time.Timer
+	done     func() // releases the request's in-flight slot
 	once     sync.Once
 }
 
 // finish answers the agent with args (passed through unchanged).
-func (p *pendingReq) finish(args []any) {
+func (p *pendingReq) finish(args ...any) {
 	p.once.Do(func() {
 		if p.timer != nil {
 			p.timer.Stop()
 		}
-		p.from.ack(p.ack, args)
+		if p.done != nil {
+			p.done()
+		}
+		p.from.ack(p.ack, args...)
 	})
 }
 
-// routedFields are the routing-relevant fields of any client:* payload;
-// the per-event types check the rest of the shape.
-type routedFields struct {
-	Computer string `json:"computer"`
-	ReqID    string `json:"req_id"`
+// admit takes an in-flight slot for a request from sess, or refuses it:
+// over the Server's or the connection's limit (429), or a client:tool_call
+// whose req_id is already in flight from the same agent (400: the older
+// call could no longer be told apart, nor cancelled).
+func (s *Server) admit(sess *session, event, reqID string) *protocol.Error {
+	if n := s.inFlight.Add(1); n > int64(s.opts.MaxInFlight) {
+		s.inFlight.Add(-1)
+		return protocol.Errorf(protocol.CodeTooManyRequests,
+			"%s: the Server has %d requests waiting for computers (limit %d); try again later", event, n-1, s.opts.MaxInFlight)
+	}
+	if e := sess.admit(event, reqID, s.opts.MaxInFlightConn); e != nil {
+		s.inFlight.Add(-1)
+		return e
+	}
+	return nil
 }
 
-// shapeOf returns a value of the payload type of a client:* event, used
-// to check a request's field types.
-func shapeOf(event string) any {
-	switch event {
-	case protocol.EventToolCall:
-		return &protocol.ToolCallReq{}
-	case protocol.EventGetDesktop:
-		return &protocol.GetDeskTopReq{}
-	case protocol.EventGetFinder, protocol.EventListFinder:
-		return &protocol.GetFinderReq{}
-	case protocol.EventReadResource:
-		return &protocol.ReadResourceReq{}
+// release gives back the slot admit took.
+func (s *Server) release(sess *session, event, reqID string) {
+	sess.release(event, reqID)
+	s.inFlight.Add(-1)
+}
+
+// routed holds the only fields of a client:* request the Server decodes;
+// the rest of the payload is forwarded as it came.
+type routed struct {
+	Agent    string   `json:"agent"`
+	Computer string   `json:"computer"`
+	ReqID    string   `json:"req_id"`
+	ToolName string   `json:"tool_name"` // client:tool_call
+	Timeout  *float64 `json:"timeout"`   // client:tool_call
+}
+
+// The indexes of fields().
+const fieldAgent = 0
+
+// fields lists where DecodeFields puts each routing field.
+func (f *routed) fields() []sio.Field {
+	return []sio.Field{
+		{Name: "agent", Dst: &f.Agent}, {Name: "computer", Dst: &f.Computer}, {Name: "req_id", Dst: &f.ReqID},
+		{Name: "tool_name", Dst: &f.ToolName}, {Name: "timeout", Dst: &f.Timeout},
 	}
-	return &protocol.ComputerCall{}
 }
 
 // notSupported is the answer to a client:* request that the computer
@@ -71,79 +98,96 @@ func notSupported(event, computer string) *protocol.Error {
 
 // route forwards a client:* request to the computer it names in the
 // caller's office and relays the computer's ack back unchanged (an empty
-// one becomes notSupported). Checks, in
-// order: malformed (400), caller in no office (4103), caller not an agent
-// (403), computer in another office (4104), unknown computer (404).
+// one becomes notSupported). Any client:* event is routed; only the
+// routing fields are decoded. Checks, in order: malformed (400), caller in
+// no office (4103), caller not an agent (403), computer in another office
+// (4104), unknown computer (404).
 func (s *Server) route(sess *session, req *request) {
 	if req.ack == nil {
-		req.log.Warn("request without ack callback dropped")
+		req.logger().Warn("request without ack callback dropped")
 		return
 	}
-	shape := shapeOf(req.event)
-	if e := s.decode(req, shape); e != nil {
+	var f routed
+	fields := f.fields()
+	if e := s.decodeFields(req, fields); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	var f routedFields
 	timeout := s.opts.RequestTimeout
-	switch v := shape.(type) {
-	case *protocol.ToolCallReq:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
-		if e := missing(req.event, [2]string{"computer", v.Computer}, [2]string{"tool_name", v.ToolName}); e != nil {
+	if req.event == protocol.EventToolCall {
+		if e := missing(clip(req.event), [2]string{"computer", f.Computer}, [2]string{"tool_name", f.ToolName}); e != nil {
 			s.answer(sess, req, nil, e)
 			return
 		}
-		if v.Timeout < 0 || math.IsNaN(v.Timeout) {
-			s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: timeout must not be negative", req.event))
+		if f.Timeout != nil {
+			t := *f.Timeout
+			if t < 0 || math.IsNaN(t) {
+				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: timeout must not be negative", clip(req.event)))
+				return
+			}
+			if t > 0 {
+				timeout = min(time.Duration(t*float64(time.Second)), maxToolTimeout) + s.opts.ToolCallGrace
+			}
+		}
+	}
+	if e := missing(clip(req.event), [2]string{"computer", f.Computer}); e != nil {
+		s.answer(sess, req, nil, e)
+		return
+	}
+	req.with("req_id", clip(f.ReqID), "computer", clip(f.Computer))
+	target, officeID, sender, e := s.reg.target(sess, f.Computer)
+	if e != nil {
+		s.answer(sess, req, nil, e)
+		return
+	}
+	req.with("office", officeID)
+	payload := req.payload
+	if f.Agent != sender || fields[fieldAgent].Seen != 1 {
+		// The sender is who joined, whatever the request claims.
+		stamped, err := sio.SetField(payload.(json.RawMessage), "agent", sender)
+		if err != nil {
+			s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err))
 			return
 		}
-		if v.Timeout > 0 {
-			timeout = min(time.Duration(v.Timeout*float64(time.Second)), maxToolTimeout) + s.opts.ToolCallGrace
+		if f.Agent != "" && f.Agent != sender {
+			req.logger().Warn("request names another agent; stamped with the sender's name", "claimed", clip(f.Agent), "agent", sender)
 		}
-	case *protocol.GetDeskTopReq:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
-	case *protocol.GetFinderReq:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
-	case *protocol.ReadResourceReq:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
-	case *protocol.ComputerCall:
-		f = routedFields{Computer: v.Computer, ReqID: v.ReqID}
+		payload = stamped
 	}
-	if e := missing(req.event, [2]string{"computer", f.Computer}); e != nil {
+	if e := s.admit(sess, req.event, f.ReqID); e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	log := req.log.With("req_id", f.ReqID, "computer", f.Computer)
-	target, officeID, e := s.reg.target(sess, f.Computer)
-	if e != nil {
-		req.log = log
-		s.answer(sess, req, nil, e)
-		return
-	}
-	log = log.With("office", officeID)
 	p := &pendingReq{
 		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID,
-		from: sess, ack: req.ack, start: time.Now(),
+		from: sess, ack: req.ack, start: time.Now(), done: func() { s.release(sess, req.event, f.ReqID) },
 	}
 	p.timer = time.AfterFunc(timeout, func() {
 		if _, ok := target.takePending(p.id); ok {
-			log.Warn("computer did not answer in time", "timeout", timeout)
-			p.finish([]any{protocol.Errorf(protocol.CodeTimeout,
-				"computer '%s' did not answer %s within %s", f.Computer, req.event, timeout)})
+			req.logger().Warn("computer did not answer in time", "timeout", timeout)
+			p.finish(protocol.Errorf(protocol.CodeTimeout,
+				"computer '%s' did not answer %s within %s", f.Computer, req.event, timeout))
 		}
 	})
 	if !target.addPending(p) {
-		p.finish([]any{protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", f.Computer)})
+		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", f.Computer))
 		return
 	}
-	target.emit(req.event, req.payload, ackFunc(func(args []any, _ error) {
+	target.request(req.event, payload, func(args []json.RawMessage, _ error) {
 		if _, ok := target.takePending(p.id); ok {
-			log.Debug("routed", "took", time.Since(p.start))
-			if len(args) == 0 {
-				log.Info("computer answered with an empty ack: the event is not supported there")
-				args = []any{notSupported(req.event, f.Computer)}
+			if s.debug {
+				req.logger().Debug("routed", "took", time.Since(p.start))
 			}
-			p.finish(args)
+			if len(args) == 0 {
+				req.logger().Info("computer answered with an empty ack: the event is not supported there")
+				p.finish(notSupported(req.event, f.Computer))
+				return
+			}
+			out := make([]any, len(args))
+			for i, a := range args {
+				out[i] = a
+			}
+			p.finish(out...)
 		}
-	}))
+	})
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -75,7 +75,7 @@ func TestDisconnectMidRequest(t *testing.T) {
 	ctx := testCtx(t)
 	started := make(chan string, 2)
 	release := make(chan struct{})
-	hold := func(name string) sioconn.Handler {
+	hold := func(name string) sio.Handler {
 		return func(ctx context.Context, _ json.RawMessage) (any, error) {
 			started <- name
 			select {
@@ -305,7 +305,7 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if c, err := sioconn.Dial(dctx, sioconn.Options{URL: srv.URL}); err == nil {
+	if c, err := sio.Dial(dctx, sio.Options{URL: srv.URL}); err == nil {
 		_ = c.Close()
 		t.Fatal("a stopped server accepted a connection")
 	}
@@ -348,7 +348,7 @@ func TestReconnectRejoins(t *testing.T) {
 	deadline := time.Now().Add(wait)
 	for {
 		list, err := a.ListRoom(ctx)
-		if err == nil && names(list) == "agent:bot@o1/0.2.0 computer:pc@o1/0.2.0" {
+		if err == nil && names(list) == "agent:bot@o1/0.4.0 computer:pc@o1/0.4.0" {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -373,7 +373,7 @@ func TestConnectChurn(t *testing.T) {
 	srv := servertest.Start(t, server.Options{})
 	for i := range 200 {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
-		c, err := sioconn.Dial(ctx, sioconn.Options{URL: srv.URL, Logger: servertest.Logger()})
+		c, err := sio.Dial(ctx, sio.Options{URL: srv.URL, Logger: servertest.Logger()})
 		if err != nil {
 			cancel()
 			t.Fatalf("connection %d: %v", i, err)

@@ -7,6 +7,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -17,10 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	engine "github.com/zishang520/socket.io/servers/engine/v3"
-	"github.com/zishang520/socket.io/servers/socket/v3"
-	"github.com/zishang520/socket.io/v3/pkg/types"
-
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -33,6 +31,11 @@ const (
 	DefaultShutdownTimeout = 5 * time.Second
 	DefaultPingInterval    = 25 * time.Second
 	DefaultPingTimeout     = 20 * time.Second
+	DefaultBodyReadTimeout = 20 * time.Second
+	DefaultConnectTimeout  = 10 * time.Second
+	DefaultMaxSessions     = 10000
+	DefaultMaxInFlight     = 10000
+	DefaultMaxInFlightConn = 256
 )
 
 // maxToolTimeout caps the timeout a tool call may ask for.
@@ -67,6 +70,24 @@ type Options struct {
 	// PingInterval and PingTimeout are engine.io's heartbeat (defaults
 	// 25 s and 20 s): a peer that vanishes is noticed within their sum.
 	PingInterval, PingTimeout time.Duration
+	// BodyReadTimeout bounds reading the body of one HTTP request (a
+	// polling POST): a client trickling it is cut off (default 20 s).
+	BodyReadTimeout time.Duration
+	// ConnectTimeout bounds how long a session may stay open without
+	// joining the SMCP namespace with an accepted CONNECT (default 10 s).
+	ConnectTimeout time.Duration
+	// MaxSessions bounds the sessions open at once, joined or not; a new
+	// one over it is refused with HTTP 429 (default 10,000).
+	MaxSessions int
+	// MaxInFlight bounds the client:* requests waiting for a computer's
+	// answer, over all connections (default 10,000); MaxInFlightConn bounds
+	// them per agent connection (default 256). A request over either is
+	// answered 429 at once.
+	MaxInFlight, MaxInFlightConn int
+	// Version is the protocol version the Server speaks (default
+	// protocol.Version); clients must send a compatible a2c_version.
+	// An unparsable one is replaced by the default, with a warning.
+	Version string
 }
 
 func (o *Options) setDefaults() {
@@ -94,17 +115,26 @@ func (o *Options) setDefaults() {
 	if o.PingTimeout <= 0 {
 		o.PingTimeout = DefaultPingTimeout
 	}
+	if o.Version == "" {
+		o.Version = protocol.Version
+	}
+	o.BodyReadTimeout = cmp.Or(o.BodyReadTimeout, DefaultBodyReadTimeout)
+	o.ConnectTimeout = cmp.Or(o.ConnectTimeout, DefaultConnectTimeout)
+	o.MaxSessions = cmp.Or(o.MaxSessions, DefaultMaxSessions)
+	o.MaxInFlight = cmp.Or(o.MaxInFlight, DefaultMaxInFlight)
+	o.MaxInFlightConn = cmp.Or(o.MaxInFlightConn, DefaultMaxInFlightConn)
 }
 
 // Server is an SMCP Server.
 type Server struct {
 	opts     Options
+	version  protocol.ProtocolVersion // the one the Server speaks
 	log      *slog.Logger
-	io       *socket.Server
-	engine   http.Handler
+	debug    bool // the logger takes debug lines
+	io       *sio.Server
 	reg      *registry
-	gates    gates         // start-up gates of the engine sessions
 	ids      atomic.Uint64 // routing ids of forwarded requests
+	inFlight atomic.Int64  // client:* requests waiting for a computer
 	draining atomic.Bool   // refuse new sessions during shutdown
 }
 
@@ -112,40 +142,27 @@ type Server struct {
 func New(opts Options) *Server {
 	opts.setDefaults()
 	s := &Server{opts: opts, log: opts.Logger, reg: newRegistry()}
-	so := socket.DefaultServerOptions()
-	so.SetServeClient(false)
-	so.SetMaxHttpBufferSize(opts.MaxPayloadBytes)
-	so.SetPingInterval(opts.PingInterval)
-	so.SetPingTimeout(opts.PingTimeout)
-	so.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
-	so.SetParser(lenientParser{log: s.log})
-	s.io = socket.NewServer(nil, so)
-	eng := newGatedEngine(so)
-	s.io.Bind(eng)
-	// Registered after Socket.IO's own listener, so it runs once Socket.IO
-	// listens to the new session.
-	_ = eng.On("connection", func(args ...any) {
-		if es, ok := firstArg(args).(engine.Socket); ok {
-			s.gates.adopt(es)
-		}
-	})
-	s.engine = eng
-	nsp := s.io.Of(protocol.Namespace, nil)
-	nsp.Use(s.authenticate)
-	_ = nsp.On("connection", func(args ...any) {
-		if sock, ok := firstArg(args).(*socket.Socket); ok {
-			s.onConnection(sock)
-		}
+	v, err := protocol.ParseVersion(opts.Version)
+	if err != nil {
+		s.log.Warn("bad protocol version; speaking the default", "version", opts.Version, "err", err, "default", protocol.Version)
+		v, _ = protocol.ParseVersion(protocol.Version)
+	}
+	s.version = v
+	s.debug = s.log.Enabled(context.Background(), slog.LevelDebug)
+	s.io = sio.NewServer(sio.ServerOptions{
+		Logger:          s.log,
+		MaxPayloadBytes: opts.MaxPayloadBytes,
+		PingInterval:    opts.PingInterval,
+		PingTimeout:     opts.PingTimeout,
+		ConnectTimeout:  opts.ConnectTimeout,
+		Authorize:       s.authorize,
+		OnConnection:    s.onConnection,
 	})
 	return s
 }
 
-func firstArg(args []any) any {
-	if len(args) == 0 {
-		return nil
-	}
-	return args[0]
-}
+// Version returns the protocol version the Server speaks.
+func (s *Server) Version() string { return s.version.String() }
 
 // Handler returns the HTTP handler: the a2c_version check in front of the
 // engine.io endpoint at /socket.io/ and /smcp/.
@@ -164,44 +181,44 @@ func (s *Server) serveEngine(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	if e := checkVersion(r); e != nil {
+	if r.Method == http.MethodPost {
+		// A polling POST carries a body; one trickled in must not hold
+		// its connection for ever (ReadHeaderTimeout covers the headers
+		// only, and a Server-wide ReadTimeout would also cut WebSockets).
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout))
+	}
+	if r.URL.Query().Get("sid") == "" {
+		if n := s.io.Sessions(); n >= s.opts.MaxSessions {
+			s.log.Warn("handshake refused: too many sessions", "sessions", n, "limit", s.opts.MaxSessions, "remote", r.RemoteAddr)
+			writeErrorStatus(w, http.StatusTooManyRequests, protocol.Errorf(protocol.CodeTooManyRequests,
+				"server full: %d sessions open (limit %d); try again later", n, s.opts.MaxSessions))
+			return
+		}
+	}
+	if e := checkVersion(r, s.version); e != nil {
 		s.log.Info("handshake refused", "code", e.Code, "msg", e.Message,
 			"a2c_version", r.URL.Query().Get("a2c_version"), "remote", r.RemoteAddr)
 		writeError(w, e)
 		return
 	}
-	s.engine.ServeHTTP(w, r)
+	s.io.ServeHTTP(w, r)
 }
 
-// authenticate is the namespace middleware checking the shared token.
-func (s *Server) authenticate(sock *socket.Socket, next func(*socket.ExtendedError)) {
+// authorize checks the shared token of a client's namespace CONNECT.
+func (s *Server) authorize(auth map[string]any) *protocol.Error {
 	if s.opts.Token == "" {
-		next(nil)
-		return
+		return nil
 	}
-	token, _ := sock.Handshake().Auth["token"].(string)
+	token, _ := auth["token"].(string)
 	if subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1 {
-		next(nil)
-		return
+		return nil
 	}
 	msg := "invalid token"
 	if token == "" {
 		msg = "missing token: send auth.token"
 	}
-	s.log.Info("connection refused", "reason", msg, "remote", sock.Handshake().Address)
-	s.gates.releaseOut(sock.Conn())
-	next(socket.NewExtendedError("unauthorized: "+msg, map[string]any{
-		"code": protocol.CodeUnauthorized, "message": "unauthorized: " + msg,
-	}))
-	// The refused client has no business keeping its transport open: drop
-	// it once the connect_error has had time to reach it.
-	conn := sock.Conn()
-	time.AfterFunc(refusedGrace, func() { conn.Close(false) })
+	return protocol.NewError(protocol.CodeUnauthorized, "unauthorized: "+msg)
 }
-
-// refusedGrace is how long a refused client's transport stays open for the
-// connect_error to reach it.
-const refusedGrace = 500 * time.Millisecond
 
 // Serve serves on ln until ctx is done, then shuts down gracefully: it
 // refuses new sessions, disconnects every client, and waits (up to
@@ -262,5 +279,5 @@ func (s *Server) Close() {
 	if s.draining.Swap(true) {
 		return
 	}
-	s.io.Close(nil)
+	s.io.Close()
 }

@@ -8,56 +8,19 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// The a2c_version range the Server accepts: the range this project speaks
-// (protocol.MinVersion to protocol.MaxVersion). The official Python SDK sends
-// 0.2.x, 0.3.x or (a2c-smcp 0.4.2, the newest) 0.4.0, and the events this
-// Server serves are the same across them, so every version from
-// MinSupported up to any patch of MaxSupported's MAJOR.MINOR is accepted.
-// MaxSupported's patch only marks "every 0.4.x" in the 4008 body.
-const (
-	MinSupported = protocol.MinVersion
-	MaxSupported = protocol.MaxVersion
-)
-
-// versionRange is MinSupported and MaxSupported parsed once.
-type versionRange struct {
-	min, max protocol.ProtocolVersion
-}
-
-func supportedRange() versionRange {
-	lo, err := protocol.ParseVersion(MinSupported)
-	if err != nil {
-		panic("server: bad MinSupported: " + err.Error())
-	}
-	hi, err := protocol.ParseVersion(MaxSupported)
-	if err != nil {
-		panic("server: bad MaxSupported: " + err.Error())
-	}
-	return versionRange{lo, hi}
-}
-
-func compareVersions(a, b protocol.ProtocolVersion) int {
-	switch {
-	case a.Major != b.Major:
-		return a.Major - b.Major
-	case a.Minor != b.Minor:
-		return a.Minor - b.Minor
-	}
-	return a.Patch - b.Patch
-}
-
-// Supported reports whether a client speaking v may connect:
-// MinSupported ≤ v and v's MAJOR.MINOR ≤ MaxSupported's.
-func Supported(v protocol.ProtocolVersion) bool {
-	r := supportedRange()
-	if compareVersions(v, r.min) < 0 {
-		return false
-	}
-	return v.Major < r.max.Major || (v.Major == r.max.Major && v.Minor <= r.max.Minor)
-}
+// A Server speaks one protocol version (Options.Version, default
+// protocol.Version) and, as versioning.md asks, admits only clients whose
+// version is compatible with it: in 0.x the same MAJOR.MINOR (any patch),
+// from 1.0 the same MAJOR and a MINOR no newer than the Server's. A client
+// refused with 4008 is told the Server's real version.
 
 // writeError writes a protocol error payload as an HTTP 400 response.
 func writeError(w http.ResponseWriter, e *protocol.Error) {
+	writeErrorStatus(w, http.StatusBadRequest, e)
+}
+
+// writeErrorStatus writes a protocol error payload with HTTP status.
+func writeErrorStatus(w http.ResponseWriter, status int, e *protocol.Error) {
 	body, err := json.Marshal(e)
 	if err != nil {
 		body = []byte(`{"code":400,"message":"bad request"}`)
@@ -67,15 +30,15 @@ func writeError(w http.ResponseWriter, e *protocol.Error) {
 	if e.Code != protocol.CodeBadRequest {
 		w.Header().Set("X-A2C-Error-Code", strconv.Itoa(e.Code))
 	}
-	w.WriteHeader(http.StatusBadRequest)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 
 // checkVersion validates the a2c_version of an engine.io request that
-// starts a session (no sid: a polling handshake or a direct WebSocket) and
-// returns the refusal, or nil. Requests of an existing session pass: the
-// engine checks their sid.
-func checkVersion(r *http.Request) *protocol.Error {
+// starts a session (no sid: a polling handshake or a direct WebSocket)
+// against the Server's version, and returns the refusal, or nil. Requests
+// of an existing session pass: the engine checks their sid.
+func checkVersion(r *http.Request, server protocol.ProtocolVersion) *protocol.Error {
 	q := r.URL.Query()
 	if q.Get("sid") != "" {
 		return nil
@@ -86,15 +49,14 @@ func checkVersion(r *http.Request) *protocol.Error {
 	}
 	v, err := protocol.ParseVersion(raw)
 	if err != nil {
-		return protocol.Errorf(protocol.CodeBadRequest, "Invalid a2c_version: %v", err)
+		return protocol.Errorf(protocol.CodeBadRequest, "Invalid a2c_version: %v", clip(err.Error()))
 	}
-	if !Supported(v) {
-		e := protocol.NewError(protocol.CodeVersionMismatch, "Protocol version mismatch")
+	if !v.CompatibleWith(server) {
+		e := protocol.Errorf(protocol.CodeVersionMismatch,
+			"Protocol version mismatch: the client speaks %s, this Server speaks %s", clip(raw), server)
 		e.Extra = map[string]any{
-			"server_version": protocol.Version,
-			"client_version": raw,
-			"min_supported":  MinSupported,
-			"max_supported":  MaxSupported,
+			"server_version": server.String(),
+			"client_version": clip(raw),
 		}
 		return e
 	}

@@ -10,39 +10,35 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-func TestSupported(t *testing.T) {
+// TestOneVersionAtATime: a Server admits its own MAJOR.MINOR only (any
+// patch), and one pinned to another version admits that one instead.
+func TestOneVersionAtATime(t *testing.T) {
 	tests := []struct {
-		v    string
-		want bool
+		server, client string
+		want           bool
 	}{
-		{"0.1.9", false},
-		{"0.2.0", true},
-		{"0.2.0-dev", true},
-		{"0.2.3", true},
-		{"0.3.0", true},
-		{"0.4.0", true}, // a2c-smcp 0.4.2, the newest Python SDK
-		{"0.4.999", true},
-		{"0.4.1000", true},
-		{"0.5.0", false},
-		{"0.5.0-dev", false},
-		{"1.0.0", false},
-		{"1.2.0", false},
+		{"0.4.0", "0.4.0", true}, // a2c-smcp 0.4.2, the newest Python SDK
+		{"0.4.0", "0.4.7", true},
+		{"0.4.0", "0.4.0-dev", true},
+		{"0.4.0", "0.3.0", false},
+		{"0.4.0", "0.2.0", false},
+		{"0.4.0", "0.5.0", false},
+		{"0.4.0", "1.0.0", false},
+		{"0.2.0", "0.2.0", true}, // pinned for an older peer
+		{"0.2.0", "0.4.0", false},
+		{"1.2.0", "1.1.0", true},
+		{"1.2.0", "1.3.0", false},
 	}
 	for _, tt := range tests {
-		v, err := protocol.ParseVersion(tt.v)
-		if err != nil {
-			t.Fatal(err)
+		srv := New(Options{Version: tt.server})
+		r := httptest.NewRequest(http.MethodGet, "/socket.io/?EIO=4&transport=polling&a2c_version="+tt.client, nil)
+		e := checkVersion(r, srv.version)
+		srv.Close()
+		if got := e == nil; got != tt.want {
+			t.Errorf("server %s, client %s: admitted %v, want %v (%v)", tt.server, tt.client, got, tt.want, e)
 		}
-		if got := Supported(v); got != tt.want {
-			t.Errorf("Supported(%s) = %v, want %v", tt.v, got, tt.want)
-		}
-	}
-	// The advertised bounds are themselves accepted, and this project's
-	// own version too.
-	for _, s := range []string{MinSupported, MaxSupported, protocol.Version} {
-		v, _ := protocol.ParseVersion(s)
-		if !Supported(v) {
-			t.Errorf("%s is advertised but refused", s)
+		if e != nil && (e.Code != protocol.CodeVersionMismatch || e.Extra["server_version"] != tt.server || e.Extra["client_version"] != tt.client) {
+			t.Errorf("server %s, client %s: refusal %+v does not name both versions", tt.server, tt.client, e)
 		}
 	}
 }
@@ -59,11 +55,11 @@ func TestVersionMiddleware(t *testing.T) {
 		code      int
 		errHeader string
 	}{
-		{"polling handshake ok", "/socket.io/?EIO=4&transport=polling&a2c_version=0.2.0", false, 200, 0, ""},
+		{"polling handshake ok", "/socket.io/?EIO=4&transport=polling&a2c_version=0.4.1", false, 200, 0, ""},
 		{"python sdk path ok", "/smcp/?EIO=4&transport=polling&a2c_version=0.4.0", false, 200, 0, ""},
 		{"missing", "/socket.io/?EIO=4&transport=polling", false, 400, 400, ""},
 		{"malformed", "/socket.io/?EIO=4&transport=polling&a2c_version=zero", false, 400, 400, ""},
-		{"too old", "/socket.io/?EIO=4&transport=polling&a2c_version=0.1.5", false, 400, 4008, "4008"},
+		{"too old", "/socket.io/?EIO=4&transport=polling&a2c_version=0.3.5", false, 400, 4008, "4008"},
 		{"too new", "/smcp/?EIO=4&transport=polling&a2c_version=1.0.0", false, 400, 4008, "4008"},
 		{"direct websocket missing", "/socket.io/?EIO=4&transport=websocket", true, 400, 400, ""},
 		{"direct websocket incompatible", "/socket.io/?EIO=4&transport=websocket&a2c_version=9.9.9", true, 400, 4008, "4008"},
@@ -100,9 +96,7 @@ func TestVersionMiddleware(t *testing.T) {
 				t.Errorf("body %v, want code %d and a message", body, tt.code)
 			}
 			if tt.code == protocol.CodeVersionMismatch {
-				for k, want := range map[string]any{
-					"server_version": protocol.Version, "min_supported": MinSupported, "max_supported": MaxSupported,
-				} {
+				for k, want := range map[string]any{"server_version": protocol.Version} {
 					if body[k] != want {
 						t.Errorf("%s = %v, want %v", k, body[k], want)
 					}

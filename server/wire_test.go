@@ -91,8 +91,8 @@ func TestWireNodeClient(t *testing.T) {
 		t.Errorf("incompatible version answered %d header %v", iv.HTTPStatus, iv.HTTPErrorHeader)
 	}
 	want4008 := map[string]any{
-		"code": 4008.0, "message": "Protocol version mismatch", "server_version": protocol.Version,
-		"client_version": "0.1.0", "min_supported": server.MinSupported, "max_supported": server.MaxSupported,
+		"code": 4008.0, "message": "Protocol version mismatch: the client speaks 0.1.0, this Server speaks " + protocol.Version,
+		"server_version": protocol.Version, "client_version": "0.1.0",
 	}
 	if !reflect.DeepEqual(iv.HTTPBody, want4008) {
 		t.Errorf("4008 body %v\nwant %v", iv.HTTPBody, want4008)
@@ -111,7 +111,7 @@ func TestWireNodeClient(t *testing.T) {
 	if s.JoinAck != true { // emitWithAck resolves with the first value of (true, null)
 		t.Errorf("join ack %v, want true (the protocol's (true, null))", s.JoinAck)
 	}
-	if s.ListRoom.ReqID != "wire-list" || names(s.ListRoom.Sessions) != "agent:node-agent@wire-office/0.2.0 computer:pc@wire-office/0.2.0" {
+	if s.ListRoom.ReqID != "wire-list" || names(s.ListRoom.Sessions) != "agent:node-agent@wire-office/0.4.0 computer:pc@wire-office/0.4.0" {
 		t.Errorf("list_room %+v", s.ListRoom)
 	}
 	if s.GetFinder.ReqID != "wire-1" || s.GetFinder.TotalCount != 1 || len(s.GetFinder.Documents) != 1 || s.GetFinder.Documents[0].Title != "Q3 报告" {

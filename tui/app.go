@@ -6,14 +6,17 @@
 package tui
 
 import (
-	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 )
 
 // screen is one page of the browser. Screens are pointers mutated by update;
@@ -44,21 +47,17 @@ type screen interface {
 	computer() string
 }
 
-// exporter is a screen whose content `s` saves and `o` pages.
-type exporter interface {
-	// export returns a file name stem and the Markdown to write.
-	export() (name, markdown string, ok bool)
-}
-
 // Navigation messages screens return to the App.
 type (
 	pushMsg struct{ s screen }
 	popMsg  struct{}
 )
 
-func push(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s} } }
+// pushCmd opens s on top of the current screen.
+func pushCmd(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s} } }
 
-func pop() tea.Msg { return popMsg{} }
+// popCmd goes back to the previous screen.
+func popCmd() tea.Msg { return popMsg{} }
 
 // themeMsg tells screens the palette changed, so cached renders are stale.
 type themeMsg struct{}
@@ -66,13 +65,23 @@ type themeMsg struct{}
 // App is the browser's root model: the screen stack, breadcrumbs, help and
 // status bar.
 type App struct {
-	e        *env
-	stack    []screen
+	c     *common
+	stack []screen
+	// linked marks the screens opened by following a link (their crumbs
+	// say so); forward holds the screens left by going back, newest last,
+	// for HistoryForward. A new screen opened otherwise clears it.
+	linked   []bool
+	forward  []historyEntry
 	w, h     int
-	conn     string
+	conn     sio.State
 	showHelp bool
 	help     help.Model
 	mouse    bool
+
+	// picker and prompt are the overlays a screen opened: while one is
+	// open it has the keyboard.
+	picker *picker
+	prompt *prompt
 
 	// memo holds the last short-help and breadcrumb lines: they rarely
 	// change between frames and are costly to lay out.
@@ -95,12 +104,12 @@ func (a *App) memoized(slot, key string, fn func() string) string {
 // New returns the browser as a tea.Model. It starts on opts.Computer's
 // catalog, or on the office's computers when opts.Computer is empty.
 func New(backend Backend, opts Options) tea.Model {
-	e := newEnv(backend, opts)
-	a := &App{e: e, conn: ConnConnected, help: help.New(), mouse: opts.Mouse}
-	a.help.Styles = e.styles.Help
-	a.stack = []screen{newComputersScreen(e)}
+	c := newCommon(backend, opts)
+	a := &App{c: c, conn: ConnConnected, help: help.New(), mouse: opts.Mouse}
+	a.help.Styles = c.styles.Help
+	a.stack, a.linked = []screen{newComputersScreen(c, opts.Computer == "")}, []bool{false}
 	if opts.Computer != "" {
-		a.stack = append(a.stack, newCatalogScreen(e, opts.Computer))
+		a.stack, a.linked = append(a.stack, newCatalogScreen(c, opts.Computer)), append(a.linked, false)
 	}
 	return a
 }
@@ -117,8 +126,15 @@ func (a *App) Init() tea.Cmd {
 
 func (a *App) top() screen { return a.stack[len(a.stack)-1] }
 
-// bodySize is the room between the breadcrumbs and the help and status lines.
-func (a *App) bodySize() (int, int) { return a.w, max(a.h-3, 1) }
+// bodySize is the room between the breadcrumbs and the help and status
+// lines (and the prompt's line when one is open).
+func (a *App) bodySize() (int, int) {
+	h := a.h - 3
+	if a.prompt != nil {
+		h--
+	}
+	return a.w, max(h, 1)
+}
 
 // Update routes msg; see screen.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -126,94 +142,148 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
 		a.help.SetWidth(a.w)
+		a.sizeOverlays()
 		return a, a.broadcastSize()
 	case tea.BackgroundColorMsg:
-		if a.e.styles.Dark != msg.IsDark() {
-			a.e.styles = NewStyles(msg.IsDark(), a.e.opts.NoColor)
-			a.help.Styles = a.e.styles.Help
+		if a.c.styles.Dark != msg.IsDark() {
+			a.c.styles = NewStyles(msg.IsDark(), a.c.opts.NoColor)
+			a.help.Styles = a.c.styles.Help
+			if a.prompt != nil {
+				a.prompt.Update(themeMsg{})
+			}
 			return a, a.broadcast(themeMsg{})
 		}
 		return a, nil
+	case openPickerMsg:
+		a.showHelp = false
+		a.picker = msg.p
+		a.sizeOverlays()
+		return a, nil
+	case openPromptMsg:
+		a.showHelp = false
+		a.prompt = msg.p
+		a.sizeOverlays()
+		return a, tea.Batch(msg.p.Init(), a.broadcastSize())
 	case ConnStateMsg:
 		was := a.conn
 		a.conn = msg.State
 		if msg.State == ConnConnected && was != ConnConnected {
 			// Notifications may have been missed while away: refresh.
-			a.e.notice = "reconnected"
+			a.c.notice = "reconnected"
 			return a, a.broadcast(reconnectedMsg{})
 		}
 		return a, nil
 	case pushMsg:
-		a.showHelp = false
-		a.stack = append(a.stack, msg.s)
-		w, h := a.bodySize()
-		return a, tea.Batch(msg.s.setSize(w, h), msg.s.init())
-	case popMsg:
-		if len(a.stack) > 1 {
-			a.stack = a.stack[:len(a.stack)-1]
+		a.forward = nil
+		return a, a.pushScreen(msg.s, false, true)
+	case followedMsg:
+		if msg.notice != "" {
+			a.c.notice = msg.notice
 		}
-		return a, nil
+		if msg.s == nil {
+			return a, nil
+		}
+		a.forward = nil
+		return a, a.pushScreen(msg.s, true, true)
+	case popMsg:
+		return a, a.popScreen()
 	case tea.KeyPressMsg:
 		return a, a.key(msg)
 	case tea.MouseMsg:
-		if a.showHelp {
+		switch {
+		case a.showHelp || a.prompt != nil:
+			return a, nil
+		case a.picker != nil:
+			a.picker.Update(msg)
 			return a, nil
 		}
 		return a, a.top().update(msg)
-	case savedMsg:
-		a.e.notice = msg.text()
-		return a, nil
 	case copiedMsg:
-		a.e.notice = msg.text()
+		a.c.notice = msg.text
+		if msg.terminal != "" {
+			return a, tea.SetClipboard(msg.terminal)
+		}
 		return a, nil
 	case noticeMsg:
-		a.e.notice = string(msg)
+		a.c.notice = string(msg)
 		return a, nil
-	case pagerReadyMsg:
-		return a, a.runPager(msg)
-	case pagerDoneMsg:
+	case exportedMsg:
+		return a, a.exported(msg)
+	case execDoneMsg:
 		return a, msg.cleanup()
 	}
 	return a, a.broadcast(msg)
 }
 
 func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := a.e.keys
-	if key.Matches(msg, k.ForceQuit) {
+	k := a.c.keys
+	if key.Matches(msg, k.Global.ForceQuit) {
 		return tea.Quit
 	}
 	if a.showHelp {
 		a.showHelp = false
 		return nil
 	}
+	if a.picker != nil {
+		cmd, closed := a.picker.Update(msg)
+		if closed {
+			a.picker = nil
+		}
+		return cmd
+	}
+	if a.prompt != nil {
+		cmd, closed := a.prompt.Update(msg)
+		if closed {
+			a.prompt = nil
+			cmd = tea.Batch(cmd, a.broadcastSize())
+		}
+		return cmd
+	}
 	top := a.top()
 	if top.capturing() {
 		return top.update(msg)
 	}
 	switch {
-	case key.Matches(msg, k.Quit):
+	case key.Matches(msg, k.Global.Quit):
 		return tea.Quit
-	case key.Matches(msg, k.Help):
+	case key.Matches(msg, k.Global.HistoryBack):
+		return a.popScreen()
+	case key.Matches(msg, k.Global.HistoryForward):
+		if len(a.forward) == 0 {
+			a.c.notice = "nothing to go forward to"
+			return nil
+		}
+		e := a.forward[len(a.forward)-1]
+		a.forward = a.forward[:len(a.forward)-1]
+		return a.pushScreen(e.s, e.linked, false)
+	case key.Matches(msg, k.Global.Help):
 		a.showHelp = true
 		return nil
-	case key.Matches(msg, k.Copy):
-		return a.copyURI()
-	case key.Matches(msg, k.Save):
-		return a.save()
-	case key.Matches(msg, k.Pager):
-		return a.openPager()
-	case key.Matches(msg, k.Desktop):
+	case key.Matches(msg, k.Global.Copy):
+		u := top.uri()
+		if u == "" {
+			a.c.notice = "nothing to copy here"
+			return nil
+		}
+		return a.c.copyCmd(u)
+	case key.Matches(msg, k.Global.Save):
+		return a.exportCmd(useSave)
+	case key.Matches(msg, k.Global.Pager):
+		return a.exportCmd(usePager)
+	case key.Matches(msg, k.Global.Edit):
+		return a.exportCmd(useEditor)
+	case key.Matches(msg, k.Global.Desktop):
 		if _, ok := top.(*desktopScreen); ok {
 			return nil
 		}
 		c := top.computer()
 		if c == "" {
-			a.e.notice = "choose a computer first"
+			a.c.notice = "choose a computer first"
 			return nil
 		}
-		return push(newDesktopScreen(a.e, c))
+		return pushCmd(newDesktopScreen(a.c, c))
 	}
-	a.e.notice = ""
+	a.c.notice = ""
 	return top.update(msg)
 }
 
@@ -234,24 +304,6 @@ func (a *App) broadcastSize() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// copyURI puts the current URI on the clipboard with OSC 52.
-func (a *App) copyURI() tea.Cmd {
-	u := a.top().uri()
-	if u == "" {
-		a.e.notice = "nothing to copy here"
-		return nil
-	}
-	if w := a.e.opts.Clipboard; w != nil {
-		seq := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(u)) + "\a"
-		return func() tea.Msg {
-			_, err := w.Write([]byte(seq))
-			return copiedMsg{uri: u, err: err}
-		}
-	}
-	a.e.notice = "copied " + u
-	return tea.SetClipboard(u)
-}
-
 // View draws breadcrumbs, the top screen (or the full help), the short help
 // and the status bar. No line is wider than the terminal.
 func (a *App) View() tea.View {
@@ -270,18 +322,24 @@ func (a *App) View() tea.View {
 		body = a.fullHelp()
 	} else {
 		body = a.top().view()
+		if a.picker != nil {
+			body = overlay(body, a.picker.View(), a.w, bh)
+		}
 	}
 	lines := make([]string, 0, a.h)
 	lines = append(lines, a.header())
 	lines = append(lines, padLines(strings.Split(body, "\n"), bh)...)
-	short := a.top().keys().ShortHelp()
+	if a.prompt != nil {
+		lines = append(lines, a.prompt.View())
+	}
+	short := a.shortHelp()
 	var hk strings.Builder
 	hk.WriteString(itoa(a.w))
 	for _, b := range short {
 		hk.WriteString("\x00" + b.Help().Key + "\x01" + b.Help().Desc)
 	}
-	lines = append(lines, a.memoized("help", hk.String()+fmt.Sprint(a.e.styles.Dark), func() string {
-		return a.help.ShortHelpView(short)
+	lines = append(lines, a.memoized("help", hk.String()+fmt.Sprint(a.c.styles.Dark), func() string {
+		return a.shortHelpView(short)
 	}))
 	lines = append(lines, a.statusBar())
 	for i, l := range lines {
@@ -291,28 +349,83 @@ func (a *App) View() tea.View {
 	return v
 }
 
+// shortHelpView draws the help line. When the bindings do not all fit,
+// the last ones give way but "? help" stays, so the way to the full help
+// is always on screen.
+func (a *App) shortHelpView(short []key.Binding) string {
+	h := a.help
+	h.SetWidth(0)
+	if v := h.ShortHelpView(short); lipgloss.Width(v) <= a.w {
+		return v
+	}
+	helpKey := a.c.keys.Global.Help
+	rest := make([]key.Binding, 0, len(short))
+	for _, b := range short {
+		if !slices.Equal(b.Keys(), helpKey.Keys()) {
+			rest = append(rest, b)
+		}
+	}
+	for n := len(rest); n > 0; n-- {
+		if v := h.ShortHelpView(append(rest[:n:n], helpKey)); lipgloss.Width(v) <= a.w {
+			return v
+		}
+	}
+	return a.help.ShortHelpView(short)
+}
+
 // windowTitle is "smcp-browse — " and the plain breadcrumbs.
 func (a *App) windowTitle() string {
 	parts := make([]string, len(a.stack))
-	for i, s := range a.stack {
-		parts[i] = oneLine(s.crumb())
+	for i := range a.stack {
+		parts[i] = oneLine(a.crumbOf(i))
 	}
 	return "smcp-browse — " + strings.Join(parts, " › ")
 }
 
 func (a *App) fullHelp() string {
-	groups := append(a.top().keys().FullHelp(), a.e.keys.globalKeys())
-	return a.e.styles.Title.Render("Keys") + "\n\n" + a.help.FullHelpView(groups) +
-		"\n\n" + a.e.styles.Muted.Render("press any key to close")
+	groups := append(a.top().keys().FullHelp(), a.c.keys.globalHelp())
+	return a.c.styles.Title.Render("Keys") + "\n\n" + helpColumns(a.help, groups, a.w) +
+		"\n\n" + a.c.styles.Muted.Render("press any key to close")
+}
+
+// helpColumns lays the help groups out as columns, starting a new row of
+// columns when the next one would not fit in w cells, so that nothing is
+// dropped on a narrow terminal (help.Model cuts the columns that do not fit).
+func helpColumns(h help.Model, groups [][]key.Binding, w int) string {
+	h.SetWidth(0)
+	const gap = "    "
+	var rows, row []string
+	rowW := 0
+	for _, g := range groups {
+		col := h.FullHelpView([][]key.Binding{g})
+		if col == "" {
+			continue
+		}
+		cw := lipgloss.Width(col)
+		if len(row) > 0 && rowW+len(gap)+cw > w {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row, rowW = nil, 0
+		}
+		if len(row) > 0 {
+			row = append(row, gap)
+			rowW += len(gap)
+		}
+		row = append(row, col)
+		rowW += cw
+	}
+	if len(row) > 0 {
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	}
+	return strings.Join(rows, "\n\n")
 }
 
 // crumbs joins the screens' crumbs, dropping the oldest ones when they do
 // not fit in w cells.
 func (a *App) crumbs(w int) string {
-	st := a.e.styles
+	st := a.c.styles
 	parts := make([]string, len(a.stack))
-	for i, s := range a.stack {
-		parts[i] = ansi.Truncate(oneLine(s.crumb()), 32, "…")
+	for i := range a.stack {
+		parts[i] = ansi.Truncate(oneLine(a.crumbOf(i)), 32, "…")
 	}
 	sep := st.CrumbSep.Render(" › ")
 	render := func(from int) string {
@@ -339,37 +452,48 @@ func (a *App) crumbs(w int) string {
 
 func (a *App) header() string {
 	var key strings.Builder
-	key.WriteString(itoa(a.w) + fmt.Sprint(a.e.styles.Dark))
-	for _, s := range a.stack {
-		key.WriteString("\x00" + s.crumb())
+	key.WriteString(itoa(a.w) + fmt.Sprint(a.c.styles.Dark))
+	for i := range a.stack {
+		key.WriteString("\x00" + a.crumbOf(i))
 	}
+	fwd := ""
+	if n := len(a.forward); n > 0 {
+		e := a.forward[n-1]
+		fwd = " ⟩ " + ansi.Truncate(oneLine(crumbFor(e.s, e.linked)), 24, "…") + " (" + a.c.keys.Global.HistoryForward.Help().Key + ") "
+	}
+	key.WriteString("\x01" + fwd)
 	return a.memoized("header", key.String(), func() string {
-		st := a.e.styles
-		left := st.Header.Render(" ") + a.crumbs(a.w-2)
-		return left + st.Header.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(left))))
+		st := a.c.styles
+		right := ""
+		if fwd != "" && ansi.StringWidth(fwd)+24 < a.w {
+			right = fwd
+		}
+		left := st.Header.Render(" ") + a.crumbs(a.w-2-ansi.StringWidth(right))
+		pad := max(0, a.w-ansi.StringWidth(left)-ansi.StringWidth(right))
+		return left + st.Header.Render(strings.Repeat(" ", pad)) + st.Crumb.Render(right)
 	})
 }
 
 func (a *App) statusBar() string {
-	st := a.e.styles
+	st := a.c.styles
 	var conn string
 	switch a.conn {
 	case ConnConnected:
 		conn = st.Connected.Render(" ● connected ")
 	case ConnReconnecting, ConnConnecting:
-		conn = st.Reconnect.Render(" ◌ " + a.conn + "… ")
+		conn = st.Reconnect.Render(" ◌ " + a.conn.String() + "… ")
 	default:
-		conn = st.Closed.Render(" ✕ " + oneLine(a.conn) + " ")
+		conn = st.Closed.Render(" ✕ " + oneLine(a.conn.String()) + " ")
 	}
 	parts := []string{conn}
-	if a.e.notice != "" {
-		parts = append(parts, st.StatusNote.Render(" "+oneLine(a.e.notice)+" "))
+	if a.c.notice != "" {
+		parts = append(parts, st.StatusNote.Render(" "+oneLine(a.c.notice)+" "))
 	}
 	if s := a.top().status(); s != "" {
 		parts = append(parts, st.StatusInfo.Render(" "+s+" "))
 	}
-	if !a.e.refreshed.IsZero() {
-		parts = append(parts, st.StatusInfo.Render(" refreshed "+a.e.refreshed.Format("15:04:05")+" "))
+	if !a.c.refreshed.IsZero() {
+		parts = append(parts, st.StatusInfo.Render(" refreshed "+a.c.refreshed.Format("15:04:05")+" "))
 	}
 	line := strings.Join(parts, st.StatusInfo.Render("│"))
 	return line + st.Status.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(line))))

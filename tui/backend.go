@@ -3,38 +3,34 @@ package tui
 import (
 	"context"
 
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // Backend is what the browser needs from an Agent session: the office's
-// members, a Computer's Finder catalog, reads of dpe:// resources and the
-// Desktop. agent.Client satisfies it through a small adapter (FinderQuery is
-// declared here so that tui does not import agent). Every method must honour
-// ctx; the browser always passes a context with a deadline.
+// members, a Computer's Finder catalog and content search, reads of
+// dpe:// resources (one method per level, each taking the parsed URI) and
+// the Desktop. *agent.Client satisfies it. Every method must honour ctx;
+// the browser always passes a context with a deadline.
 type Backend interface {
 	// ListRoom returns the members of the office (server:list_room).
 	ListRoom(ctx context.Context) ([]protocol.SessionInfo, error)
 	// GetFinder returns one page of a Computer's catalog (client:get_finder).
-	GetFinder(ctx context.Context, computer string, q FinderQuery) (*protocol.GetFinderRet, error)
-	// ReadDocumentPages reads a Level 1 document with depth=pages&offset&limit.
-	ReadDocumentPages(ctx context.Context, computer, docURI string, offset, limit int) (*protocol.DPEDocument, error)
-	// ReadJSON reads a dpe:// URI as JSON into v (used for Level 2 pages).
-	ReadJSON(ctx context.Context, computer, uri string, v any) error
-	// ReadElement reads a Level 3 element.
-	ReadElement(ctx context.Context, computer, docURI, elementID string) (*protocol.DPEElementDetail, error)
+	GetFinder(ctx context.Context, computer string, q protocol.FinderQuery) (*protocol.GetFinderRet, error)
+	// SearchFinder runs one step of a content search (client:search_finder).
+	SearchFinder(ctx context.Context, computer string, q protocol.SearchQuery) (*protocol.SearchFinderRet, error)
+	// ReadDocument reads a Level 1 document URI (with depth=pages&offset&limit
+	// in its query for a window of its page index).
+	ReadDocument(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEDocument, error)
+	// ReadPage reads a Level 2 page URI as JSON (categories in its query).
+	ReadPage(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEPage, error)
+	// ReadElement reads a Level 3 element URI as JSON.
+	ReadElement(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEElementDetail, error)
 	// GetDesktop returns a Computer's rendered windows (client:get_desktop).
 	GetDesktop(ctx context.Context, computer string, size int, window string) (*protocol.GetDeskTopRet, error)
 	// Office returns the office the session joined.
 	Office() string
-}
-
-// FinderQuery filters and pages a get_finder request; it mirrors
-// agent.FinderQuery field for field.
-type FinderQuery struct {
-	Keywords []string
-	FileType string
-	Offset   int
-	Limit    int
 }
 
 // Live events. The command layer forwards the session's notifications to the
@@ -59,14 +55,15 @@ type LeaveOfficeMsg struct {
 	Role string
 }
 
-// ConnStateMsg reports the session's connection state: ConnConnecting,
-// ConnConnected, ConnReconnecting or ConnClosed (agent.State's String()).
-type ConnStateMsg struct{ State string }
+// ConnStateMsg reports the session's connection state, in the connection's
+// own type (agent.State is the same): ConnConnecting, ConnConnected,
+// ConnReconnecting or ConnClosed.
+type ConnStateMsg struct{ State sio.State }
 
 // Connection states carried by ConnStateMsg.
 const (
-	ConnConnecting   = "connecting"
-	ConnConnected    = "connected"
-	ConnReconnecting = "reconnecting"
-	ConnClosed       = "closed"
+	ConnConnecting   = sio.StateConnecting
+	ConnConnected    = sio.StateConnected
+	ConnReconnecting = sio.StateReconnecting
+	ConnClosed       = sio.StateClosed
 )

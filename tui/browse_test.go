@@ -19,7 +19,7 @@ import (
 // manualTicks replaces the timer with one the test fires by hand.
 func (h *harness) manualTicks() *[]func(time.Time) tea.Msg {
 	var ticks []func(time.Time) tea.Msg
-	h.app.e.tick = func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	h.app.c.tick = func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		ticks = append(ticks, fn)
 		return nil
 	}
@@ -125,7 +125,8 @@ func TestCatalogFilterIsDebouncedAndStaleTicksIgnored(t *testing.T) {
 	hs.settle()
 	hs.send((*ticks)[len(*ticks)-1](time.Now()))
 	hs.settle()
-	hs.requireContains("1–2 of 2") // gu OR hr: README and Onboarding
+	hs.requireContains("1–1 of 1", "Onboarding guide") // words narrow: gu AND hr
+	hs.requireNotContains("README — smcp-browse")
 	if f.countCalls("get_finder [gu hr]") != 1 {
 		t.Fatalf("keywords are not split on commas: %v", f.callLog())
 	}
@@ -232,7 +233,7 @@ func TestLivePageReloadKeepsScroll(t *testing.T) {
 	for range 10 {
 		hs.press("pgdown")
 	}
-	y := page.pg.y
+	y := page.v.pg.y
 	if y < 200 {
 		t.Fatalf("pgdown did not scroll: y=%d", y)
 	}
@@ -243,8 +244,8 @@ func TestLivePageReloadKeepsScroll(t *testing.T) {
 	})
 	hs.send(UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
-	if page.pg.y != y {
-		t.Fatalf("live reload moved the view from line %d to %d", y, page.pg.y)
+	if page.v.pg.y != y {
+		t.Fatalf("live reload moved the view from line %d to %d", y, page.v.pg.y)
 	}
 	hs.requireContains("EDITED")
 }
@@ -309,7 +310,7 @@ func TestErrorsAreShownWhereTheyHappen(t *testing.T) {
 		{
 			name: "backend panics",
 			act: func(hs *harness, f *fakeBackend) {
-				hs.app.e.backend = panicky{f}
+				hs.app.c.backend = panicky{f}
 				hs.press("r")
 			},
 			want: []string{"backend panic: boom"},
@@ -338,7 +339,7 @@ func fmtErr(err error) error { return errors.Join(errors.New("get_finder"), err)
 // panicky is a backend whose catalog call panics.
 type panicky struct{ *fakeBackend }
 
-func (panicky) GetFinder(context.Context, string, FinderQuery) (*protocol.GetFinderRet, error) {
+func (panicky) GetFinder(context.Context, string, protocol.FinderQuery) (*protocol.GetFinderRet, error) {
 	panic("boom")
 }
 
@@ -370,7 +371,7 @@ func TestDescribeError(t *testing.T) {
 func TestBadDocumentURIShowsCode(t *testing.T) {
 	f := newFake()
 	hs := startOn(t, f, "laptop", 100, 30)
-	hs.send(pushMsg{newPageScreen(hs.app.e, "laptop", "http://not-dpe/x", "x", 0, 1)})
+	hs.send(pushMsg{newDocumentScreen(hs.app.c, "laptop", protocol.DPEDocumentSummary{URI: "http://not-dpe/x", Title: "x"})})
 	hs.settle()
 	hs.requireContains("4204 · the dpe:// URI is invalid")
 }
@@ -399,14 +400,14 @@ func TestResizeReRendersThePage(t *testing.T) {
 	hs.settle()
 	checkFrame(t, hs.app.View().Content, 50, 20)
 	page := hs.app.top().(*pageScreen)
-	if page.shown.width != 50 {
-		t.Fatalf("page still shows the render for width %d", page.shown.width)
+	if page.v.shown.width != 50 {
+		t.Fatalf("page still shows the render for width %d", page.v.shown.width)
 	}
 	hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	n := len(page.cache)
+	n := len(page.v.cache)
 	hs.settle()
-	if page.shown.width != 100 || len(page.cache) != n {
-		t.Fatalf("resizing back should reuse the cached render (width %d, cache %d→%d)", page.shown.width, n, len(page.cache))
+	if page.v.shown.width != 100 || len(page.v.cache) != n {
+		t.Fatalf("resizing back should reuse the cached render (width %d, cache %d→%d)", page.v.shown.width, n, len(page.v.cache))
 	}
 }
 
@@ -456,59 +457,139 @@ func TestPageFeatures(t *testing.T) {
 	hs.requireContains("rendered")
 }
 
-func TestCopySaveAndPager(t *testing.T) {
-	f := newFake()
-	var clip bytes.Buffer
+// TestCopySaysWhatHappened: y uses a clipboard program when there is one,
+// tmux's buffer inside tmux, else OSC 52, and the notice says which (OSC 52
+// may be ignored by the terminal: the notice does not claim success).
+func TestCopySaysWhatHappened(t *testing.T) {
+	const doc = "dpe://com.smcp.docs/rpt-2026"
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		tools []string
+		fail  string // a tool that fails
+		want  string // in the notice
+		ran   string // the program that got the text, "" for none
+		osc   bool   // OSC 52 written to the terminal
+	}{
+		{"wayland", map[string]string{"WAYLAND_DISPLAY": "wayland-0"}, []string{"wl-copy", "xclip"}, "", "copied with wl-copy: " + doc, "wl-copy", false},
+		{"x11", map[string]string{"DISPLAY": ":0"}, []string{"wl-copy", "xclip"}, "", "copied with xclip: " + doc, "xclip", false},
+		{"x11 tool fails, next one", map[string]string{"DISPLAY": ":0"}, []string{"xclip", "xsel"}, "xclip", "copied with xsel: " + doc, "xsel", false},
+		{"macos", nil, []string{"pbcopy"}, "", "copied with pbcopy: " + doc, "pbcopy", false},
+		{"tmux", map[string]string{"TMUX": "/tmp/tmux-1/default,1,0"}, []string{"tmux"}, "", "in tmux's buffer (the terminal gets it if set-clipboard is on)", "tmux", false},
+		{"tool present but no display", nil, []string{"xclip"}, "", "OSC 52 sent, the terminal may ignore it (no clipboard program)", "", true},
+		{"only tool fails", map[string]string{"DISPLAY": ":0"}, []string{"xclip"}, "xclip", "OSC 52 sent, the terminal may ignore it (xclip: exit status 1)", "", true},
+		{"nothing", nil, nil, "", "OSC 52 sent, the terminal may ignore it (no clipboard program): " + doc, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var clip bytes.Buffer
+			o := testOptions()
+			o.Computer, o.Clipboard = "laptop", &clip
+			hs := newHarness(t, newFake(), o, 100, 30)
+			sys := hs.fakeSystem(tc.env, tc.tools...)
+			sys.failing = tc.fail
+			hs.press("j", "j", "j", "y")
+			if n := hs.app.c.notice; !strings.Contains(n, tc.want) {
+				t.Errorf("notice %q, want %q", n, tc.want)
+			}
+			if got := sys.lastRun(); got.name != tc.ran || (tc.ran != "" && got.stdin != doc) {
+				t.Errorf("ran %+v, want %s with the URI", got, tc.ran)
+			}
+			want := ""
+			if tc.osc {
+				want = "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(doc)) + "\a"
+			}
+			if clip.String() != want {
+				t.Errorf("terminal got %q, want %q", clip.String(), want)
+			}
+		})
+	}
+}
+
+// TestSaveWholeDocument: s saves the whole document's text as Markdown (not
+// its page list) from the catalog's highlighted row and from the document,
+// into the save folder, and says the full path; on a page it saves the page.
+func TestSaveWholeDocument(t *testing.T) {
 	dir := t.TempDir()
 	o := testOptions()
-	o.Computer = "laptop"
-	o.Clipboard = &clip
-	o.SaveDir = dir
-	hs := newHarness(t, f, o, 100, 30)
+	o.Computer, o.SaveDir = "laptop", dir
+	hs := newHarness(t, newFake(), o, 100, 30)
 
-	hs.press("s")
-	hs.requireContains("nothing to save here")
-	hs.press("j", "j", "j", "y")
-	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("dpe://com.smcp.docs/rpt-2026")) + "\a"
-	if clip.String() != want {
-		t.Fatalf("clipboard got %q, want %q", clip.String(), want)
-	}
-	hs.requireContains("copied dpe://com.smcp.docs/rpt-2026")
-
-	hs.press("enter", "enter", "s")
-	path := filepath.Join(dir, "rpt-2026-page-1.md")
+	hs.press("j", "j", "j", "s") // the catalog's highlighted document
+	path := filepath.Join(dir, "rpt-2026.md")
 	hs.requireContains("saved " + path)
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"# 概览", "# 2026 年度总结", "| Q4 | 1,560 | +18% |", "[图表: 季度收入趋势]"} {
+	for _, s := range []string{"# 2026 年度报告", "# 2026 年度总结", "| Q4 | 1,560 | +18% |", "## 收入分析", "1. 新客户", "## 成本", "see the appendix"} {
 		if !strings.Contains(string(got), s) {
-			t.Errorf("saved page lacks %q:\n%s", s, got)
+			t.Errorf("saved document lacks %q:\n%s", s, got)
 		}
 	}
-	hs.press("s") // never overwrites
-	if _, err := os.Stat(filepath.Join(dir, "rpt-2026-page-1-2.md")); err != nil {
-		t.Fatalf("second save: %v", err)
+	hs.press("enter", "s") // the document screen: the same text, a new name
+	hs.requireContains("saved " + filepath.Join(dir, "rpt-2026-2.md"))
+	if again, _ := os.ReadFile(filepath.Join(dir, "rpt-2026-2.md")); string(again) != string(got) {
+		t.Errorf("the document screen saved something else:\n%s", again)
+	}
+	hs.press("enter", "s") // a page saves the page
+	hs.requireContains("saved " + filepath.Join(dir, "rpt-2026-page-1.md"))
+	page, _ := os.ReadFile(filepath.Join(dir, "rpt-2026-page-1.md"))
+	if !strings.Contains(string(page), "# 概览") || strings.Contains(string(page), "收入分析") {
+		t.Errorf("page save:\n%s", page)
 	}
 
-	// o writes the Markdown to a temporary file and hands it to the pager.
-	msg := hs.app.openPager()()
-	ready, ok := msg.(pagerReadyMsg)
-	if !ok || ready.err != nil {
-		t.Fatalf("openPager: %#v", msg)
+	// A relative save folder is reported as a full path.
+	rel := t.TempDir()
+	t.Chdir(rel)
+	o.SaveDir = "exports"
+	hs = newHarness(t, newFake(), o, 100, 30)
+	hs.press("s")
+	full := filepath.Join(rel, "exports", "notes.md")
+	if real, err := filepath.EvalSymlinks(rel); err == nil {
+		full = filepath.Join(real, "exports", "notes.md")
 	}
-	content, err := os.ReadFile(ready.path)
-	if err != nil || !strings.Contains(string(content), "| Q1 | 1,250 | +12% |") {
-		t.Fatalf("pager file: %v %q", err, content)
+	hs.requireContains("saved " + full[:min(len(full), 60)])
+	if _, err := os.Stat(full); err != nil {
+		t.Fatal(err)
 	}
-	if hs.app.runPager(ready) == nil {
+}
+
+// TestPagerAndEditorGetTheDocument: o pages the highlighted document's
+// Markdown from a temporary file (removed afterwards); E opens a local
+// document's own file in the editor, and a copy otherwise.
+func TestPagerAndEditorGetTheDocument(t *testing.T) {
+	o := testOptions()
+	o.Computer = "laptop"
+	hs := newHarness(t, newFake(), o, 100, 30)
+	hs.press("j", "j", "j")
+	msg := hs.app.exportCmd(usePager)()
+	ex, ok := msg.(exportedMsg)
+	if !ok || ex.err != nil || !strings.Contains(ex.md, "| Q1 | 1,250 | +12% |") || !strings.Contains(ex.md, "## 成本") {
+		t.Fatalf("pager export: %#v", msg)
+	}
+	if hs.app.exported(ex) == nil {
 		t.Fatal("no exec command for the pager")
 	}
-	if m := (pagerDoneMsg{path: ready.path}).cleanup()(); m != nil {
+
+	local := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(local, []byte("notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFake()
+	f.mutate(func(docs *[]fakeDoc) { (*docs)[5].sum.FileURI = "file://" + local })
+	hs = newHarness(t, f, o, 100, 30)
+	job, _ := hs.app.top().(exporter).export()
+	if job.file != local {
+		t.Fatalf("a local document's file: %q, want %q", job.file, local)
+	}
+	hs.press("j")
+	if job, _ := hs.app.top().(exporter).export(); job.file != "" {
+		t.Fatalf("a document whose file is not on this machine has file %q", job.file)
+	}
+	if m := (execDoneMsg{temp: local}).cleanup()(); m != nil {
 		t.Fatalf("cleanup: %v", m)
 	}
-	if _, err := os.Stat(ready.path); !os.IsNotExist(err) {
+	if _, err := os.Stat(local); !os.IsNotExist(err) {
 		t.Fatalf("temporary file left behind: %v", err)
 	}
 }
@@ -609,13 +690,13 @@ func TestThemeAndNoColor(t *testing.T) {
 	hs := startOn(t, newFake(), "laptop", 100, 30)
 	hs.press("j", "j", "j", "enter", "enter")
 	page := hs.app.top().(*pageScreen)
-	if page.shown.style != "dark/monokai" {
-		t.Fatalf("default style %q", page.shown.style)
+	if page.v.shown.style != "dark/monokai" {
+		t.Fatalf("default style %q", page.v.shown.style)
 	}
 	hs.send(tea.BackgroundColorMsg{Color: whiteColor{}})
 	hs.settle()
-	if !strings.HasPrefix(page.shown.style, "light/") {
-		t.Fatalf("a light terminal did not switch the page to the light style: %q", page.shown.style)
+	if !strings.HasPrefix(page.v.shown.style, "light/") {
+		t.Fatalf("a light terminal did not switch the page to the light style: %q", page.v.shown.style)
 	}
 
 	o := testOptions()
@@ -696,8 +777,8 @@ func TestResizeBurstRendersOnce(t *testing.T) {
 	if len(*ticks) != 10 {
 		t.Fatalf("want one settle timer per resize, got %d", len(*ticks))
 	}
-	if page.shown.width != 100 {
-		t.Fatalf("the old render should stay until the size settles, shows width %d", page.shown.width)
+	if page.v.shown.width != 100 {
+		t.Fatalf("the old render should stay until the size settles, shows width %d", page.v.shown.width)
 	}
 	for _, tick := range (*ticks)[:9] {
 		if _, cmd := hs.app.Update(tick(time.Now())); cmd != nil {
@@ -706,8 +787,8 @@ func TestResizeBurstRendersOnce(t *testing.T) {
 	}
 	hs.send((*ticks)[9](time.Now()))
 	hs.settle()
-	if page.shown.width != 70 || len(page.cache) != 2 {
-		t.Fatalf("after the last resize: shown width %d, %d renders cached", page.shown.width, len(page.cache))
+	if page.v.shown.width != 70 || len(page.v.cache) != 2 {
+		t.Fatalf("after the last resize: shown width %d, %d renders cached", page.v.shown.width, len(page.v.cache))
 	}
 	checkFrame(t, hs.app.View().Content, 70, 30)
 }

@@ -23,14 +23,15 @@ func TestRandomUseNeverBreaks(t *testing.T) {
 		{Code: tea.KeyPgDown}, {Code: tea.KeyPgUp}, {Code: tea.KeyHome}, {Code: tea.KeyEnd},
 		{Code: tea.KeySpace, Text: " "},
 		{Code: 'd', Mod: tea.ModCtrl}, {Code: 'u', Mod: tea.ModCtrl}, {Code: 'f', Mod: tea.ModCtrl}, {Code: 'b', Mod: tea.ModCtrl},
+		{Code: tea.KeyLeft, Mod: tea.ModAlt}, {Code: tea.KeyRight, Mod: tea.ModAlt},
 	}
-	// Every other binding but q (quit) and o (runs $PAGER), navigation
-	// keys more often.
-	for _, r := range "jjjjkkhlgGfbu/trcm[]nNexa?ysd" {
+	// Every other binding but q (quit), o and E (run $PAGER, $EDITOR),
+	// navigation keys more often.
+	for _, r := range "jjjjkkhlgGfbu/trcm[]nNexa?ysdTLFS" {
 		keys = append(keys, tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	letters := []rune("abcdefghijklmnprstuvwxyz Q3") // typed into filter fields; no q or o
-	ops := []string{"list_room", "get_finder", "read_document", "read_json", "read_element", "get_desktop"}
+	ops := []string{"list_room", "get_finder", "read_document", "read_json", "read_element", "get_desktop", "search_finder"}
 	failures := []error{
 		protocol.Errorf(protocol.CodeDocumentNotFound, "document gone"),
 		protocol.Errorf(protocol.CodePageOutOfRange, "page out of range"),

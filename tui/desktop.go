@@ -14,7 +14,7 @@ import (
 // in the organizer's order, each a title bar (the window:// URI) and its
 // text. It re-reads on notify:update_desktop, keeping the scroll offset.
 type desktopScreen struct {
-	e *env
+	c *common
 	presence
 	windows []string
 	starts  []int // first line of each window in the pager
@@ -33,17 +33,17 @@ type desktopMsg struct {
 	err error
 }
 
-func newDesktopScreen(e *env, computer string) *desktopScreen {
-	return &desktopScreen{e: e, presence: presence{comp: computer}, pg: newPager()}
+func newDesktopScreen(c *common, computer string) *desktopScreen {
+	return &desktopScreen{c: c, presence: presence{comp: computer}, pg: newPager()}
 }
 
-func (s *desktopScreen) init() tea.Cmd { return s.load() }
+func (s *desktopScreen) init() tea.Cmd { return s.loadCmd() }
 
-func (s *desktopScreen) load() tea.Cmd {
-	req := s.e.req()
+func (s *desktopScreen) loadCmd() tea.Cmd {
+	req := s.c.req()
 	s.req, s.loading = req, true
-	comp, size := s.comp, s.e.opts.DesktopSize
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.GetDeskTopRet, error) {
+	comp, size := s.comp, s.c.opts.DesktopSize
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.GetDeskTopRet, error) {
 		ret, err := b.GetDesktop(ctx, comp, size, "")
 		if ret != nil {
 			c := *ret
@@ -75,7 +75,7 @@ func (s *desktopScreen) renderWindows() {
 	if s.w <= 0 {
 		return
 	}
-	st := s.e.styles
+	st := s.c.styles
 	var lines []string
 	s.starts = s.starts[:0]
 	for i, d := range s.windows {
@@ -112,41 +112,41 @@ func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
 				s.windows = msg.ret.Desktops
 			}
 			s.sel = min(s.sel, max(len(s.windows)-1, 0))
-			s.e.refreshed = s.e.now()
+			s.c.refreshed = s.c.now()
 		}
 		s.layout()
 	case UpdateDesktopMsg:
 		if msg.Computer == s.comp {
-			return s.load()
+			return s.loadCmd()
 		}
 	case reconnectedMsg:
-		return s.load()
+		return s.loadCmd()
 	case themeMsg:
 		s.renderWindows()
 	case LeaveOfficeMsg, EnterOfficeMsg:
 		if s.track(msg) {
 			s.layout()
 			if !s.gone {
-				return s.load()
+				return s.loadCmd()
 			}
 		}
 	case tea.KeyPressMsg:
-		k := s.e.keys
+		k := s.c.keys
 		switch {
-		case key.Matches(msg, k.Back):
-			return pop
-		case key.Matches(msg, k.Refresh):
-			return s.load()
-		case key.Matches(msg, k.NextPage):
+		case key.Matches(msg, k.Nav.Back):
+			return popCmd
+		case key.Matches(msg, k.Global.Refresh):
+			return s.loadCmd()
+		case key.Matches(msg, k.Desktop.NextWindow):
 			s.jump(1)
 			return nil
-		case key.Matches(msg, k.PrevPage):
+		case key.Matches(msg, k.Desktop.PrevWindow):
 			s.jump(-1)
 			return nil
 		}
 		s.pg.update(msg, k)
 	case tea.MouseWheelMsg:
-		s.pg.update(msg, s.e.keys)
+		s.pg.update(msg, s.c.keys)
 	}
 	return nil
 }
@@ -165,7 +165,7 @@ func (s *desktopScreen) jump(d int) {
 }
 
 func (s *desktopScreen) view() string {
-	st := s.e.styles
+	st := s.c.styles
 	head := st.Title.Render("Desktop") + st.Muted.Render(" · "+oneLine(s.comp))
 	if s.loaded {
 		head += st.Muted.Render(" · " + itoa(len(s.windows)) + " windows")
@@ -190,11 +190,11 @@ func (s *desktopScreen) view() string {
 func (s *desktopScreen) crumb() string { return "desktop" }
 
 func (s *desktopScreen) keys() help.KeyMap {
-	k := s.e.keys
-	next := key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev window"))
+	k := s.c.keys
+	next := k.Desktop.NextWindow
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, next, k.Back, k.Refresh, k.Copy, k.Help, k.Quit},
-		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, next, k.Back, k.Refresh}},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, next, k.Nav.Back, k.Global.Refresh, k.Global.Copy, k.Global.Help, k.Global.Quit},
+		full:  [][]key.Binding{{k.Nav.Up, k.Nav.Down, k.Nav.PageUp, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom, next, k.Nav.Back, k.Global.Refresh}},
 	}
 }
 
@@ -230,9 +230,9 @@ func fence(body string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
-func (s *desktopScreen) export() (string, string, bool) {
+func (s *desktopScreen) export() (exportJob, bool) {
 	if len(s.windows) == 0 {
-		return "", "", false
+		return exportJob{}, false
 	}
 	var b strings.Builder
 	b.WriteString("# Desktop of " + oneLine(s.comp) + "\n")
@@ -241,5 +241,5 @@ func (s *desktopScreen) export() (string, string, bool) {
 		f := fence(body)
 		b.WriteString("\n## " + oneLine(uri) + "\n\n" + f + "\n" + body + "\n" + f + "\n")
 	}
-	return "desktop-" + s.comp, b.String(), true
+	return staticExport("desktop-"+s.comp, "the desktop", b.String()), true
 }

@@ -14,10 +14,12 @@ import (
 // documentScreen shows a document's metadata and its page index, read in
 // chunks with depth=pages&offset&limit as the user scrolls.
 type documentScreen struct {
-	e *env
+	c *common
 	presence
 	sum  protocol.DPEDocumentSummary // from the catalog, shown until the read lands
-	doc  *protocol.DPEDocument       // metadata of the latest read
+	u    dpe.URI                     // the document's URI, parsed once
+	uErr error
+	doc  *protocol.DPEDocument // metadata of the latest read
 	w, h int
 
 	total     int
@@ -26,6 +28,9 @@ type documentScreen struct {
 	nav       listNav
 	err       string
 	again     bool // a live change arrived during a reload
+
+	outline        *docOutlineMsg // the document's headings, read on the first T
+	outlineLoading bool
 }
 
 type docPagesMsg struct {
@@ -35,18 +40,23 @@ type docPagesMsg struct {
 	err   error
 }
 
-func newDocumentScreen(e *env, computer string, sum protocol.DPEDocumentSummary) *documentScreen {
-	return &documentScreen{
-		e: e, presence: presence{comp: computer}, sum: sum,
+func newDocumentScreen(c *common, computer string, sum protocol.DPEDocumentSummary) *documentScreen {
+	s := &documentScreen{
+		c: c, presence: presence{comp: computer}, sum: sum,
 		pages: newChunks[protocol.DPEPageSummary](pageChunk),
 	}
+	s.u, s.uErr = dpe.Parse(sum.URI)
+	if s.uErr == nil {
+		s.u = s.u.DocumentURI()
+	}
+	return s
 }
 
-func (s *documentScreen) init() tea.Cmd { return s.ensure() }
+func (s *documentScreen) init() tea.Cmd { return s.ensureCmd() }
 
 // headerLines renders the metadata block.
 func (s *documentScreen) headerLines() []string {
-	st := s.e.styles
+	st := s.c.styles
 	d := s.sum
 	if s.doc != nil {
 		d = s.doc.CatalogEntry(s.sum.Server)
@@ -55,7 +65,7 @@ func (s *documentScreen) headerLines() []string {
 	lines := wrapStyledLines(st.Title, oneLine(d.Title), w, 2)
 	meta := st.BadgeFor(d.FileType) + " " + st.Muted.Render(count(d.PageCount, "page"))
 	if t := parseTime(d.LastModified); !t.IsZero() {
-		meta += st.Muted.Render(" · modified " + t.In(s.e.now().Location()).Format("2006-01-02 15:04") + " (" + relTime(t, s.e.now()) + ")")
+		meta += st.Muted.Render(" · modified " + t.In(s.c.now().Location()).Format("2006-01-02 15:04") + " (" + relTime(t, s.c.now()) + ")")
 	}
 	if d.Server != "" {
 		meta += st.Muted.Render(" · " + oneLine(d.Server))
@@ -67,8 +77,14 @@ func (s *documentScreen) headerLines() []string {
 	if d.Summary != "" {
 		lines = append(lines, wrapText(oneLine(d.Summary), w, 3)...)
 	}
+	if s.sum.Path != "" {
+		lines = append(lines, st.Label.Render("path ")+cell(truncLeft(oneLine(s.sum.Path), w-5), w-5))
+	}
 	if d.FileURI != "" {
 		lines = append(lines, st.Label.Render("file ")+cell(oneLine(d.FileURI), w-5))
+	}
+	if s.sum.Unreadable != "" {
+		lines = append(lines, st.Error.Render(cell("✗ cannot be read: "+oneLine(s.sum.Unreadable), w)))
 	}
 	if s.gone {
 		lines = append(lines, st.Error.Render("✗ computer left the office"))
@@ -86,27 +102,32 @@ func (s *documentScreen) listHeight() int {
 func (s *documentScreen) setSize(w, h int) tea.Cmd {
 	s.w, s.h = w, h
 	s.nav.setHeight(s.listHeight())
-	return s.ensure()
+	return s.ensureCmd()
 }
 
-func (s *documentScreen) ensure() tea.Cmd {
+func (s *documentScreen) ensureCmd() tea.Cmd {
+	if s.uErr != nil {
+		s.err = describeError(s.uErr, opDocument)
+		return nil
+	}
 	from, to := s.nav.visible()
 	if !s.haveTotal {
 		from, to = 0, 1
 	}
 	var cmds []tea.Cmd
 	for _, c := range s.pages.missing(from, to) {
-		cmds = append(cmds, s.fetch(c))
+		cmds = append(cmds, s.fetchCmd(c))
 	}
 	return tea.Batch(cmds...)
 }
 
-func (s *documentScreen) fetch(chunk int) tea.Cmd {
-	req := s.e.req()
+func (s *documentScreen) fetchCmd(chunk int) tea.Cmd {
+	req := s.c.req()
 	s.pages.ask(chunk, req)
-	comp, uri, offset := s.comp, s.sum.URI, s.pages.offset(chunk)
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEDocument, error) {
-		doc, err := b.ReadDocumentPages(ctx, comp, uri, offset, pageChunk)
+	offset, limit := s.pages.offset(chunk), pageChunk
+	comp, u := s.comp, s.u.WithQuery(dpe.Query{Depth: dpe.DepthPages, Offset: &offset, Limit: &limit})
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEDocument, error) {
+		doc, err := b.ReadDocument(ctx, comp, u)
 		if doc != nil {
 			doc = sanitizeDocument(doc)
 		}
@@ -118,13 +139,13 @@ func (s *documentScreen) fetch(chunk int) tea.Cmd {
 
 // reload re-reads in place, keeping the cursor. A reload asked for while
 // one is in flight is coalesced into one more.
-func (s *documentScreen) reload() tea.Cmd {
+func (s *documentScreen) reloadCmd() tea.Cmd {
 	if s.pages.reloading() && s.pages.waiting() {
 		s.again = true
 		return nil
 	}
 	s.pages.restart(true)
-	return s.ensure()
+	return s.ensureCmd()
 }
 
 func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
@@ -150,47 +171,63 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 			s.pages.dropStale()
 			if s.again {
 				s.again = false
-				return s.reload()
+				return s.reloadCmd()
 			}
 		}
 		s.nav.setHeight(s.listHeight())
 		s.nav.setLen(s.total)
-		s.e.refreshed = s.e.now()
-		return s.ensure()
+		s.c.refreshed = s.c.now()
+		return s.ensureCmd()
+	case docOutlineMsg:
+		if msg.owner == s {
+			return s.onOutline(msg)
+		}
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
-			return s.reload()
+			s.outline = nil
+			return s.reloadCmd()
 		}
 	case reconnectedMsg:
-		return s.reload()
+		return s.reloadCmd()
 	case LeaveOfficeMsg, EnterOfficeMsg:
 		if s.track(msg) {
 			s.nav.setHeight(s.listHeight())
 			if !s.gone {
-				return s.reload()
+				return s.reloadCmd()
 			}
 		}
 	case tea.KeyPressMsg:
-		k := s.e.keys
+		k := s.c.keys
 		switch {
-		case key.Matches(msg, k.Back):
-			return pop
-		case key.Matches(msg, k.Enter):
+		case key.Matches(msg, k.Nav.Back):
+			return popCmd
+		case key.Matches(msg, k.Nav.Enter):
 			if p, ok := s.pages.at(s.nav.cursor); ok {
-				return push(newPageScreen(s.e, s.comp, s.sum.URI, s.docTitle(), p.PageIndex, s.total))
+				return pushCmd(newPageScreen(s.c, s.comp, s.info(), p.PageIndex))
 			}
 			return nil
-		case key.Matches(msg, k.Refresh):
-			return s.reload()
+		case key.Matches(msg, k.Global.Refresh):
+			return s.reloadCmd()
+		case key.Matches(msg, k.Document.Outline):
+			return s.outlineCmd()
 		}
 		if s.nav.update(msg, k) {
-			return s.ensure()
+			return s.ensureCmd()
 		}
 	case tea.MouseWheelMsg:
-		s.nav.update(msg, s.e.keys)
-		return s.ensure()
+		s.nav.update(msg, s.c.keys)
+		return s.ensureCmd()
 	}
 	return nil
+}
+
+// info describes the document for its pages.
+func (s *documentScreen) info() docInfo {
+	d := docInfo{uri: s.u, title: s.docTitle(), path: s.sum.Path, fileURI: s.sum.FileURI, pages: s.total}
+	if s.doc != nil && s.doc.FileURI != "" {
+		d.fileURI = s.doc.FileURI
+	}
+	return d
 }
 
 func (s *documentScreen) docTitle() string {
@@ -201,7 +238,7 @@ func (s *documentScreen) docTitle() string {
 }
 
 func (s *documentScreen) view() string {
-	st := s.e.styles
+	st := s.c.styles
 	lines := s.headerLines()
 	label := "Pages"
 	if s.haveTotal {
@@ -225,7 +262,7 @@ func (s *documentScreen) view() string {
 				count = "1 element"
 			}
 			titleW := max(s.w-numW-2-14-3, 8)
-			row = cellLeft(itoa(p.PageIndex+1), numW) + "  " + cell(oneLine(p.Title), titleW) + " " + s.e.styles.Muted.Render(cellLeft(count, 14))
+			row = cellLeft(itoa(p.PageIndex+1), numW) + "  " + cell(oneLine(p.Title), titleW) + " " + s.c.styles.Muted.Render(cellLeft(count, 14))
 		} else {
 			row = cellLeft(itoa(i+1), numW) + "  " + st.Muted.Render("loading…")
 		}
@@ -241,10 +278,10 @@ func (s *documentScreen) view() string {
 func (s *documentScreen) crumb() string { return s.docTitle() }
 
 func (s *documentScreen) keys() help.KeyMap {
-	k := s.e.keys
+	k := s.c.keys
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Enter, k.Back, k.Refresh, k.Copy, k.Save, k.Help, k.Quit},
-		full:  [][]key.Binding{k.navKeys(), {k.Refresh}},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Enter, k.Nav.Back, k.Document.Outline, k.Global.Save, k.Global.Refresh, k.Global.Copy, k.Global.Help, k.Global.Quit},
+		full:  [][]key.Binding{k.listHelp(), {k.Document.Outline, k.Global.Refresh}},
 	}
 }
 
@@ -259,31 +296,71 @@ func (s *documentScreen) status() string {
 	return "page " + itoa(s.nav.cursor+1) + "/" + itoa(s.total)
 }
 
-// export writes the metadata and the loaded part of the page index.
-func (s *documentScreen) export() (string, string, bool) {
+// export saves or pages the whole document's text.
+func (s *documentScreen) export() (exportJob, bool) {
 	d := s.sum
 	if s.doc != nil {
 		d = s.doc.CatalogEntry(s.sum.Server)
+		d.Path = s.sum.Path
 	}
-	var b strings.Builder
-	b.WriteString("# " + oneLine(d.Title) + "\n\n")
-	b.WriteString("- URI: " + d.URI + "\n- File: " + d.FileURI + "\n- Type: " + d.FileType +
-		"\n- Pages: " + itoa(d.PageCount) + "\n- Modified: " + d.LastModified + "\n")
-	if len(d.Keywords) > 0 {
-		b.WriteString("- Keywords: " + strings.Join(d.Keywords, ", ") + "\n")
+	return documentExport(s.comp, d), true
+}
+
+// outlineCmd shows the document's outline (every page's headings), read
+// once; the page under the cursor is marked.
+func (s *documentScreen) outlineCmd() tea.Cmd {
+	if s.outline != nil {
+		return s.openOutline(*s.outline)
 	}
-	if d.Summary != "" {
-		b.WriteString("\n" + d.Summary + "\n")
+	if s.outlineLoading || s.uErr != nil {
+		return nil
 	}
-	b.WriteString("\n## Pages\n\n")
-	for i := 0; i < s.total; i++ {
-		if p, ok := s.pages.at(i); ok {
-			b.WriteString(itoa(p.PageIndex+1) + ". " + oneLine(p.Title) + " (" + itoa(p.ElementCount) + " elements)\n")
+	pages := s.total
+	if !s.haveTotal {
+		pages = s.sum.PageCount
+	}
+	if pages == 0 {
+		s.c.notice = "this document has no pages"
+		return nil
+	}
+	s.outlineLoading = true
+	s.c.notice = "reading the outline of " + count(min(pages, maxOutlinePages), "page") + "…"
+	return docOutlineCmd(s.c, s, s.comp, s.u, pages)
+}
+
+func (s *documentScreen) onOutline(m docOutlineMsg) tea.Cmd {
+	s.outlineLoading = false
+	if m.err != nil {
+		s.c.notice = "outline: " + describeError(m.err, opPage)
+		return nil
+	}
+	s.c.notice = ""
+	if m.truncated {
+		s.c.notice = "outline of the first " + itoa(maxOutlinePages) + " pages"
+	}
+	s.outline = &m
+	return s.openOutline(m)
+}
+
+// openOutline shows the outline picker; choosing an entry opens its page at
+// that heading.
+func (s *documentScreen) openOutline(m docOutlineMsg) tea.Cmd {
+	items, targets := documentOutlineItems(m)
+	if len(items) == 0 {
+		s.c.notice = "this document has no headings"
+		return nil
+	}
+	cur := pageOfRow(targets, s.nav.cursor)
+	p := newPicker(s.c, "Outline · "+oneLine(s.docTitle()), items, max(cur, 0), func(sel []int) tea.Cmd {
+		if len(sel) != 1 {
+			return nil
 		}
-	}
-	name := d.DocRef
-	if u, err := dpe.Parse(d.URI); err == nil && name == "" {
-		name = u.DocRef
-	}
-	return name, b.String(), true
+		t := targets[sel[0]]
+		ps := newPageScreen(s.c, s.comp, s.info(), t.page)
+		ps.jumpTo = t.elementID
+		return pushCmd(ps)
+	})
+	p.filterable = true
+	p.current = cur
+	return openPickerCmd(p)
 }

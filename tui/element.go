@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -15,25 +14,18 @@ import (
 // elementScreen shows a Level 3 element: its Markdown rendering, then its
 // content and metadata as coloured JSON.
 type elementScreen struct {
-	e *env
+	c *common
 	presence
-	docURI string
-	doc    dpe.URI
-	docErr error
-	brief  protocol.DPEElementDetail // from the page, shown until the read lands
-	el     *protocol.DPEElementDetail
-	w, h   int
+	doc   docInfo
+	brief protocol.DPEElementDetail // from the page, shown until the read lands
+	el    *protocol.DPEElementDetail
+	w, h  int
 
-	req       uint64
-	loading   bool
-	again     bool // a live change arrived while loading
-	err       string
-	cache     map[renderKey]string
-	renderReq uint64
-	renderKey renderKey
-	shown     renderKey
-	pg        pager
-	keepY     int
+	req     uint64
+	loading bool
+	again   bool // a live change arrived while loading
+	err     string
+	v       *viewer
 }
 
 type elementMsg struct {
@@ -42,27 +34,27 @@ type elementMsg struct {
 	err error
 }
 
-func newElementScreen(e *env, computer, docURI string, brief protocol.DPEElementDetail) *elementScreen {
-	s := &elementScreen{
-		e: e, presence: presence{comp: computer}, docURI: docURI, brief: brief,
-		cache: map[renderKey]string{}, pg: newPager(), keepY: -1,
-	}
-	s.doc, s.docErr = dpe.Parse(docURI)
-	return s
+func newElementScreen(c *common, computer string, doc docInfo, brief protocol.DPEElementDetail) *elementScreen {
+	return &elementScreen{c: c, presence: presence{comp: computer}, doc: doc, brief: brief, v: newViewer(c)}
 }
 
-func (s *elementScreen) init() tea.Cmd { return s.load() }
+// elementURI is the Level 3 URI of the element.
+func (s *elementScreen) elementURI() dpe.URI {
+	return dpe.Element(s.doc.uri.Host, s.doc.uri.DocRef, s.brief.ElementID)
+}
 
-func (s *elementScreen) load() tea.Cmd {
-	if s.docErr != nil {
-		s.err = describeError(s.docErr, opElement)
+func (s *elementScreen) init() tea.Cmd { return s.loadCmd() }
+
+func (s *elementScreen) loadCmd() tea.Cmd {
+	if s.doc.uri.DocRef == "" {
+		s.err = describeError(protocol.Errorf(protocol.CodeInvalidDPEURI, "no document URI"), opElement)
 		return nil
 	}
-	req := s.e.req()
+	req := s.c.req()
 	s.req, s.loading = req, true
-	comp, doc, id := s.comp, s.docURI, s.brief.ElementID
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEElementDetail, error) {
-		el, err := b.ReadElement(ctx, comp, doc, id)
+	comp, u := s.comp, s.elementURI()
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEElementDetail, error) {
+		el, err := b.ReadElement(ctx, comp, u)
 		if el != nil {
 			c := sanitizeElement(*el)
 			el = &c
@@ -79,7 +71,7 @@ func (s *elementScreen) current() protocol.DPEElementDetail {
 }
 
 func (s *elementScreen) headerLines() []string {
-	st := s.e.styles
+	st := s.c.styles
 	el := s.current()
 	head := st.Title.Render(oneLine(el.Category)) + "  " + oneLine(el.ElementID)
 	if el.PageIndex != nil {
@@ -106,41 +98,7 @@ func (s *elementScreen) setSize(w, h int) tea.Cmd {
 }
 
 func (s *elementScreen) layout() tea.Cmd {
-	s.pg.setSize(s.w, max(s.h-len(s.headerLines())-1, 1))
-	return s.rerender()
-}
-
-func (s *elementScreen) wantKey() renderKey {
-	return renderKey{width: s.w, style: s.e.styles.Glamour + "/" + s.e.styles.Chroma}
-}
-
-func (s *elementScreen) rerender() tea.Cmd {
-	if s.el == nil || s.w <= 0 {
-		return nil
-	}
-	k := s.wantKey()
-	if out, ok := s.cache[k]; ok {
-		if s.shown != k || s.keepY >= 0 {
-			s.shown = k
-			s.pg.setContent(out)
-			if s.keepY >= 0 {
-				s.pg.setY(s.keepY)
-				s.keepY = -1
-			}
-		}
-		return nil
-	}
-	if s.renderReq != 0 && s.renderKey == k {
-		return nil
-	}
-	req := s.e.req()
-	s.renderReq, s.renderKey = req, k
-	el, st := *s.el, s.e.styles
-	run := func() tea.Msg { return renderedMsg{req: req, key: k, out: renderElement(el, k, st)} }
-	if s.pg.lines != nil && s.shown.width != 0 && s.shown.width != k.width {
-		return s.e.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
-	}
-	return run
+	return s.v.SetSize(s.w, max(s.h-len(s.headerLines())-1, 1))
 }
 
 // renderElement lays out the rendering, the content JSON and the metadata.
@@ -175,69 +133,56 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		s.loading = false
 		if s.again {
 			s.again = false
-			return s.load()
+			return s.loadCmd()
 		}
 		if msg.err != nil {
 			s.err = describeError(msg.err, opElement)
-			s.keepY = -1
+			s.v.ForgetScroll()
 			return s.layout()
 		}
 		s.err = ""
 		s.el = msg.el
-		s.e.refreshed = s.e.now()
-		s.cache = map[renderKey]string{}
-		s.renderReq = 0
-		s.shown = renderKey{}
-		return s.layout()
-	case renderStartMsg:
-		if msg.req == s.renderReq {
-			return msg.run
-		}
-	case renderedMsg:
-		if msg.req != s.renderReq {
-			return nil
-		}
-		s.renderReq = 0
-		if len(s.cache) >= 8 {
-			s.cache = map[renderKey]string{}
-		}
-		s.cache[msg.key] = msg.out
-		return s.rerender()
-	case themeMsg:
-		s.cache = map[renderKey]string{}
-		return s.rerender()
+		s.c.refreshed = s.c.now()
+		el := *s.el
+		cmd := s.v.SetContent(func(k renderKey, st Styles) string { return renderElement(el, k, st) })
+		return tea.Batch(cmd, s.layout())
+	case renderStartMsg, renderedMsg, themeMsg:
+		return s.v.Update(msg)
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
 			if s.loading && s.el != nil {
 				s.again = true
 				return nil
 			}
-			if s.el != nil {
-				s.keepY = s.pg.y
-			}
-			return s.load()
+			s.v.KeepScroll()
+			return s.loadCmd()
 		}
 	case reconnectedMsg:
-		return s.load()
+		return s.loadCmd()
 	case LeaveOfficeMsg, EnterOfficeMsg:
 		if s.track(msg) {
 			if s.gone {
 				return s.layout()
 			}
-			return tea.Batch(s.layout(), s.load())
+			return tea.Batch(s.layout(), s.loadCmd())
 		}
 	case tea.KeyPressMsg:
-		k := s.e.keys
+		k := s.c.keys
 		switch {
-		case key.Matches(msg, k.Back):
-			return pop
-		case key.Matches(msg, k.Refresh):
-			s.keepY = s.pg.y
-			return s.load()
+		case key.Matches(msg, k.Nav.Back):
+			return popCmd
+		case key.Matches(msg, k.Nav.Enter):
+			if u := s.linkURL(); u != "" {
+				return followCmd(s.c, s.comp, s.doc, u)
+			}
+			return nil
+		case key.Matches(msg, k.Global.Refresh):
+			s.v.KeepScroll()
+			return s.loadCmd()
 		}
-		s.pg.update(msg, k)
+		return s.v.Update(msg)
 	case tea.MouseWheelMsg:
-		s.pg.update(msg, s.e.keys)
+		return s.v.Update(msg)
 	}
 	return nil
 }
@@ -247,11 +192,11 @@ func (s *elementScreen) view() string {
 	lines = append(lines, "")
 	switch {
 	case s.el == nil && s.loading:
-		lines = append(lines, s.e.styles.Muted.Render("loading…"))
-	case s.el != nil && s.pg.lines == nil:
-		lines = append(lines, s.e.styles.Muted.Render("rendering…"))
+		lines = append(lines, s.c.styles.Muted.Render("loading…"))
+	case s.el != nil && !s.v.Ready():
+		lines = append(lines, s.c.styles.Muted.Render("rendering…"))
 	default:
-		lines = append(lines, s.pg.view(s.e.styles))
+		lines = append(lines, s.v.View())
 	}
 	return strings.Join(lines, "\n")
 }
@@ -259,33 +204,43 @@ func (s *elementScreen) view() string {
 func (s *elementScreen) crumb() string { return s.brief.ElementID }
 
 func (s *elementScreen) keys() help.KeyMap {
-	k := s.e.keys
+	k := s.c.keys
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Back, k.Copy, k.Save, k.Pager, k.Help, k.Quit},
-		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Back, k.Refresh}},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Top, k.Nav.Bottom, k.Nav.Back, k.Global.Copy, k.Global.Save, k.Global.Pager, k.Global.Help, k.Global.Quit},
+		full:  [][]key.Binding{{k.Nav.Up, k.Nav.Down, k.Nav.PageUp, k.Nav.PageDown, k.Nav.Top, k.Nav.Bottom, k.Nav.Back, k.Global.Refresh}},
 	}
 }
 
 func (s *elementScreen) uri() string {
-	if s.docErr != nil {
+	if s.doc.uri.DocRef == "" {
 		return ""
 	}
-	return dpe.Element(s.doc.Host, s.doc.DocRef, s.brief.ElementID).String()
+	return s.elementURI().String()
+}
+
+// linkURL is the destination of a link element ("" for other elements).
+func (s *elementScreen) linkURL() string {
+	el := s.current()
+	if el.Category != string(dpe.Link) {
+		return ""
+	}
+	u, _ := el.Content["url"].(string)
+	return strings.TrimSpace(u)
 }
 
 func (s *elementScreen) capturing() bool  { return false }
 func (s *elementScreen) computer() string { return s.comp }
 
 func (s *elementScreen) status() string {
-	if s.pg.lines == nil {
+	if !s.v.Ready() {
 		return ""
 	}
-	return itoa(s.pg.percent()) + "%"
+	return itoa(s.v.pg.percent()) + "%"
 }
 
-func (s *elementScreen) export() (string, string, bool) {
+func (s *elementScreen) export() (exportJob, bool) {
 	if s.el == nil {
-		return "", "", false
+		return exportJob{}, false
 	}
-	return s.doc.DocRef + "-" + s.el.ElementID, dpe.RenderElementMarkdown(*s.el) + "\n", true
+	return staticExport(s.doc.uri.DocRef+"-"+s.el.ElementID, "element "+s.el.ElementID, dpe.RenderElementMarkdown(*s.el)+"\n"), true
 }

@@ -19,6 +19,7 @@ const (
 	opPage
 	opElement
 	opDesktop
+	opSearch
 )
 
 // describeError turns a failed request into the line the user sees: the
@@ -57,7 +58,7 @@ func describeError(err error, op operation) string {
 		switch {
 		case unsupported(detail):
 			sentence = "not supported by this computer"
-		case op == opFinder || op == opDesktop:
+		case op == opFinder || op == opDesktop || op == opSearch:
 			sentence = "the computer is not in the office, or does not support this request"
 		default:
 			sentence = "the computer is not in the office (it left or never joined)"

@@ -1,80 +1,249 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// savedMsg reports the outcome of `s`.
-type savedMsg struct {
-	path string
+// exportJob is what `s` saves, `o` pages and `E` edits: a file name stem,
+// the Markdown (built in a command: a whole document is read page by page)
+// and, for a document, the local file it came from.
+type exportJob struct {
+	name  string
+	title string // what the notice calls it
+	file  string // the document's local file (file:// URI on this machine), "" when none
+	build func(ctx context.Context, b Backend) (md string, err error)
+}
+
+// exporter is a screen whose content `s`, `o` and `E` act on.
+type exporter interface {
+	export() (exportJob, bool)
+}
+
+// staticExport is a job whose Markdown is already known.
+func staticExport(name, title, md string) exportJob {
+	return exportJob{name: name, title: title, build: func(context.Context, Backend) (string, error) { return md, nil }}
+}
+
+// exportTimeout bounds the reads of one export (a whole document).
+const exportTimeout = 5 * time.Minute
+
+// maxExportPages bounds the pages of a document an export reads.
+const maxExportPages = 10000
+
+// documentExport reads every page of a document and joins their Markdown.
+func documentExport(comp string, d protocol.DPEDocumentSummary) exportJob {
+	name := d.DocRef
+	if u, err := dpe.Parse(d.URI); err == nil && name == "" {
+		name = u.DocRef
+	}
+	return exportJob{
+		name: name, title: oneLine(d.Title), file: localFile(d.FileURI),
+		build: func(ctx context.Context, b Backend) (string, error) {
+			return documentMarkdown(ctx, b, comp, d)
+		},
+	}
+}
+
+// documentMarkdown is a whole document as Markdown: its title, then each
+// page's Markdown (with the page title as a heading when the page does not
+// start with it). The reads are bounded by maxExportPages and ctx.
+func documentMarkdown(ctx context.Context, b Backend, comp string, d protocol.DPEDocumentSummary) (string, error) {
+	u, err := dpe.Parse(d.URI)
+	if err != nil {
+		return "", err
+	}
+	doc := u.DocumentURI()
+	var sb strings.Builder
+	sb.WriteString("# " + oneLine(d.Title) + "\n")
+	for i := 0; i < maxExportPages; i++ {
+		p, err := b.ReadPage(ctx, comp, dpe.Page(doc.Host, doc.DocRef, i))
+		if protocol.CodeOf(err) == protocol.CodePageOutOfRange {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("page %d: %w", i+1, err)
+		}
+		p = sanitizePage(p)
+		md := strings.TrimSpace(dpe.RenderPageMarkdown(*p))
+		if t := oneLine(p.Title); t != "" && !startsWithHeading(p, t) {
+			sb.WriteString("\n## " + t + "\n")
+		}
+		if md != "" {
+			sb.WriteString("\n" + md + "\n")
+		}
+	}
+	return sb.String(), nil
+}
+
+// startsWithHeading reports whether the page's first element is a heading
+// saying title.
+func startsWithHeading(p *protocol.DPEPage, title string) bool {
+	if len(p.Elements) == 0 || p.Elements[0].Category != string(dpe.Heading) {
+		return false
+	}
+	text, _ := p.Elements[0].Content["text"].(string)
+	return strings.EqualFold(strings.TrimSpace(oneLine(text)), title)
+}
+
+// localFile returns the path of a file:// URI when that file exists on this
+// machine.
+func localFile(fileURI string) string {
+	u, err := url.Parse(fileURI)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
+		return ""
+	}
+	if st, err := os.Stat(u.Path); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return u.Path
+}
+
+// exportedMsg carries a built export to what asked for it.
+type exportedMsg struct {
+	job  exportJob
+	how  exportUse
+	md   string
 	err  error
+	path string // where it was written (save)
 }
 
-func (m savedMsg) text() string {
-	if m.err != nil {
-		return "save failed: " + m.err.Error()
-	}
-	return "saved " + m.path
-}
+// exportUse says what an export is for.
+type exportUse int
 
-// copiedMsg reports the outcome of `y` through the injected writer.
-type copiedMsg struct {
-	uri string
-	err error
-}
-
-func (m copiedMsg) text() string {
-	if m.err != nil {
-		return "copy failed: " + m.err.Error()
-	}
-	return "copied " + m.uri
-}
+const (
+	useSave exportUse = iota
+	usePager
+	useEditor
+)
 
 // noticeMsg sets the status bar's notice.
 type noticeMsg string
 
-// pagerReadyMsg carries the temporary file `o` wrote, ready for the pager.
-type pagerReadyMsg struct {
-	path string
+// execDoneMsg is sent when the pager or the editor exits.
+type execDoneMsg struct {
+	what string
+	temp string // a temporary file to remove, "" when none
 	err  error
 }
 
-// pagerDoneMsg is sent when the pager exits.
-type pagerDoneMsg struct {
-	path string
-	err  error
-}
-
-// save writes the top screen's Markdown into SaveDir without overwriting an
-// existing file (a numeric suffix is added instead).
-func (a *App) save() tea.Cmd {
+// exportCmd starts an export of the top screen for how.
+func (a *App) exportCmd(how exportUse) tea.Cmd {
 	ex, ok := a.top().(exporter)
-	var name, md string
+	var job exportJob
 	if ok {
-		name, md, ok = ex.export()
+		job, ok = ex.export()
 	}
 	if !ok {
-		a.e.notice = "nothing to save here: open a document, page or element"
+		a.c.notice = "nothing to " + [...]string{"save", "page", "edit"}[how] + " here: choose a document, page or element"
 		return nil
 	}
-	dir := a.e.saveDir()
-	return func() tea.Msg {
-		path, err := writeNew(dir, safeName(name), md)
-		return savedMsg{path: path, err: err}
+	if how == useEditor && job.file != "" {
+		return a.execCmd("editor", a.c.opts.Editor, job.file, "")
+	}
+	a.c.notice = "reading " + job.title + "…"
+	dir, backend := a.c.saveDir(), a.c.backend
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = exportedMsg{job: job, how: how, err: fmt.Errorf("backend panic: %v", r)}
+			}
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), exportTimeout)
+		defer cancel()
+		md, err := job.build(ctx, backend)
+		out := exportedMsg{job: job, how: how, md: md, err: err}
+		if err == nil && how == useSave {
+			out.path, out.err = writeNew(dir, safeName(job.name), md)
+		}
+		return out
 	}
 }
 
-// writeNew creates dir/stem.md, or dir/stem-2.md and so on when taken.
+// exported finishes an export: a notice for a save, the pager or the editor
+// on a temporary file otherwise.
+func (a *App) exported(m exportedMsg) tea.Cmd {
+	verb := [...]string{"save", "page", "edit"}[m.how]
+	if m.err != nil {
+		a.c.notice = verb + " failed: " + m.err.Error()
+		return nil
+	}
+	if m.how == useSave {
+		a.c.notice = "saved " + m.path
+		return nil
+	}
+	temp, err := writeTemp(m.job.name, m.md)
+	if err != nil {
+		a.c.notice = err.Error()
+		return nil
+	}
+	if m.how == useEditor {
+		a.c.notice = "editing a copy (the document is not a file on this machine)"
+		return a.execCmd("editor", a.c.opts.Editor, temp, temp)
+	}
+	return a.execCmd("pager", a.c.opts.Pager, temp, temp)
+}
+
+// writeTemp writes md to a new temporary Markdown file.
+func writeTemp(name, md string) (string, error) {
+	f, err := os.CreateTemp("", "smcp-browse-"+safeName(name)+"-*.md")
+	if err != nil {
+		return "", fmt.Errorf("temporary file: %w", err)
+	}
+	_, werr := f.WriteString(md)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("temporary file: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// execCmd runs command (split on spaces, as $PAGER and $EDITOR are) on path
+// with the terminal handed over; temp is removed afterwards.
+func (a *App) execCmd(what, command, path, temp string) tea.Cmd {
+	args := strings.Fields(command)
+	if len(args) == 0 {
+		a.c.notice = "no " + what + " configured"
+		return nil
+	}
+	c := exec.Command(args[0], append(args[1:], path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return execDoneMsg{what: what, temp: temp, err: err} })
+}
+
+// cleanup removes the temporary file and reports a failure.
+func (m execDoneMsg) cleanup() tea.Cmd {
+	return func() tea.Msg {
+		if m.temp != "" {
+			_ = os.Remove(m.temp)
+		}
+		if m.err != nil {
+			return noticeMsg(m.what + " failed: " + m.err.Error())
+		}
+		return nil
+	}
+}
+
+// writeNew creates dir/stem.md, or dir/stem-2.md and so on when taken, and
+// returns its absolute path.
 func writeNew(dir, stem, content string) (string, error) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -124,57 +293,4 @@ func safeName(s string) string {
 		out = "export"
 	}
 	return out
-}
-
-// openPager writes the top screen's Markdown to a temporary file, then runs
-// the pager on it (see runPager).
-func (a *App) openPager() tea.Cmd {
-	ex, ok := a.top().(exporter)
-	var name, md string
-	if ok {
-		name, md, ok = ex.export()
-	}
-	if !ok {
-		a.e.notice = "nothing to page here: open a document, page or element"
-		return nil
-	}
-	return func() tea.Msg {
-		f, err := os.CreateTemp("", "smcp-browse-"+safeName(name)+"-*.md")
-		if err != nil {
-			return pagerReadyMsg{err: fmt.Errorf("temporary file: %w", err)}
-		}
-		_, werr := f.WriteString(md)
-		cerr := f.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			_ = os.Remove(f.Name())
-			return pagerReadyMsg{err: fmt.Errorf("temporary file: %w", err)}
-		}
-		return pagerReadyMsg{path: f.Name()}
-	}
-}
-
-func (a *App) runPager(m pagerReadyMsg) tea.Cmd {
-	if m.err != nil {
-		a.e.notice = m.err.Error()
-		return nil
-	}
-	args := strings.Fields(a.e.opts.Pager)
-	if len(args) == 0 {
-		args = []string{"less"}
-	}
-	c := exec.Command(args[0], append(args[1:], m.path)...)
-	path := m.path
-	return tea.ExecProcess(c, func(err error) tea.Msg { return pagerDoneMsg{path: path, err: err} })
-}
-
-// cleanup removes the temporary file and reports a pager failure.
-func (m pagerDoneMsg) cleanup() tea.Cmd {
-	path, err := m.path, m.err
-	return func() tea.Msg {
-		_ = os.Remove(path)
-		if err != nil {
-			return noticeMsg("pager failed: " + err.Error())
-		}
-		return nil
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,11 @@ type fakeBackend struct {
 	calls     []string         // "op arg" log
 	gates     map[string]*gate // calls matching a key wait at the gate
 	blocked   int
+	// noExtension makes get_finder ignore this project's Finder extension
+	// (match, sort, file_types), as a Computer of another implementation.
+	noExtension bool
+	// searchStep is how many documents a search_finder step scans.
+	searchStep int
 }
 
 type fakeDoc struct {
@@ -143,8 +149,12 @@ func (f *fakeBackend) ListRoom(ctx context.Context) ([]protocol.SessionInfo, err
 	return out, nil
 }
 
-func (f *fakeBackend) GetFinder(ctx context.Context, computer string, q FinderQuery) (*protocol.GetFinderRet, error) {
-	if err := f.enter("get_finder", fmt.Sprintf("%v|%s|%d|%d", q.Keywords, q.FileType, q.Offset, q.Limit)); err != nil {
+func (f *fakeBackend) GetFinder(ctx context.Context, computer string, q protocol.FinderQuery) (*protocol.GetFinderRet, error) {
+	arg := fmt.Sprintf("%v|%s|%d|%d", q.Keywords, q.FileType, q.Offset, q.Limit)
+	if q.Sort != "" {
+		arg += "|sort=" + q.Sort
+	}
+	if err := f.enter("get_finder", arg); err != nil {
 		return nil, err
 	}
 	if err := f.checkComputer(computer); err != nil {
@@ -155,41 +165,55 @@ func (f *fakeBackend) GetFinder(ctx context.Context, computer string, q FinderQu
 	for i, d := range f.docs {
 		sums[i] = d.sum
 	}
+	noExt := f.noExtension
 	f.mu.Unlock()
-	limit := q.Limit
-	if limit == 0 {
-		limit = finder.DefaultLimit
+	if q.Limit == 0 {
+		q.Limit = finder.DefaultLimit
 	}
-	page, total := finder.Organize(sums, q.Keywords, q.FileType, nil, q.Offset, limit)
-	return &protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: "r"}, nil
+	if noExt { // a Computer that knows only the specification's query
+		q = protocol.FinderQuery{Keywords: q.Keywords, FileType: q.FileType, Offset: q.Offset, Limit: q.Limit}
+	}
+	page, total := finder.OrganizeQuery(sums, q, nil)
+	ret := &protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: "r"}
+	if !noExt {
+		ret.FileTypes = finder.FileTypes(sums, q)
+	}
+	return ret, nil
 }
 
-func (f *fakeBackend) findDoc(raw string) (dpe.URI, *fakeDoc, error) {
-	u, err := dpe.Parse(raw)
-	if err != nil {
-		return u, nil, err
-	}
+// findDoc returns the document of u.
+func (f *fakeBackend) findDoc(u dpe.URI) (*fakeDoc, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range f.docs {
 		d := &f.docs[i]
 		if d.sum.DocRef == u.DocRef && strings.HasPrefix(d.sum.URI, "dpe://"+u.Host+"/") {
 			c := *d
-			return u, &c, nil
+			return &c, nil
 		}
 	}
-	return u, nil, protocol.Errorf(protocol.CodeDocumentNotFound, "document %q not found", u.DocRef).
-		WithDetails(map[string]any{"uri": raw})
+	return nil, protocol.Errorf(protocol.CodeDocumentNotFound, "document %q not found", u.DocRef).
+		WithDetails(map[string]any{"uri": u.String()})
 }
 
-func (f *fakeBackend) ReadDocumentPages(ctx context.Context, computer, docURI string, offset, limit int) (*protocol.DPEDocument, error) {
-	if err := f.enter("read_document", fmt.Sprintf("%s|%d|%d", docURI, offset, limit)); err != nil {
+func (f *fakeBackend) ReadDocument(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEDocument, error) {
+	offset, limit := 0, 0
+	if u.Query.Offset != nil {
+		offset = *u.Query.Offset
+	}
+	if u.Query.Limit != nil {
+		limit = *u.Query.Limit
+	}
+	if err := f.enter("read_document", fmt.Sprintf("%s|%d|%d", u.DocumentURI(), offset, limit)); err != nil {
 		return nil, err
 	}
 	if err := f.checkComputer(computer); err != nil {
 		return nil, err
 	}
-	_, d, err := f.findDoc(docURI)
+	if u.Level() != dpe.LevelDocument {
+		return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "%s is not a document URI", u)
+	}
+	d, err := f.findDoc(u)
 	if err != nil {
 		return nil, err
 	}
@@ -197,33 +221,38 @@ func (f *fakeBackend) ReadDocumentPages(ctx context.Context, computer, docURI st
 	doc := &protocol.DPEDocument{
 		DocRef: s.DocRef, URI: s.URI, FileURI: s.FileURI, FileType: s.FileType, Title: s.Title,
 		PageCount: len(d.pages), Keywords: s.Keywords, Summary: s.Summary, LastModified: s.LastModified,
-		Pages: []protocol.DPEPageSummary{},
 	}
-	total := len(d.pages)
-	for i := offset; i < min(offset+limit, total); i++ {
-		p := d.pages[i]
-		doc.Pages = append(doc.Pages, protocol.DPEPageSummary{PageIndex: i, Title: p.Title, ElementCount: len(p.Elements), URI: p.URI, DocRef: s.DocRef})
+	if u.Query.Depth == dpe.DepthPages {
+		if limit == 0 {
+			limit = dpe.DefaultLimit
+		}
+		total := len(d.pages)
+		doc.Pages = []protocol.DPEPageSummary{}
+		for i := offset; i < min(offset+limit, total); i++ {
+			p := d.pages[i]
+			doc.Pages = append(doc.Pages, protocol.DPEPageSummary{PageIndex: i, Title: p.Title, ElementCount: len(p.Elements), URI: p.URI, DocRef: s.DocRef})
+		}
+		doc.PageOffset, doc.PageLimit, doc.PageTotal = &offset, &limit, &total
 	}
-	doc.PageOffset, doc.PageLimit, doc.PageTotal = &offset, &limit, &total
 	return roundTrip(doc)
 }
 
-func (f *fakeBackend) ReadJSON(ctx context.Context, computer, uri string, v any) error {
-	if err := f.enter("read_json", uri); err != nil {
-		return err
+func (f *fakeBackend) ReadPage(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEPage, error) {
+	if err := f.enter("read_json", u.String()); err != nil {
+		return nil, err
 	}
 	if err := f.checkComputer(computer); err != nil {
-		return err
-	}
-	u, d, err := f.findDoc(uri)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	if u.Level() != dpe.LevelPage {
-		return protocol.Errorf(protocol.CodeInvalidDPEURI, "fake reads only pages as JSON")
+		return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "%s is not a page URI", u)
+	}
+	d, err := f.findDoc(u)
+	if err != nil {
+		return nil, err
 	}
 	if u.Page >= len(d.pages) {
-		return protocol.Errorf(protocol.CodePageOutOfRange, "page %d out of range [0, %d)", u.Page, len(d.pages))
+		return nil, protocol.Errorf(protocol.CodePageOutOfRange, "page %d out of range [0, %d)", u.Page, len(d.pages))
 	}
 	p := d.pages[u.Page]
 	if len(u.Query.Categories) > 0 {
@@ -236,37 +265,84 @@ func (f *fakeBackend) ReadJSON(ctx context.Context, computer, uri string, v any)
 		p.Elements = kept
 		p.ElementCount = len(kept)
 	}
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, v)
+	return roundTrip(&p)
 }
 
-func (f *fakeBackend) ReadElement(ctx context.Context, computer, docURI, elementID string) (*protocol.DPEElementDetail, error) {
-	if err := f.enter("read_element", docURI+"|"+elementID); err != nil {
+func (f *fakeBackend) ReadElement(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEElementDetail, error) {
+	if err := f.enter("read_element", u.DocumentURI().String()+"|"+u.ElementID); err != nil {
 		return nil, err
 	}
 	if err := f.checkComputer(computer); err != nil {
 		return nil, err
 	}
-	u, d, err := f.findDoc(docURI)
+	if u.Level() != dpe.LevelElement {
+		return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "%s is not an element URI", u)
+	}
+	d, err := f.findDoc(u)
 	if err != nil {
 		return nil, err
 	}
 	for i, p := range d.pages {
 		for _, e := range p.Elements {
-			if e.ElementID == elementID {
+			if e.ElementID == u.ElementID {
 				idx := i
 				e.PageIndex = &idx
 				e.DocRef = d.sum.DocRef
-				e.URI = dpe.Element(u.Host, u.DocRef, elementID).String()
-				e.Metadata = d.meta[elementID]
+				e.URI = u.String()
+				e.Metadata = d.meta[u.ElementID]
 				return roundTrip(&e)
 			}
 		}
 	}
-	return nil, protocol.Errorf(protocol.CodeElementNotFound, "element %q not found", elementID)
+	return nil, protocol.Errorf(protocol.CodeElementNotFound, "element %q not found", u.ElementID)
+}
+
+// SearchFinder searches the text of the fake's pages (rendered as plain
+// text) the way the Computer does: a step of searchStep documents at a
+// time, the cursor the index of the next document.
+func (f *fakeBackend) SearchFinder(ctx context.Context, computer string, q protocol.SearchQuery) (*protocol.SearchFinderRet, error) {
+	if err := f.enter("search_finder", q.Query+"|"+q.Cursor); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	docs := slices.Clone(f.docs)
+	step := f.searchStep
+	f.mu.Unlock()
+	if step <= 0 {
+		step = 3
+	}
+	from := 0
+	if q.Cursor != "" {
+		from, _ = strconv.Atoi(q.Cursor)
+	}
+	ret := &protocol.SearchFinderRet{Matches: []protocol.SearchMatch{}, TotalDocuments: len(docs), ReqID: "r"}
+	needle := strings.ToLower(q.Query)
+	end := min(from+step, len(docs))
+	for _, d := range docs[from:end] {
+		if q.FileType != "" && d.sum.FileType != q.FileType {
+			continue
+		}
+		for pi, p := range d.pages {
+			for _, e := range p.Elements {
+				for _, line := range strings.Split(dpe.RenderElementText(e), "\n") {
+					if i := strings.Index(strings.ToLower(line), needle); i >= 0 && len(strings.ToLower(line)) == len(line) {
+						ret.Matches = append(ret.Matches, protocol.SearchMatch{
+							URI: p.URI, DocRef: d.sum.DocRef, Title: d.sum.Title, FileType: d.sum.FileType, Path: d.sum.Path,
+							PageIndex: pi, ElementID: e.ElementID, Line: line, Start: i, End: i + len(needle),
+						})
+					}
+				}
+			}
+		}
+	}
+	ret.ScannedDocuments = end
+	if end < len(docs) {
+		ret.NextCursor = strconv.Itoa(end)
+	}
+	return ret, nil
 }
 
 func (f *fakeBackend) GetDesktop(ctx context.Context, computer string, size int, window string) (*protocol.GetDeskTopRet, error) {

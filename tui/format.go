@@ -147,23 +147,23 @@ func (l *listNav) update(msg tea.Msg, k KeyMap) bool {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
-		case key.Matches(msg, k.Down):
+		case key.Matches(msg, k.Nav.Down):
 			l.move(1)
-		case key.Matches(msg, k.Up):
+		case key.Matches(msg, k.Nav.Up):
 			l.move(-1)
-		case key.Matches(msg, k.PageDown):
+		case key.Matches(msg, k.Nav.PageDown):
 			l.top += l.h
 			l.move(l.h)
-		case key.Matches(msg, k.PageUp):
+		case key.Matches(msg, k.Nav.PageUp):
 			l.top -= l.h
 			l.move(-l.h)
-		case key.Matches(msg, k.HalfDown):
+		case key.Matches(msg, k.Nav.HalfDown):
 			l.move(max(1, l.h/2))
-		case key.Matches(msg, k.HalfUp):
+		case key.Matches(msg, k.Nav.HalfUp):
 			l.move(-max(1, l.h/2))
-		case key.Matches(msg, k.Top):
+		case key.Matches(msg, k.Nav.Top):
 			l.set(0)
-		case key.Matches(msg, k.Bottom):
+		case key.Matches(msg, k.Nav.Bottom):
 			l.set(l.n - 1)
 		default:
 			return false

@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,8 +42,9 @@ func newHarness(t testing.TB, f *fakeBackend, o Options, w, h int) *harness {
 	t.Helper()
 	m := New(f, o)
 	app := m.(*App)
-	app.e.previewDelay = time.Millisecond
+	app.c.previewDelay = time.Millisecond
 	hs := &harness{t: t, app: app, fake: f, msgs: make(chan tea.Msg, 1024)}
+	hs.fakeSystem(nil) // never the real clipboard or browser
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.exec(app.Init())
 	hs.settle()
@@ -231,4 +235,65 @@ func trimRight(lines []string) []string {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return lines
+}
+
+// fakeSys stands for the machine: an environment, the programs on $PATH,
+// and a record of what was run.
+type fakeSys struct {
+	mu      sync.Mutex
+	env     map[string]string
+	tools   map[string]bool
+	failing string // a program that fails
+	runs    []fakeRun
+}
+
+type fakeRun struct {
+	name  string
+	args  []string
+	stdin string
+}
+
+// fakeSystem makes the App see env and only the programs tools.
+func (h *harness) fakeSystem(env map[string]string, tools ...string) *fakeSys {
+	fs := &fakeSys{env: env, tools: map[string]bool{}}
+	for _, t := range tools {
+		fs.tools[t] = true
+	}
+	h.app.c.sys = system{
+		getenv: func(k string) string { return fs.env[k] },
+		lookPath: func(name string) (string, error) {
+			if fs.tools[name] {
+				return name, nil
+			}
+			return "", exec.ErrNotFound
+		},
+		run: func(name string, args []string, stdin string) error {
+			fs.mu.Lock()
+			defer fs.mu.Unlock()
+			if name == fs.failing {
+				return errors.New("exit status 1")
+			}
+			fs.runs = append(fs.runs, fakeRun{name: name, args: args, stdin: stdin})
+			return nil
+		},
+		start: func(name string, args []string) error {
+			fs.mu.Lock()
+			defer fs.mu.Unlock()
+			if name == fs.failing {
+				return errors.New("exit status 1")
+			}
+			fs.runs = append(fs.runs, fakeRun{name: name, args: args})
+			return nil
+		},
+	}
+	return fs
+}
+
+func (fs *fakeSys) lastRun() fakeRun {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if len(fs.runs) == 0 {
+		return fakeRun{}
+	}
+	return fs.runs[len(fs.runs)-1]
 }

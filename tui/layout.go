@@ -23,8 +23,7 @@ func overlay(body, box string, w, h int) string {
 	bw, bh := lipgloss.Width(box), lipgloss.Height(box)
 	x, y := max(0, (w-bw)/2), max(0, (h-bh)/3)
 	c := lipgloss.NewCanvas(w, h)
-	c.Compose(lipgloss.NewLayer(body))
-	c.Compose(lipgloss.NewLayer(box).X(x).Y(y))
+	c.Compose(lipgloss.NewCompositor(lipgloss.NewLayer(body), lipgloss.NewLayer(box).X(x).Y(y).Z(1)))
 	return c.Render()
 }
 

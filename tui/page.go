@@ -4,29 +4,26 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // pageScreen shows a Level 2 page: rendered Markdown, raw JSON or plain text
-// in a pager, with an element list, a category filter, search and paging.
+// in a viewer, with an element list, a category filter, search, an outline
+// of its headings (and where the view is in it), its links, and paging.
 type pageScreen struct {
-	e *env
+	c *common
 	presence
-	docURI   string
-	doc      dpe.URI
-	docErr   error
-	docTitle string
-	count    int // pages in the document; 0 when unknown
-	index    int
-	cats     []dpe.Category
-	w, h     int
+	doc   docInfo
+	index int
+	cats  []dpe.Category
+	w, h  int
 
 	page    *protocol.DPEPage
 	req     uint64
@@ -34,22 +31,22 @@ type pageScreen struct {
 	again   bool // a live change arrived while loading
 	err     string
 
-	mode       int
-	cache      map[renderKey]string
-	renderReq  uint64
-	renderKey  renderKey
-	shown      renderKey // the render the pager holds
-	pg         pager
-	keepY      int // scroll offset to restore after a reload, -1 for none
-	keepRatio  float64
-	useRatio   bool
-	els        listNav
-	showEls    bool
-	focusEls   bool
-	searching  bool
-	input      textinput.Model
-	picker     *picker
-	pickerCats []dpe.Category
+	v        *viewer
+	els      listNav
+	showEls  bool
+	focusEls bool
+
+	// jumpTo (an element ID) and highlight (a search, with the line it was
+	// found on) are applied once the page is rendered: the screen was
+	// opened from an outline, a link or a content search.
+	jumpTo      string
+	highlight   string
+	highlightAt string
+
+	// outline caches the headings and their lines in the render on screen.
+	outline   []heading
+	outlineAt []int
+	outlineOf *string // the pager content they were located in
 }
 
 type pageMsg struct {
@@ -58,94 +55,63 @@ type pageMsg struct {
 	err  error
 }
 
-type renderedMsg struct {
-	req uint64
-	key renderKey
-	out string
+func newPageScreen(c *common, computer string, doc docInfo, index int) *pageScreen {
+	return &pageScreen{c: c, presence: presence{comp: computer}, doc: doc, index: index, v: newViewer(c)}
 }
 
-// renderStartMsg starts a render that waited for a resize to settle.
-type renderStartMsg struct {
-	req uint64
-	run tea.Cmd
-}
-
-func newPageScreen(e *env, computer, docURI, docTitle string, index, count int) *pageScreen {
-	ti := textinput.New()
-	ti.Prompt = "search: "
-	ti.CharLimit = 256
-	s := &pageScreen{
-		e: e, presence: presence{comp: computer}, docURI: docURI, docTitle: docTitle, index: index, count: count,
-		cache: map[renderKey]string{}, pg: newPager(), keepY: -1, input: ti,
-	}
-	s.doc, s.docErr = dpe.Parse(docURI)
-	s.styleInput()
-	return s
-}
-
-func (s *pageScreen) styleInput() {
-	st := s.input.Styles()
-	st.Focused.Prompt = s.e.styles.Prompt
-	st.Blurred.Prompt = s.e.styles.Prompt
-	st.Cursor.Blink = false
-	s.input.SetStyles(st)
-}
-
-func (s *pageScreen) init() tea.Cmd { return s.load() }
+func (s *pageScreen) init() tea.Cmd { return s.loadCmd() }
 
 // pageURI is the Level 2 URI read, with the category filter.
-func (s *pageScreen) pageURI() string {
-	u := dpe.Page(s.doc.Host, s.doc.DocRef, s.index)
+func (s *pageScreen) pageURI() dpe.URI {
+	u := dpe.Page(s.doc.uri.Host, s.doc.uri.DocRef, s.index)
 	if len(s.cats) > 0 {
 		u = u.WithQuery(dpe.Query{Categories: s.cats})
 	}
-	return u.String()
+	return u
 }
 
-func (s *pageScreen) load() tea.Cmd {
-	if s.docErr != nil {
-		s.err = describeError(s.docErr, opPage)
+func (s *pageScreen) loadCmd() tea.Cmd {
+	if s.doc.uri.DocRef == "" {
+		s.err = describeError(protocol.Errorf(protocol.CodeInvalidDPEURI, "no document URI"), opPage)
 		return nil
 	}
-	req := s.e.req()
+	req := s.c.req()
 	s.req, s.loading = req, true
-	comp, uri := s.comp, s.pageURI()
-	return call(s.e, func(ctx context.Context, b Backend) (*protocol.DPEPage, error) {
-		var p protocol.DPEPage
-		if err := b.ReadJSON(ctx, comp, uri, &p); err != nil {
+	comp, u := s.comp, s.pageURI()
+	return call(s.c, func(ctx context.Context, b Backend) (*protocol.DPEPage, error) {
+		p, err := b.ReadPage(ctx, comp, u)
+		if err != nil {
 			return nil, err
 		}
-		return sanitizePage(&p), nil
+		return sanitizePage(p), nil
 	}, func(p *protocol.DPEPage, err error) tea.Msg { return pageMsg{req: req, page: p, err: err} })
 }
 
-// reloadInPlace re-reads the page and restores the scroll offset. A
+// reloadInPlaceCmd re-reads the page and restores the scroll offset. A
 // reload asked for while one is in flight is coalesced into one more.
-func (s *pageScreen) reloadInPlace() tea.Cmd {
+func (s *pageScreen) reloadInPlaceCmd() tea.Cmd {
 	if s.loading && s.page != nil {
 		s.again = true
 		return nil
 	}
 	if s.page != nil {
-		s.keepY = s.pg.y
+		s.v.KeepScroll()
 	}
-	return s.load()
+	return s.loadCmd()
 }
 
-// goTo opens page index of the same document.
-func (s *pageScreen) goTo(index int) tea.Cmd {
-	if index < 0 || (s.count > 0 && index >= s.count) {
+// goToCmd opens page index of the same document.
+func (s *pageScreen) goToCmd(index int) tea.Cmd {
+	if index < 0 || (s.doc.pages > 0 && index >= s.doc.pages) {
 		return nil
 	}
 	s.index = index
-	s.page, s.err, s.keepY, s.again = nil, "", -1, false
-	s.pg = newPager()
-	s.pg.setSize(s.contentWidth(), s.pagerHeight())
+	s.page, s.err, s.again = nil, "", false
+	s.jumpTo, s.highlight, s.highlightAt = "", "", ""
+	s.v.Reset()
 	s.els = listNav{}
 	s.els.setHeight(max(s.pagerHeight()-3, 1))
-	s.cache = map[renderKey]string{}
-	s.renderReq = 0
-	return s.load()
+	return s.loadCmd()
 }
 
 func (s *pageScreen) elsWidth() int {
@@ -159,10 +125,7 @@ func (s *pageScreen) elsWidth() int {
 }
 
 func (s *pageScreen) contentWidth() int {
-	if !s.showEls {
-		return s.w
-	}
-	if s.w < 80 {
+	if !s.showEls || s.w < 80 {
 		return s.w
 	}
 	return max(s.w-s.elsWidth()-1, 20)
@@ -173,17 +136,12 @@ func (s *pageScreen) pagerHeight() int {
 	if s.err != "" || s.gone {
 		h--
 	}
-	if s.searching {
-		h--
-	}
 	return max(h, 1)
 }
 
 func (s *pageScreen) layout() tea.Cmd {
-	s.pg.setSize(s.contentWidth(), s.pagerHeight())
 	s.els.setHeight(max(s.pagerHeight()-3, 1))
-	s.input.SetWidth(max(10, s.w-12))
-	return s.rerender()
+	return s.v.SetSize(s.contentWidth(), s.pagerHeight())
 }
 
 func (s *pageScreen) setSize(w, h int) tea.Cmd {
@@ -191,54 +149,8 @@ func (s *pageScreen) setSize(w, h int) tea.Cmd {
 	return s.layout()
 }
 
-func (s *pageScreen) wantKey() renderKey {
-	return renderKey{mode: s.mode, width: s.contentWidth(), style: s.e.styles.Glamour + "/" + s.e.styles.Chroma}
-}
-
-// rerender shows the cached render for the current mode and width, or
-// starts rendering it in a command.
-func (s *pageScreen) rerender() tea.Cmd {
-	if s.page == nil || s.w <= 0 {
-		return nil
-	}
-	k := s.wantKey()
-	if out, ok := s.cache[k]; ok {
-		s.show(k, out)
-		return nil
-	}
-	if s.renderReq != 0 && s.renderKey == k {
-		return nil
-	}
-	req := s.e.req()
-	s.renderReq, s.renderKey = req, k
-	page := s.page
-	run := func() tea.Msg { return renderedMsg{req: req, key: k, out: renderPage(page, k)} }
-	if s.pg.lines != nil && s.shown.width != 0 && s.shown.width != k.width {
-		// A resize: keep showing the old render until the size settles, so
-		// dragging a window edge does not start a render per step.
-		return s.e.tick(resizeSettle, func(time.Time) tea.Msg { return renderStartMsg{req: req, run: run} })
-	}
-	return run
-}
-
-func (s *pageScreen) show(k renderKey, out string) {
-	if s.shown == k && s.pg.lines != nil && s.keepY < 0 && !s.useRatio {
-		return
-	}
-	s.shown = k
-	s.pg.setContent(out)
-	switch {
-	case s.keepY >= 0:
-		s.pg.setY(s.keepY)
-		s.keepY = -1
-	case s.useRatio:
-		s.pg.setY(int(s.keepRatio * float64(s.pg.maxY())))
-		s.useRatio = false
-	}
-}
-
 // renderPage renders a page in one of the three modes for a width.
-func renderPage(p *protocol.DPEPage, k renderKey) string {
+func renderPage(p *protocol.DPEPage, k renderKey, _ Styles) string {
 	switch k.mode {
 	case modeJSON:
 		return wrapStyled(renderJSON(p, chromaOf(k.style)), k.width)
@@ -264,197 +176,331 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 		s.loading = false
 		if s.again {
 			s.again = false
-			return s.load() // the page changed again meanwhile
+			return s.loadCmd() // the page changed again meanwhile
 		}
 		if msg.err != nil {
 			s.err = describeError(msg.err, opPage)
-			s.keepY = -1
+			s.v.ForgetScroll()
 			return s.layout()
 		}
 		s.err = ""
 		s.page = msg.page
-		s.e.refreshed = s.e.now()
-		s.cache = map[renderKey]string{}
-		s.renderReq = 0
-		s.shown = renderKey{}
+		s.c.refreshed = s.c.now()
 		s.els.setLen(len(s.page.Elements))
-		return s.layout()
-	case renderStartMsg:
-		if msg.req == s.renderReq {
-			return msg.run
-		}
+		s.outline, s.outlineOf = pageHeadings(s.page), nil
+		page := s.page
+		cmd := s.v.SetContent(func(k renderKey, st Styles) string { return renderPage(page, k, st) })
+		cmd = tea.Batch(cmd, s.layout())
+		s.arrive()
+		return cmd
 	case renderedMsg:
-		if msg.req != s.renderReq {
-			return nil
-		}
-		s.renderReq = 0
-		if len(s.cache) >= 8 {
-			s.cache = map[renderKey]string{}
-		}
-		s.cache[msg.key] = msg.out
-		if msg.key == s.wantKey() {
-			s.show(msg.key, msg.out)
-			return nil
-		}
-		return s.rerender()
+		cmd := s.v.Update(msg)
+		s.arrive()
+		return cmd
+	case renderStartMsg:
+		return s.v.Update(msg)
 	case themeMsg:
-		s.cache = map[renderKey]string{}
-		s.styleInput()
-		return s.rerender()
+		return s.v.Update(msg)
 	case UpdateFinderMsg:
 		if msg.Computer == s.comp {
-			return s.reloadInPlace()
+			return s.reloadInPlaceCmd()
 		}
 	case reconnectedMsg:
-		return s.reloadInPlace()
+		return s.reloadInPlaceCmd()
 	case LeaveOfficeMsg, EnterOfficeMsg:
 		if s.track(msg) {
 			if s.gone {
 				return s.layout()
 			}
-			return tea.Batch(s.layout(), s.reloadInPlace())
+			return tea.Batch(s.layout(), s.reloadInPlaceCmd())
 		}
 	case tea.KeyPressMsg:
 		return s.key(msg)
 	case tea.MouseWheelMsg:
 		if s.focusEls {
-			s.els.update(msg, s.e.keys)
-		} else {
-			s.pg.update(msg, s.e.keys)
+			s.els.update(msg, s.c.keys)
+			return nil
 		}
+		return s.v.Update(msg)
 	}
 	return nil
 }
 
+// arrive applies a pending jump or highlight once the page is on screen.
+func (s *pageScreen) arrive() {
+	if !s.v.Ready() || s.v.Rendering() || s.page == nil {
+		return
+	}
+	if s.highlight != "" {
+		q, at := s.highlight, s.highlightAt
+		s.highlight, s.highlightAt = "", ""
+		s.v.pg.search(q)
+		s.v.pg.nearLine(s.matchLine(at, q))
+		s.jumpTo = ""
+		return
+	}
+	if s.jumpTo != "" {
+		id := s.jumpTo
+		s.jumpTo = ""
+		s.scrollToElement(id)
+	}
+}
+
+// matchLine finds the rendered line of a search result's line (text as
+// the text rendering has it, which the rendered Markdown may word
+// differently): by its start, else by the words from the match on.
+func (s *pageScreen) matchLine(line, q string) int {
+	if l := s.lineOf(line); l >= 0 {
+		return l
+	}
+	if i := strings.Index(strings.ToLower(line), strings.ToLower(q)); i >= 0 {
+		if l := s.lineOf(line[i:]); l >= 0 {
+			return l
+		}
+	}
+	return -1
+}
+
+// lineOf returns the first rendered line that holds the start of text, or
+// -1.
+func (s *pageScreen) lineOf(text string) int {
+	probe := strings.ToLower(headingProbe(strings.TrimSpace(text)))
+	if probe == "" {
+		return -1
+	}
+	for i, l := range s.v.pg.plainLines() {
+		if strings.Contains(strings.ToLower(l), probe) {
+			return i
+		}
+	}
+	return -1
+}
+
+// scrollToElement brings an element to the top of the view: a heading by
+// the outline, another element by the start of its text.
+func (s *pageScreen) scrollToElement(id string) {
+	hs, at := s.locatedOutline()
+	for i, h := range hs {
+		if h.elementID == id && at[i] >= 0 {
+			s.v.pg.setY(at[i])
+			return
+		}
+	}
+	for _, e := range s.page.Elements {
+		if e.ElementID == id {
+			text, _ := e.Content["text"].(string)
+			if text == "" {
+				text = e.Summary
+			}
+			if l := s.lineOf(text); l >= 0 {
+				s.v.pg.setY(l)
+			}
+			return
+		}
+	}
+}
+
+// locatedOutline returns the page's headings and their lines in the render
+// on screen (located once per render).
+func (s *pageScreen) locatedOutline() ([]heading, []int) {
+	if !s.v.Ready() {
+		return s.outline, nil
+	}
+	if s.outlineOf == nil || s.outlineOf != s.v.pg.contentID() {
+		s.outlineAt = locateHeadings(s.v.pg.plainLines(), s.outline)
+		s.outlineOf = s.v.pg.contentID()
+	}
+	return s.outline, s.outlineAt
+}
+
+// here is the heading the view is in (-1: before the first): the one the
+// top line is under, or, when the view cannot scroll further down, the
+// last one on screen (a heading near the end is reached by a jump but
+// never gets to the top).
+func (s *pageScreen) here() int {
+	_, at := s.locatedOutline()
+	if at == nil {
+		return -1
+	}
+	pg := &s.v.pg
+	line := pg.y
+	if pg.maxY() > 0 && pg.y == pg.maxY() {
+		line = pg.y + pg.h - 1
+	}
+	return currentHeading(at, line)
+}
+
 func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := s.e.keys
-	if s.picker != nil {
-		switch s.picker.update(msg, k) {
-		case pickerApplied:
-			var cats []dpe.Category
-			for _, i := range s.picker.selected() {
-				cats = append(cats, s.pickerCats[i])
-			}
-			s.picker = nil
-			if !slices.Equal(cats, s.cats) {
-				s.cats = cats
-				s.keepY = -1
-				return s.load()
-			}
-		case pickerCanceled:
-			s.picker = nil
-		}
-		return nil
-	}
-	if s.searching {
-		switch {
-		case key.Matches(msg, k.Submit):
-			s.searching = false
-			s.input.Blur()
-			return s.layout()
-		case key.Matches(msg, k.Cancel):
-			s.searching = false
-			s.input.Blur()
-			s.pg.search("")
-			return s.layout()
-		}
-		old := s.input.Value()
-		var cmd tea.Cmd
-		s.input, cmd = s.input.Update(msg)
-		if v := s.input.Value(); v != old {
-			s.pg.search(v)
-		}
-		return cmd
-	}
+	k := s.c.keys
 	switch {
-	case key.Matches(msg, k.Back):
+	case key.Matches(msg, k.Nav.Back):
 		if s.showEls {
 			s.showEls, s.focusEls = false, false
 			return s.layout()
 		}
-		if s.pg.query != "" {
-			s.pg.search("")
+		if s.v.pg.query != "" {
+			s.v.pg.search("")
 			return nil
 		}
-		return pop
-	case key.Matches(msg, k.Enter):
+		return popCmd
+	case key.Matches(msg, k.Nav.Enter):
 		if s.showEls && s.focusEls {
-			return s.openElement()
+			return s.openElementCmd()
 		}
 		s.showEls, s.focusEls = true, true
 		return s.layout()
-	case key.Matches(msg, k.Elements):
+	case key.Matches(msg, k.Page.Elements):
 		s.showEls = !s.showEls
 		s.focusEls = s.showEls
 		return s.layout()
-	case key.Matches(msg, k.Focus):
+	case key.Matches(msg, k.Page.Focus):
 		if s.showEls {
 			s.focusEls = !s.focusEls
 		}
 		return nil
-	case key.Matches(msg, k.Mode):
-		s.mode = (s.mode + 1) % modeCount
-		if s.pg.maxY() > 0 {
-			s.keepRatio, s.useRatio = float64(s.pg.y)/float64(s.pg.maxY()), true
-		}
-		return s.rerender()
-	case key.Matches(msg, k.Categories):
-		all := dpe.Categories()
-		items := make([]string, len(all))
-		chosen := map[int]bool{}
-		for i, c := range all {
-			items[i] = string(c)
-			if slices.Contains(s.cats, c) {
-				chosen[i] = true
-			}
-		}
-		s.pickerCats = all
-		s.picker = newPicker("Show categories (none = all)", items, true, chosen, 0)
+	case key.Matches(msg, k.Page.Mode):
+		return s.v.SetMode((s.v.Mode() + 1) % modeCount)
+	case key.Matches(msg, k.Page.Categories):
+		return s.categoriesCmd()
+	case key.Matches(msg, k.Page.Outline):
+		return s.outlineCmd()
+	case key.Matches(msg, k.Page.Links):
+		return s.linksCmd()
+	case key.Matches(msg, k.Page.PrevPage):
+		return s.goToCmd(s.index - 1)
+	case key.Matches(msg, k.Page.NextPage):
+		return s.goToCmd(s.index + 1)
+	case key.Matches(msg, k.Page.Search):
+		p := newPrompt(s.c, "search: ", "", s.v.pg.query)
+		p.change = func(v string) tea.Cmd { s.v.pg.search(v); return nil }
+		p.cancel = func() tea.Cmd { s.v.pg.search(""); return nil }
+		return openPromptCmd(p)
+	case key.Matches(msg, k.Page.NextMatch):
+		s.v.pg.next(1)
 		return nil
-	case key.Matches(msg, k.PrevPage):
-		return s.goTo(s.index - 1)
-	case key.Matches(msg, k.NextPage):
-		return s.goTo(s.index + 1)
-	case key.Matches(msg, k.Filter):
-		s.searching = true
-		s.input.SetValue(s.pg.query)
-		s.input.CursorEnd()
-		return tea.Batch(s.input.Focus(), s.layout())
-	case key.Matches(msg, k.NextMatch):
-		s.pg.next(1)
+	case key.Matches(msg, k.Page.PrevMatch):
+		s.v.pg.next(-1)
 		return nil
-	case key.Matches(msg, k.PrevMatch):
-		s.pg.next(-1)
-		return nil
-	case key.Matches(msg, k.Refresh):
-		return s.reloadInPlace()
+	case key.Matches(msg, k.Global.Refresh):
+		return s.reloadInPlaceCmd()
 	}
 	if s.focusEls {
 		s.els.update(msg, k)
 		return nil
 	}
-	s.pg.update(msg, k)
-	return nil
+	return s.v.Update(msg)
 }
 
-func (s *pageScreen) openElement() tea.Cmd {
+// categoriesCmd opens the category filter.
+func (s *pageScreen) categoriesCmd() tea.Cmd {
+	all := dpe.Categories()
+	items := make([]pickerItem, len(all))
+	for i, c := range all {
+		items[i] = pickerItem{label: string(c)}
+	}
+	p := newPicker(s.c, "Show categories (none = all)", items, 0, func(sel []int) tea.Cmd {
+		var cats []dpe.Category
+		for _, i := range sel {
+			cats = append(cats, all[i])
+		}
+		if slices.Equal(cats, s.cats) {
+			return nil
+		}
+		s.cats = cats
+		s.v.ForgetScroll()
+		return s.loadCmd()
+	})
+	p.multi = true
+	for i, c := range all {
+		if slices.Contains(s.cats, c) {
+			p.chosen[i] = true
+		}
+	}
+	return openPickerCmd(p)
+}
+
+// outlineCmd opens the page's outline with the current heading marked;
+// choosing a heading scrolls to it.
+func (s *pageScreen) outlineCmd() tea.Cmd {
+	hs, at := s.locatedOutline()
+	if len(hs) == 0 {
+		s.c.notice = "this page has no headings"
+		if s.doc.pages > 1 {
+			s.c.notice += " (the document's outline is on its page list: T there)"
+		}
+		return nil
+	}
+	cur := max(s.here(), 0)
+	p := newPicker(s.c, "Outline of page "+s.pageLabel(), outlineItems(hs, false), cur, func(sel []int) tea.Cmd {
+		if len(sel) == 1 && at != nil && at[sel[0]] >= 0 {
+			s.v.pg.setY(at[sel[0]])
+		}
+		return nil
+	})
+	p.filterable = true
+	p.current = s.here()
+	return openPickerCmd(p)
+}
+
+// linksCmd lists the page's links; choosing one follows it.
+func (s *pageScreen) linksCmd() tea.Cmd {
+	if s.page == nil {
+		return nil
+	}
+	links := pageLinks(s.page)
+	if len(links) == 0 {
+		s.c.notice = "this page has no links"
+		return nil
+	}
+	items := make([]pickerItem, len(links))
+	for i, l := range links {
+		items[i] = pickerItem{label: l.text, detail: l.url}
+	}
+	p := newPicker(s.c, "Links on page "+s.pageLabel(), items, 0, func(sel []int) tea.Cmd {
+		if len(sel) != 1 {
+			return nil
+		}
+		return s.followCmd(links[sel[0]].url)
+	})
+	p.filterable = true
+	return openPickerCmd(p)
+}
+
+// followCmd follows a link of this page: an anchor of a heading here
+// scrolls to it, anything else goes through followCmd.
+func (s *pageScreen) followCmd(raw string) tea.Cmd {
+	if strings.HasPrefix(raw, "#") {
+		hs, at := s.locatedOutline()
+		if h, ok := findAnchor(hs, raw); ok {
+			for i := range hs {
+				if hs[i].elementID == h.elementID && at != nil && at[i] >= 0 {
+					s.v.pg.setY(at[i])
+					return nil
+				}
+			}
+		}
+	}
+	return followCmd(s.c, s.comp, s.doc, raw)
+}
+
+func (s *pageScreen) openElementCmd() tea.Cmd {
 	if s.page == nil || s.els.cursor >= len(s.page.Elements) {
 		return nil
 	}
 	el := s.page.Elements[s.els.cursor]
-	return push(newElementScreen(s.e, s.comp, s.docURI, el))
+	return pushCmd(newElementScreen(s.c, s.comp, s.doc, el))
 }
 
 func (s *pageScreen) view() string {
-	st := s.e.styles
+	st := s.c.styles
 	title := st.Title.Render("Page "+s.pageLabel()) + "  " + oneLine(s.pageTitle())
-	info := "  " + modeName(s.mode)
+	info := "  " + modeName(s.v.Mode())
 	if len(s.cats) > 0 {
 		info += " · " + catList(s.cats)
 	}
 	if s.loading {
 		info += " · loading…"
-	} else if s.renderReq != 0 {
+	} else if s.v.Rendering() {
 		info += " · rendering…"
 	}
 	lines := []string{title + st.Muted.Render(info)}
@@ -466,17 +512,17 @@ func (s *pageScreen) view() string {
 	var content string
 	switch {
 	case s.page == nil && s.loading:
-		content = st.Muted.Render("loading " + s.pageURI() + " …")
+		content = st.Muted.Render("loading " + s.pageURI().String() + " …")
 	case s.page == nil:
 		content = ""
-	case s.pg.lines == nil && s.renderReq != 0:
+	case !s.v.Ready() && s.v.Rendering():
 		content = st.Muted.Render("rendering…")
 	case len(s.page.Elements) == 0 && len(s.cats) > 0:
 		content = st.Muted.Render("(no elements of these categories on this page)")
 	case len(s.page.Elements) == 0:
 		content = st.Muted.Render("(no elements on this page)")
 	default:
-		content = s.pg.view(st)
+		content = s.v.View()
 	}
 	if s.showEls {
 		list := s.elementsView()
@@ -487,18 +533,11 @@ func (s *pageScreen) view() string {
 		}
 	}
 	lines = append(lines, padLines(strings.Split(content, "\n"), s.pagerHeight())...)
-	if s.searching {
-		lines = append(lines, s.input.View())
-	}
-	body := strings.Join(lines, "\n")
-	if s.picker != nil {
-		return overlay(body, s.picker.view(s.w, s.h, st, s.e.keys), s.w, s.h)
-	}
-	return body
+	return strings.Join(lines, "\n")
 }
 
 func (s *pageScreen) elementsView() string {
-	st := s.e.styles
+	st := s.c.styles
 	w := s.elsWidth()
 	inner := max(w-4, 8)
 	var lines []string
@@ -517,7 +556,7 @@ func (s *pageScreen) elementsView() string {
 			}
 			row := cell(oneLine(el.Category), 9) + " " + cell(oneLine(text), inner-12)
 			if i == s.els.cursor && s.focusEls {
-				lines = append(lines, st.Selected.Render("▸ "+ansiStripForSelect(row)))
+				lines = append(lines, st.Selected.Render("▸ "+ansi.Strip(row)))
 			} else if i == s.els.cursor {
 				lines = append(lines, "▸ "+row)
 			} else {
@@ -533,8 +572,8 @@ func (s *pageScreen) elementsView() string {
 }
 
 func (s *pageScreen) pageLabel() string {
-	if s.count > 0 {
-		return itoa(s.index+1) + "/" + itoa(s.count)
+	if s.doc.pages > 0 {
+		return itoa(s.index+1) + "/" + itoa(s.doc.pages)
 	}
 	return itoa(s.index + 1)
 }
@@ -556,50 +595,53 @@ func catList(cats []dpe.Category) string {
 
 func (s *pageScreen) crumb() string { return "page " + s.pageLabel() }
 
+// linkCrumb names the page when it was opened by a link: the document is
+// not on the stack then.
+func (s *pageScreen) linkCrumb() string { return oneLine(s.doc.title) + " · p. " + s.pageLabel() }
+
 func (s *pageScreen) keys() help.KeyMap {
-	k := s.e.keys
-	if s.searching {
-		return helpKeys{short: []key.Binding{k.Submit, k.Cancel}, full: [][]key.Binding{{k.Submit, k.Cancel}}}
-	}
+	k := s.c.keys
 	return helpKeys{
-		short: []key.Binding{k.Up, k.Down, k.Back, k.Elements, k.PrevPage, k.NextPage, k.Mode, k.Categories, k.Filter, k.Help},
+		short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Back, k.Page.Search, k.Page.Outline, k.Page.Links, k.Page.Elements, k.Page.PrevPage, k.Page.NextPage, k.Page.Mode, k.Page.Categories, k.Global.Help},
 		full: [][]key.Binding{
-			{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom},
-			{k.Back, k.Elements, k.Focus, k.Enter, k.PrevPage, k.NextPage},
-			{k.Mode, k.Categories, k.Filter, k.NextMatch, k.PrevMatch, k.Refresh},
+			{k.Nav.Up, k.Nav.Down, k.Nav.PageUp, k.Nav.PageDown, k.Nav.HalfUp, k.Nav.HalfDown, k.Nav.Top, k.Nav.Bottom},
+			{k.Nav.Back, k.Page.Elements, k.Page.Focus, k.Nav.Enter, k.Page.PrevPage, k.Page.NextPage},
+			{k.Page.Search, k.Page.NextMatch, k.Page.PrevMatch, k.Page.Outline, k.Page.Links, k.Page.Mode, k.Page.Categories, k.Global.Refresh},
 		},
 	}
 }
 
 func (s *pageScreen) uri() string {
-	if s.docErr != nil {
+	if s.doc.uri.DocRef == "" {
 		return ""
 	}
-	return s.pageURI()
+	return s.pageURI().String()
 }
 
-func (s *pageScreen) capturing() bool  { return s.searching || s.picker != nil }
+func (s *pageScreen) capturing() bool  { return false }
 func (s *pageScreen) computer() string { return s.comp }
 
 func (s *pageScreen) status() string {
 	parts := []string{}
+	if i := s.here(); i >= 0 {
+		parts = append(parts, "§ "+s.outline[i].text)
+	}
 	if len(s.cats) > 0 {
 		parts = append(parts, "categories: "+catList(s.cats))
 	}
-	if m := s.pg.matchStatus(); m != "" {
+	if m := s.v.pg.matchStatus(); m != "" {
 		parts = append(parts, m)
 	}
-	if s.page != nil && s.pg.lines != nil {
-		parts = append(parts, itoa(s.pg.percent())+"%")
+	if s.page != nil && s.v.Ready() {
+		parts = append(parts, itoa(s.v.pg.percent())+"%")
 	}
 	return strings.Join(parts, " · ")
 }
 
-func (s *pageScreen) export() (string, string, bool) {
+func (s *pageScreen) export() (exportJob, bool) {
 	if s.page == nil {
-		return "", "", false
+		return exportJob{}, false
 	}
 	md := "# " + oneLine(s.page.Title) + "\n\n" + dpe.RenderPageMarkdown(*s.page)
-	name := s.doc.DocRef + "-page-" + itoa(s.index+1)
-	return name, md, true
+	return staticExport(s.doc.uri.DocRef+"-page-"+itoa(s.index+1), "page "+s.pageLabel(), md), true
 }

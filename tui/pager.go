@@ -25,7 +25,18 @@ type pager struct {
 	query   string
 	matches []match
 	cur     int // index of the current match, -1 when none
+
+	// sticky pins a table's header row (and its rule) at the top while the
+	// view is inside the table's body (rendered Markdown).
+	sticky bool
+	tables []tableSpan // found on the first frame that needs them
+	found  bool        // tables has been computed for these lines
+	id     *string     // changes with the content (for callers' caches)
 }
+
+// tableSpan is a rendered table: its header line, the rule under it and
+// its last line.
+type tableSpan struct{ head, rule, end int }
 
 // match is a search hit: a cell range on one line.
 type match struct{ line, start, end int }
@@ -43,6 +54,8 @@ func (p *pager) setContent(s string) {
 	}
 	p.plain = nil
 	p.wide = nil
+	p.tables, p.found = nil, false
+	p.id = new(string)
 	p.clampY()
 	if p.query != "" {
 		p.search(p.query)
@@ -75,21 +88,21 @@ func (p *pager) update(msg tea.Msg, k KeyMap) bool {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
-		case key.Matches(msg, k.Down):
+		case key.Matches(msg, k.Nav.Down):
 			p.scroll(1)
-		case key.Matches(msg, k.Up):
+		case key.Matches(msg, k.Nav.Up):
 			p.scroll(-1)
-		case key.Matches(msg, k.PageDown):
+		case key.Matches(msg, k.Nav.PageDown):
 			p.scroll(max(1, p.h))
-		case key.Matches(msg, k.PageUp):
+		case key.Matches(msg, k.Nav.PageUp):
 			p.scroll(-max(1, p.h))
-		case key.Matches(msg, k.HalfDown):
+		case key.Matches(msg, k.Nav.HalfDown):
 			p.scroll(max(1, p.h/2))
-		case key.Matches(msg, k.HalfUp):
+		case key.Matches(msg, k.Nav.HalfUp):
 			p.scroll(-max(1, p.h/2))
-		case key.Matches(msg, k.Top):
+		case key.Matches(msg, k.Nav.Top):
 			p.setY(0)
-		case key.Matches(msg, k.Bottom):
+		case key.Matches(msg, k.Nav.Bottom):
 			p.setY(p.maxY())
 		default:
 			return false
@@ -117,13 +130,8 @@ func (p *pager) search(q string) int {
 	if q == "" {
 		return 0
 	}
-	if p.plain == nil {
-		p.plain = make([]string, len(p.lines))
-		for i, l := range p.lines {
-			p.plain[i] = ansi.Strip(l)
-		}
-	}
 	lowQ := strings.ToLower(q)
+	p.plainLines()
 	for i, l := range p.plain {
 		hay, needle := strings.ToLower(l), lowQ
 		if len(hay) != len(l) || len(needle) != len(q) {
@@ -155,6 +163,90 @@ func (p *pager) search(q string) int {
 	}
 	p.reveal()
 	return len(p.matches)
+}
+
+// plainLines returns the content without its styling, line by line.
+func (p *pager) plainLines() []string {
+	if p.plain == nil {
+		p.plain = make([]string, len(p.lines))
+		for i, l := range p.lines {
+			p.plain[i] = ansi.Strip(l)
+		}
+	}
+	return p.plain
+}
+
+// contentID identifies the current content: it changes with setContent.
+func (p *pager) contentID() *string { return p.id }
+
+// nearLine makes the first match at or after line l current and reveals
+// it (l < 0 leaves the search as it is).
+func (p *pager) nearLine(l int) {
+	if l < 0 || len(p.matches) == 0 {
+		return
+	}
+	for i, m := range p.matches {
+		if m.line >= l {
+			p.cur = i
+			break
+		}
+	}
+	p.reveal()
+}
+
+// stickyHeader returns the table whose header is pinned at scroll offset
+// y: the header line has scrolled off and table rows still fill the view
+// under it.
+func (p *pager) stickyHeader() (tableSpan, bool) {
+	if !p.sticky || p.h < 6 {
+		return tableSpan{}, false
+	}
+	if !p.found {
+		p.tables = findTables(p.plainLines())
+		p.found = true
+	}
+	for _, t := range p.tables {
+		if p.y > t.head && p.y+2 <= t.end {
+			return t, true
+		}
+	}
+	return tableSpan{}, false
+}
+
+// findTables finds the tables glamour drew: a rule of '─' and '┼' (or
+// ASCII '-' and '|') under a header line, and the rows of '│' after it.
+func findTables(lines []string) []tableSpan {
+	var out []tableSpan
+	for i := 1; i < len(lines); i++ {
+		if !isRule(lines[i]) || !strings.ContainsAny(lines[i-1], "│|") {
+			continue
+		}
+		end := i
+		for end+1 < len(lines) && strings.ContainsAny(lines[end+1], "│|") && !isRule(lines[end+1]) {
+			end++
+		}
+		if end > i {
+			out = append(out, tableSpan{head: i - 1, rule: i, end: end})
+		}
+		i = end
+	}
+	return out
+}
+
+// isRule reports whether a line is a table's header rule.
+func isRule(l string) bool {
+	t := strings.TrimSpace(l)
+	if !strings.ContainsAny(t, "┼+|") || len(t) < 3 {
+		return false
+	}
+	for _, r := range t {
+		switch r {
+		case '─', '┼', '-', '+', '|', ':', ' ', '━', '╋':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // next moves to the following match (wrapping); delta -1 moves back.
@@ -195,12 +287,16 @@ func (p *pager) view(st Styles) string {
 	}
 	end := min(len(p.lines), p.y+p.h)
 	out := make([]string, 0, p.h)
+	from := p.y
+	if t, ok := p.stickyHeader(); ok {
+		out = append(out, p.styledLine(t.head, nil), p.styledLine(t.rule, nil))
+		from += 2 // the rows scrolled under the pinned header
+	}
 	mi := 0
-	for mi < len(p.matches) && p.matches[mi].line < p.y {
+	for mi < len(p.matches) && p.matches[mi].line < from {
 		mi++
 	}
-	for i := p.y; i < end; i++ {
-		line := p.lines[i]
+	for i := from; i < end; i++ {
 		var ranges []lipgloss.Range
 		for ; mi < len(p.matches) && p.matches[mi].line == i; mi++ {
 			stl := st.Match
@@ -210,18 +306,25 @@ func (p *pager) view(st Styles) string {
 			m := p.matches[mi]
 			ranges = append(ranges, lipgloss.NewRange(m.start, m.end, stl))
 		}
-		if len(ranges) > 0 {
-			line = lipgloss.StyleRanges(line, ranges...)
-		}
-		if p.isWide(i) {
-			line = ansi.Truncate(line, p.w, "…")
-		}
-		out = append(out, line)
+		out = append(out, p.styledLine(i, ranges))
 	}
 	for len(out) < p.h {
 		out = append(out, "")
 	}
 	return strings.Join(out, "\n")
+}
+
+// styledLine returns line i with the match ranges styled, cut to the
+// pager's width.
+func (p *pager) styledLine(i int, ranges []lipgloss.Range) string {
+	line := p.lines[i]
+	if len(ranges) > 0 {
+		line = lipgloss.StyleRanges(line, ranges...)
+	}
+	if p.isWide(i) {
+		line = ansi.Truncate(line, p.w, "…")
+	}
+	return line
 }
 
 // isWide reports whether line i is wider than the pager, measuring a line

@@ -14,7 +14,10 @@ type presence struct {
 }
 
 // track applies msg when it is an enter or leave notification about the
-// computer, and reports whether that changed gone.
+// computer, and reports whether the screen should react: the computer left
+// (gone becomes true), or it entered, even when it was not known to have
+// left (after a Server restart the browser may re-join first, read a 404,
+// and never see the computer leave: its enter is the cue to re-read).
 func (p *presence) track(msg tea.Msg) bool {
 	var role, name string
 	var leaving bool
@@ -26,7 +29,7 @@ func (p *presence) track(msg tea.Msg) bool {
 	default:
 		return false
 	}
-	if role != string(protocol.RoleComputer) || name != p.comp || p.gone == leaving {
+	if role != string(protocol.RoleComputer) || name != p.comp || (leaving && p.gone) {
 		return false
 	}
 	p.gone = leaving

@@ -8,13 +8,15 @@ import (
 )
 
 // Sanitize removes from untrusted text everything a terminal would act on
-// instead of print (see sanitize.Text).
-func Sanitize(s string) string { return sanitize.Text(s) }
+// instead of print, and shows the invisible characters that would change
+// what the reader sees (see sanitize.Display).
+func Sanitize(s string) string { return sanitize.Display(s) }
 
-// oneLine sanitizes s and folds its line breaks and tabs into single spaces,
-// for titles and cells that must stay on one row.
+// oneLine makes s safe as a one-line name (sanitize.Title: every invisible
+// format character shown) and folds its line breaks and tabs into single
+// spaces, for titles and cells that must stay on one row.
 func oneLine(s string) string {
-	s = Sanitize(s)
+	s = sanitize.Title(s)
 	if !strings.ContainsAny(s, "\n\t") {
 		return s
 	}
@@ -71,7 +73,8 @@ func sanitizeMap(m map[string]any) map[string]any {
 }
 
 func sanitizeSummary(d protocol.DPEDocumentSummary) protocol.DPEDocumentSummary {
-	d.DocRef, d.URI, d.FileURI = Sanitize(d.DocRef), Sanitize(d.URI), Sanitize(d.FileURI)
+	d.DocRef, d.URI, d.FileURI, d.Path = Sanitize(d.DocRef), Sanitize(d.URI), Sanitize(d.FileURI), Sanitize(d.Path)
+	d.Unreadable = Sanitize(d.Unreadable)
 	d.FileType, d.Title, d.Summary = Sanitize(d.FileType), Sanitize(d.Title), Sanitize(d.Summary)
 	d.Server, d.LastModified = Sanitize(d.Server), Sanitize(d.LastModified)
 	d.Keywords = sanitizeStrings(d.Keywords)
@@ -110,4 +113,31 @@ func sanitizePage(p *protocol.DPEPage) *protocol.DPEPage {
 		c.Elements[i] = sanitizeElement(e)
 	}
 	return &c
+}
+
+func sanitizeMatch(m protocol.SearchMatch) protocol.SearchMatch {
+	m.URI, m.DocRef, m.Title, m.FileType = Sanitize(m.URI), Sanitize(m.DocRef), Sanitize(m.Title), Sanitize(m.FileType)
+	m.Path, m.Server, m.ElementID = Sanitize(m.Path), Sanitize(m.Server), Sanitize(m.ElementID)
+	if clean := Sanitize(m.Line); clean != m.Line {
+		// The offsets point into the text as sent: find the match again in
+		// the cleaned line, or drop the highlight.
+		match := ""
+		if m.Start >= 0 && m.End <= len(m.Line) && m.Start < m.End {
+			match = Sanitize(m.Line[m.Start:m.End])
+		}
+		m.Line, m.Start, m.End = clean, 0, 0
+		if i := strings.Index(clean, match); match != "" && i >= 0 {
+			m.Start, m.End = i, i+len(match)
+		}
+	}
+	return m
+}
+
+// mapped returns a new slice of f applied to every element of xs.
+func mapped[T any](xs []T, f func(T) T) []T {
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -19,9 +20,10 @@ import (
 // newBrowseCmd is the root command: the terminal browser.
 func newBrowseCmd() *cobra.Command {
 	var (
-		cf    connFlags
-		mouse bool
-		light bool
+		cf      connFlags
+		mouse   bool
+		light   bool
+		saveDir string
 	)
 	cmd := &cobra.Command{
 		Use:   "smcp-browse (--demo [--docs DIR] | --server URL --office ID [--computer NAME])",
@@ -39,7 +41,10 @@ computers, a computer's catalog, a document, a rendered page and an element.
 
 $SMCP_SERVER, $SMCP_OFFICE and $SMCP_TOKEN are the defaults of --server,
 --office and --token. Logs never go to the screen: they are appended to
---log-file. Press ? in the browser for its keys, q to quit.
+--log-file. Press ? in the browser for its keys, q to quit. s saves Markdown
+into --save-dir, o pages it with $PAGER, E opens a document in $EDITOR, and
+links to the web open with $BROWSER (else xdg-open). The mouse is not
+captured unless --mouse (capture breaks the terminal's text selection).
 
 ls and cat are the same views without the browser, for scripts.`,
 		Example: `  smcp-browse --demo
@@ -57,6 +62,9 @@ ls and cat are the same views without the browser, for scripts.`,
 				Mouse:   mouse,
 				Light:   light,
 				Pager:   os.Getenv("PAGER"),
+				Editor:  cmp.Or(os.Getenv("VISUAL"), os.Getenv("EDITOR")),
+				Browser: os.Getenv("BROWSER"),
+				SaveDir: saveDir,
 				Timeout: cf.timeout,
 			})
 		},
@@ -65,6 +73,7 @@ ls and cat are the same views without the browser, for scripts.`,
 	cf.register(cmd.Flags())
 	cmd.Flags().BoolVar(&mouse, "mouse", false, "capture the mouse for wheel scrolling (the terminal's own selection then needs shift)")
 	cmd.Flags().BoolVar(&light, "light", false, "start with the light palette (when the terminal does not report its background)")
+	cmd.Flags().StringVar(&saveDir, "save-dir", ".", "folder where s saves documents, pages and elements as Markdown")
 	return cmd
 }
 
@@ -90,7 +99,7 @@ func runBrowser(cmd *cobra.Command, cf *connFlags, opts tui.Options) (err error)
 		"elapsed", time.Since(start))
 
 	opts.Office, opts.Computer = s.office, s.computer
-	p := tea.NewProgram(tui.New(backend{s.agent}, opts), tea.WithContext(ctx))
+	p := tea.NewProgram(tui.New(s.agent, opts), tea.WithContext(ctx))
 	fwd.attach(p.Send)
 	_, err = p.Run()
 	fwd.attach(nil)
@@ -145,6 +154,6 @@ func (f *forwarder) handlers() agent.Handlers {
 		},
 		UpdateFinder:  func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateFinderMsg{Computer: n.Computer}) },
 		UpdateDesktop: func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateDesktopMsg{Computer: n.Computer}) },
-		State:         func(st agent.State) { f.post(tui.ConnStateMsg{State: st.String()}) },
+		State:         func(st agent.State) { f.post(tui.ConnStateMsg{State: st}) },
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 
@@ -49,6 +50,9 @@ A usage mistake exits with status 2.`,
 				return report(cmd, err, false)
 			}
 			uri := args[0]
+			if err := checkURI(uri); err != nil {
+				return report(cmd, err, jsonOut)
+			}
 			if format != "" {
 				switch format {
 				case dpe.FormatJSON, dpe.FormatMarkdown, dpe.FormatText:
@@ -84,6 +88,23 @@ A usage mistake exits with status 2.`,
 	f.StringVar(&format, "format", "", "json, markdown or text (sets the URI's format parameter)")
 	f.BoolVar(&jsonOut, "json", false, "print the ReadResourceResult JSON as received")
 	return cmd
+}
+
+// checkURI refuses what is not a URI at all (4204: there is nothing to
+// route) and a dpe:// URI that breaks the specification's rules (4204 with
+// the rule), before connecting. Other schemes (window://, ...) go to the
+// computer.
+func checkURI(raw string) error {
+	if dpe.IsDPE(raw) {
+		_, err := dpe.Parse(raw)
+		return err
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || strings.ContainsAny(raw, " \t\n") {
+		return protocol.Errorf(protocol.CodeInvalidDPEURI, "%q is not a URI: give a dpe:// URI (dpe://HOST/DOC, …/pages/N, …/elements/ID)", raw).
+			WithDetails(map[string]any{"uri": raw})
+	}
+	return nil
 }
 
 func runCat(ctx context.Context, cf *connFlags, uri string) (ret *protocol.ReadResourceRet, err error) {
@@ -126,7 +147,7 @@ func printContents(out io.Writer, ret *protocol.ReadResourceRet, terminal bool) 
 		case isJSON(c):
 			var buf bytes.Buffer
 			if err := json.Indent(&buf, []byte(c.Text), "", "  "); err != nil {
-				io.WriteString(out, ensureNewline(sanitize.Text(c.Text)))
+				io.WriteString(out, ensureNewline(sanitize.Display(c.Text)))
 				continue
 			}
 			buf.WriteByte('\n')
@@ -134,7 +155,7 @@ func printContents(out io.Writer, ret *protocol.ReadResourceRet, terminal bool) 
 				return err
 			}
 		default:
-			if _, err := io.WriteString(out, ensureNewline(sanitize.Text(c.Text))); err != nil {
+			if _, err := io.WriteString(out, ensureNewline(sanitize.Display(c.Text))); err != nil {
 				return err
 			}
 		}

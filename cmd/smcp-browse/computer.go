@@ -10,6 +10,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/computer"
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // newComputerCmd runs a Computer: the MCP servers of a configuration file
@@ -17,7 +18,7 @@ import (
 func newComputerCmd() *cobra.Command {
 	var (
 		serverURL, office, name, cfgPath, token string
-		socketPath                              string
+		socketPath, a2cVersion                  string
 		logLevel, logFile                       string
 		requestTimeout                          time.Duration
 	)
@@ -72,7 +73,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 			}
 			c, err := computer.New(cfg, computer.Options{
 				Name: name, Office: office, ServerURL: serverURL, Token: token,
-				Logger: log, RequestTimeout: requestTimeout, Version: version, SocketPath: socketPath,
+				Logger: log, RequestTimeout: requestTimeout, Version: version, SocketPath: socketPath, A2CVersion: a2cVersion,
 			})
 			if err != nil {
 				return err
@@ -89,6 +90,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	f.DurationVar(&requestTimeout, "request-timeout", computer.DefaultRequestTimeout, "timeout of each MCP request")
+	f.StringVar(&a2cVersion, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
 	f.StringVar(&socketPath, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
 	return cmd
 }

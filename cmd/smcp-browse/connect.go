@@ -7,20 +7,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/demo"
+	"github.com/smcp-browse/smcp-browse/cmd/smcp-browse/internal/demo"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
-	"github.com/smcp-browse/smcp-browse/tui"
 )
 
 // Exit codes of the browse, ls and cat commands.
@@ -43,6 +44,7 @@ type connFlags struct {
 	token    string
 	name     string
 	path     string
+	version  string
 	timeout  time.Duration
 	logFile  string
 	logLevel string
@@ -61,6 +63,7 @@ func (f *connFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.token, "token", os.Getenv("SMCP_TOKEN"), "the Server's shared token (default $SMCP_TOKEN)")
 	fs.StringVar(&f.name, "name", agent.DefaultName, "this agent's name in the office")
 	fs.StringVar(&f.path, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
+	fs.StringVar(&f.version, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
 	fs.DurationVar(&f.timeout, "timeout", agent.DefaultTimeout, "timeout of each request to the Server")
 	fs.StringVar(&f.logFile, "log-file", defaultLogFile(), "file the logs are appended to (never the screen)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -78,6 +81,17 @@ func (f *connFlags) check(needComputer bool) error {
 		if f.timeout <= 0 {
 			return usageErrorf("--timeout must be positive")
 		}
+		if f.docs != "" {
+			st, err := os.Stat(f.docs)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return usageErrorf("--docs %s: no such folder", f.docs)
+			case err != nil:
+				return usageErrorf("--docs %s: %v", f.docs, err)
+			case !st.IsDir():
+				return usageErrorf("--docs %s: not a folder", f.docs)
+			}
+		}
 		return nil
 	case f.docs != "":
 		return usageErrorf("--docs needs --demo")
@@ -89,6 +103,9 @@ func (f *connFlags) check(needComputer bool) error {
 		return usageErrorf("--computer is required with --server")
 	case f.timeout <= 0:
 		return usageErrorf("--timeout must be positive")
+	}
+	if _, err := protocol.ParseVersion(f.version); err != nil {
+		return usageErrorf("--a2c-version: %v", err)
 	}
 	return nil
 }
@@ -148,7 +165,7 @@ func (f *connFlags) open(ctx context.Context, h agent.Handlers) (*session, error
 	cctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	ag, err := agent.Connect(cctx, f.server, agent.Options{
-		Name: f.name, Token: f.token, Path: f.path, Timeout: f.timeout, Handlers: h, Logger: log.With("role", "agent"),
+		Name: f.name, Token: f.token, Path: f.path, Version: f.version, Timeout: f.timeout, Handlers: h, Logger: log.With("role", "agent"),
 	})
 	if err != nil {
 		closeLog()
@@ -157,10 +174,27 @@ func (f *connFlags) open(ctx context.Context, h agent.Handlers) (*session, error
 	if err := ag.JoinOffice(cctx, f.office); err != nil {
 		ag.Close()
 		closeLog()
-		return nil, err
+		return nil, explainJoin(err, f.office)
 	}
 	s.agent, s.office, s.computer = ag, f.office, f.computer
 	return s, nil
+}
+
+// explainJoin says what a refused join means for the user: an office
+// holds one agent at a time (4101), so a browser open on it keeps ls and
+// cat out.
+func explainJoin(err error, office string) error {
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeRoomFull {
+		return err
+	}
+	details := map[string]any{"office": office, "reason": "one agent per office"}
+	for k, v := range pe.Details {
+		details[k] = v
+	}
+	return protocol.Errorf(protocol.CodeRoomFull,
+		"%s: an office holds one agent at a time (an A2C-SMCP rule), so another agent (a smcp-browse browser open on this office?) keeps this command out; "+
+			"quit it or run this command from it, or use another office", pe.Message).WithDetails(details)
 }
 
 // defaultLogFile is $XDG_STATE_HOME/smcp-browse/smcp-browse.log (or
@@ -246,10 +280,25 @@ func report(cmd *cobra.Command, err error, jsonOut bool) error {
 	}
 	pe, prefix := asProtocolError(err)
 	if jsonOut {
-		_ = writeJSON(cmd.OutOrStdout(), pe)
+		_ = writeJSON(cmd.OutOrStdout(), withDetails(pe, cmd, prefix))
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, sanitize.Text(oneLine(prefix+pe.Message)))
 	return exitError{exitFailure}
+}
+
+// withDetails returns the payload --json prints: every error has details
+// (the README promises them); one without says at least which command and
+// step failed.
+func withDetails(pe *protocol.Error, cmd *cobra.Command, prefix string) *protocol.Error {
+	if len(pe.Details) > 0 {
+		return pe
+	}
+	c := *pe
+	c.Details = map[string]any{"command": cmd.Name()}
+	if step := strings.TrimSuffix(strings.TrimSpace(prefix), ":"); step != "" {
+		c.Details["step"] = sanitize.Text(step)
+	}
+	return &c
 }
 
 // asProtocolError returns the *protocol.Error in err's chain, or one made
@@ -288,29 +337,55 @@ func wrapf(err error, format string, args ...any) error {
 }
 
 // writeRawJSON writes a JSON answer indented, keeping every field as
-// received, with a final newline.
+// received, with a final newline; C1 controls are escaped (escapeC1).
 func writeRawJSON(w io.Writer, raw json.RawMessage) error {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
 		return fmt.Errorf("the answer is not JSON: %w", err)
 	}
 	buf.WriteByte('\n')
-	_, err := buf.WriteTo(w)
+	_, err := w.Write(escapeC1(buf.Bytes()))
 	return err
 }
 
-// writeJSON writes v indented, with a final newline.
+// writeJSON writes v indented, with a final newline; C1 controls are
+// escaped (escapeC1).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeC1(buf.Bytes()))
+	return err
 }
 
-// backend adapts agent.Client to tui.Backend.
-type backend struct{ *agent.Client }
-
-// GetFinder converts the browser's query to the agent's.
-func (b backend) GetFinder(ctx context.Context, computer string, q tui.FinderQuery) (*protocol.GetFinderRet, error) {
-	return b.Client.GetFinder(ctx, computer, agent.FinderQuery(q))
+// escapeC1 rewrites the C1 controls U+0080-U+009F inside the strings of a
+// JSON text as \u0080-\u009f, and bytes that are not UTF-8 as \ufffd.
+// encoding/json escapes C0 controls but passes C1 ones through, and a
+// terminal reads U+009B as CSI: text from a remote computer must not
+// reach the screen as controls. The JSON value is unchanged. Outside
+// strings valid JSON has only ASCII, so every non-ASCII byte is in one.
+func escapeC1(b []byte) []byte {
+	i := bytes.IndexFunc(b, func(r rune) bool { return (r >= 0x80 && r <= 0x9f) || r == utf8.RuneError })
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:i]...)
+	for len(b[i:]) > 0 {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			out = append(out, `\ufffd`...)
+		case r >= 0x80 && r <= 0x9f:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }

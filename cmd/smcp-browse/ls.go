@@ -136,9 +136,10 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 	fmt.Fprintf(errOut, "%d–%d of %d\n", offset+1, offset+len(ret.Documents), ret.TotalCount)
 }
 
-// clean makes untrusted text safe and single-line for a table cell.
+// clean makes untrusted text safe and single-line for a table cell, with
+// invisible characters (bidi controls, zero-width) shown.
 func clean(s string) string {
-	s = oneLine(sanitize.Text(s))
+	s = oneLine(sanitize.Title(s))
 	if s == "" {
 		return "-"
 	}

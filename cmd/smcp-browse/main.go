@@ -19,10 +19,12 @@ var version = "dev"
 func main() {
 	// The Socket.IO client library's init subscribes to SIGINT, SIGTERM
 	// and SIGQUIT in every program that links it, which among other things
-	// turned SIGQUIT into a no-op. Undo that; this program handles SIGINT
-	// and SIGTERM itself, and SIGQUIT keeps Go's goroutine dump and exit.
-	signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// turned SIGQUIT into a no-op. Undo that; this program handles SIGINT,
+	// SIGTERM and SIGHUP (a closed terminal) itself, stopping cleanly (the
+	// demo's temporary corpus removed), and SIGQUIT keeps Go's goroutine
+	// dump and exit.
+	signal.Reset(os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()
 	if err != nil {

@@ -24,7 +24,9 @@ func newServeDocsCmd() *cobra.Command {
 		Long: `serve-docs is an MCP server over stdio that exposes every supported file under
 DIR (Markdown, text, source code, CSV/TSV, XLSX, PDF, DOCX, PPTX) as an A2C-SMCP
 Finder document: resources/list, resources/read at the four dpe:// levels,
-completion, change notifications, and the fs_tree/fs_find/fs_grep tools.
+completion, change notifications, the fs_tree/fs_find/fs_grep tools, and
+dpe_search, a bounded search of the documents' text (what client:search_finder
+drives).
 Logs go to stderr (or --log-file), never to stdout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

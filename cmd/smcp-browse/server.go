@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 )
 
@@ -16,6 +17,7 @@ import (
 func newServerCmd() *cobra.Command {
 	var (
 		listen, token, logLevel, logFile string
+		version                          string
 		requestTimeout                   time.Duration
 	)
 	cmd := &cobra.Command{
@@ -24,14 +26,19 @@ func newServerCmd() *cobra.Command {
 		Long: `server runs the A2C-SMCP Server: Socket.IO namespace /smcp, served at
 http://ADDR/socket.io/ and http://ADDR/smcp/ (the Python SDK's path).
 
-Clients must send a2c_version in the URL query (accepted: ` + server.MinSupported + ` up to every
-0.4.x) and, when --token is set, the token as auth.token. Agents and computers
+Clients must send a2c_version in the URL query: the Server speaks one protocol
+version (--a2c-version, default ` + protocol.Version + `) and admits the same MAJOR.MINOR
+(any patch); others are refused with 4008 naming both versions. When --token is
+set, clients must send the token as auth.token. Agents and computers
 join offices with server:join_office; the server routes each client:* request to
 the computer it names in the caller's office and relays the office's
 notifications. It prints the URL it listens on, and stops gracefully on SIGINT
 or SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := protocol.ParseVersion(version); err != nil {
+				return fmt.Errorf("--a2c-version: %w", err)
+			}
 			log, closeLog, err := serviceLogger(cmd.ErrOrStderr(), logFile, logLevel)
 			if err != nil {
 				return err
@@ -41,7 +48,7 @@ or SIGTERM.`,
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", listen, err)
 			}
-			srv := server.New(server.Options{Token: token, Logger: log, RequestTimeout: requestTimeout})
+			srv := server.New(server.Options{Token: token, Logger: log, RequestTimeout: requestTimeout, Version: version})
 			fmt.Fprintf(cmd.OutOrStdout(), "smcp-browse server listening on http://%s\n", ln.Addr())
 			return srv.Serve(cmd.Context(), ln)
 		},
@@ -51,6 +58,7 @@ or SIGTERM.`,
 	f.StringVar(&token, "token", os.Getenv("SMCP_TOKEN"), "shared token clients must send (default $SMCP_TOKEN; empty: none)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
+	f.StringVar(&version, "a2c-version", protocol.Version, "the A2C-SMCP protocol version this Server speaks (clients of the same MAJOR.MINOR are admitted)")
 	f.DurationVar(&requestTimeout, "request-timeout", server.DefaultRequestTimeout, "how long a routed request waits for the computer (client:tool_call uses its own timeout)")
 	return cmd
 }

@@ -2,7 +2,9 @@
 package sanitize
 
 import (
+	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -149,4 +151,82 @@ func skipString(s string, i, fallback int) int {
 		j += size
 	}
 	return fallback
+}
+
+// Display is Text for text shown to a person (a page in the browser, cat's
+// output): it also makes visible, as ⟨U+XXXX⟩, the invisible characters
+// that change what a reader sees without showing themselves: bidirectional
+// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069, which
+// can reorder what a terminal prints: "Trojan Source"), and the zero-width
+// space, word joiner and a byte order mark inside text. Joiners and marks
+// that scripts and emoji need (ZWJ, ZWNJ, LRM, RLM) are kept.
+func Display(s string) string {
+	return mark(Text(s), bodyInvisible)
+}
+
+// Title is Display for one-line names (titles, file names, computer
+// names) that a person compares by eye: every invisible format character is
+// made visible, joiners and direction marks too (a ZWJ between two emoji
+// excepted), so that two names that look the same are the same.
+func Title(s string) string {
+	return mark(Text(s), titleInvisible)
+}
+
+// bodyInvisible reports the characters Display makes visible.
+func bodyInvisible(r rune) bool {
+	switch {
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x200B, r == 0x2060, r == 0xFEFF:
+		return true
+	}
+	return false
+}
+
+// titleInvisible reports the characters Title makes visible: those of
+// Display and every other format character (Unicode category Cf) and
+// invisible separator.
+func titleInvisible(r rune) bool {
+	return bodyInvisible(r) || unicode.Is(unicode.Cf, r) || r == 0x180E || r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0
+}
+
+// mark replaces the runes invisible reports by ⟨U+XXXX⟩; a ZWJ between two
+// pictographs (an emoji sequence) stays.
+func mark(s string, invisible func(rune) bool) string {
+	if isPlain(s) {
+		return s
+	}
+	rs := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	changed := false
+	for i, r := range rs {
+		if invisible(r) && !(r == 0x200D && i > 0 && i+1 < len(rs) && pictograph(rs[i-1]) && pictograph(rs[i+1])) {
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
+			changed = true
+			continue
+		}
+		b.WriteRune(r)
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+// isPlain reports whether s has no rune that mark could change (ASCII
+// only, the common case).
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// pictograph reports whether r is an emoji-like symbol (or a skin tone or
+// variation selector that follows one).
+func pictograph(r rune) bool {
+	return r >= 0x1F000 || (r >= 0x2600 && r <= 0x27BF) || (r >= 0xFE00 && r <= 0xFE0F) || (r >= 0x2300 && r <= 0x23FF)
 }

@@ -96,3 +96,36 @@ func BenchmarkText(b *testing.B) {
 		}
 	})
 }
+
+// TestDisplayAndTitle: characters that change what a reader sees without
+// showing themselves are shown, in page text (bidi controls, zero-width
+// space) and in one-line names (every format character), while the joiners
+// that emoji and scripts need survive in text.
+func TestDisplayAndTitle(t *testing.T) {
+	cases := []struct {
+		name, in, display, title string
+	}{
+		{"plain", "Q3 report", "Q3 report", "Q3 report"},
+		{"trojan source override", "invoice\u202Efdp.exe", "invoice⟨U+202E⟩fdp.exe", "invoice⟨U+202E⟩fdp.exe"},
+		{"isolates", "a\u2066b\u2069c", "a⟨U+2066⟩b⟨U+2069⟩c", "a⟨U+2066⟩b⟨U+2069⟩c"},
+		{"zero-width space", "pay\u200Bpal", "pay⟨U+200B⟩pal", "pay⟨U+200B⟩pal"},
+		{"word joiner and bom", "\uFEFFa\u2060b", "⟨U+FEFF⟩a⟨U+2060⟩b", "⟨U+FEFF⟩a⟨U+2060⟩b"},
+		{"zwnj kept in text, shown in names", "می\u200Cخواهم", "می\u200Cخواهم", "می⟨U+200C⟩خواهم"},
+		{"rlm kept in text, shown in names", "a\u200Fb", "a\u200Fb", "a⟨U+200F⟩b"},
+		{"emoji zwj sequence kept", "family 👨\u200D👩\u200D👧", "family 👨\u200D👩\u200D👧", "family 👨\u200D👩\u200D👧"},
+		{"lone zwj in a name", "ad\u200Dmin", "ad\u200Dmin", "ad⟨U+200D⟩min"},
+		{"tag characters in a name", "x\U000E0041y", "x\U000E0041y", "x⟨U+E0041⟩y"},
+		{"escapes removed first", "\x1b[31mred\u202E\x1b[0m", "red⟨U+202E⟩", "red⟨U+202E⟩"},
+		{"cjk untouched", "年度报告", "年度报告", "年度报告"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Display(tc.in); got != tc.display {
+				t.Errorf("Display(%q) = %q, want %q", tc.in, got, tc.display)
+			}
+			if got := Title(tc.in); got != tc.title {
+				t.Errorf("Title(%q) = %q, want %q", tc.in, got, tc.title)
+			}
+		})
+	}
+}

@@ -6,6 +6,9 @@ package testutil
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,30 +45,71 @@ var (
 )
 
 // Binary builds cmd/smcp-browse once per test process (with -race when the
-// test binary has it) and returns the path of the executable.
+// test binary has it) and returns the path of the executable. Every test
+// process uses the same path (in the user's cache folder), replacing the
+// file atomically, so that test runs leave one binary per flavour behind
+// rather than one per package and run in the temporary folder.
 func Binary(t testing.TB) string {
 	t.Helper()
 	root := RepoRoot(t)
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "smcp-browse-bin-")
+		dir, err := binDir(root)
 		if err != nil {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "smcp-browse")
-		args := []string{"build", "-o", binPath}
+		name := "smcp-browse"
+		if raceEnabled {
+			name += "-race"
+		}
+		binPath = filepath.Join(dir, name)
+		tmp, err := os.CreateTemp(dir, ".build-*")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		tmp.Close()
+		defer os.Remove(tmp.Name()) // gone after the rename; removed if the build failed
+		args := []string{"build", "-o", tmp.Name()}
 		if raceEnabled {
 			args = append(args, "-race")
 		}
 		args = append(args, "./cmd/smcp-browse")
 		cmd := exec.Command("go", args...)
 		cmd.Dir = root
-		buildOut, buildErr = cmd.CombinedOutput()
+		if buildOut, buildErr = cmd.CombinedOutput(); buildErr != nil {
+			return
+		}
+		buildErr = os.Rename(tmp.Name(), binPath)
 	})
 	if buildErr != nil {
 		t.Fatalf("build smcp-browse: %v\n%s", buildErr, buildOut)
 	}
 	return binPath
+}
+
+// binDir is where Binary builds for the checkout at root: a folder of the
+// user's cache folder (or of the temporary one) named after the checkout,
+// so that two checkouts tested at once never run each other's binary.
+// Build leftovers of processes that died over an hour ago are removed.
+func binDir(root string) (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(base, "smcp-browse-test-bin", hex.EncodeToString(sum[:6]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("test binary folder: %w", err)
+	}
+	if old, _ := filepath.Glob(filepath.Join(dir, ".build-*")); len(old) > 0 {
+		for _, p := range old {
+			if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > time.Hour {
+				_ = os.Remove(p)
+			}
+		}
+	}
+	return dir, nil
 }
 
 // NodeModules returns test/node/node_modules. When node or the modules are

@@ -1,5 +1,5 @@
 // Package servertest runs a real SMCP Server on a loopback port for tests
-// and provides a scriptable fake Computer built on sioconn, so that tests
+// and provides a scriptable fake Computer built on internal/sio, so that tests
 // of the agent, the TUI or other clients meet the real wire.
 package servertest
 
@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sioconn"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 )
@@ -128,16 +128,16 @@ func (s *Server) Stop() error {
 	return err
 }
 
-// Computer is a fake Computer: a sioconn connection that joined an office
+// Computer is a fake Computer: an internal/sio connection that joined an office
 // and answers client:* events with the handlers it was given.
 type Computer struct {
-	Conn   *sioconn.Conn
+	Conn   *sio.Conn
 	Name   string
 	Office string
 }
 
 // Handlers maps client:* events to their handlers.
-type Handlers map[string]sioconn.Handler
+type Handlers map[string]sio.Handler
 
 // NewComputer connects a Computer named name to the server at url, joins
 // office and re-joins it after every reconnect. It is closed when the test
@@ -146,7 +146,7 @@ func NewComputer(t testing.TB, url, office, name string, h Handlers) *Computer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := sioconn.Dial(ctx, sioconn.Options{URL: url, Logger: Logger(), ReconnectMin: 50 * time.Millisecond, ReconnectMax: 500 * time.Millisecond})
+	conn, err := sio.Dial(ctx, sio.Options{URL: url, Logger: Logger(), ReconnectMin: 50 * time.Millisecond, ReconnectMax: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("computer %s: dial: %v", name, err)
 	}
@@ -162,7 +162,7 @@ func NewComputer(t testing.TB, url, office, name string, h Handlers) *Computer {
 			jctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			err := c.join(jctx)
 			cancel()
-			if err == nil || errors.Is(err, sioconn.ErrClosed) {
+			if err == nil || errors.Is(err, sio.ErrClosed) {
 				return
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -189,13 +189,13 @@ func (c *Computer) Update(ctx context.Context, event string) error {
 }
 
 // Reply returns a handler answering every request with v.
-func Reply(v any) sioconn.Handler {
+func Reply(v any) sio.Handler {
 	return func(context.Context, json.RawMessage) (any, error) { return v, nil }
 }
 
 // Finder returns a client:get_finder handler answering with docs (echoing
 // the request's req_id); the request's limit is honoured.
-func Finder(docs ...protocol.DPEDocumentSummary) sioconn.Handler {
+func Finder(docs ...protocol.DPEDocumentSummary) sio.Handler {
 	return func(_ context.Context, raw json.RawMessage) (any, error) {
 		var req protocol.GetFinderReq
 		if err := json.Unmarshal(raw, &req); err != nil {

@@ -52,7 +52,7 @@ async function refused(query) {
 async function session() {
   const out = { transports: [] };
   const socket = io(`${url}/smcp`, {
-    query: { a2c_version: "0.2.0" },
+    query: { a2c_version: "0.4.0" },
     reconnection: false,
     transports: ["polling", "websocket"],
   });

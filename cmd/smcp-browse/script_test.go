@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
+)
+
+// TestScripts runs the command-line scripts of testdata/script against the
+// real binary (as soft-serve tests its CLI): each script runs smcp-browse
+// with arguments and checks its exit status, stdout and stderr. Besides the
+// standard commands, scripts have:
+//
+//	exits N CMD ARGS...     runs CMD like exec and checks it exits with
+//	                        status N (1: a failure, 2: a usage mistake)
+//	aligned COLUMN          every row of stdout starts the dpe:// URI at
+//	                        the cell where the header's COLUMN starts
+//	json PATH REGEXP        the JSON value at PATH in stdout (.a.b[0].c;
+//	                        PATH@len is a length) matches REGEXP
+//	startserver [ARGS...]   runs `smcp-browse server` in the background and
+//	                        sets $SERVER_URL
+//	waitcatalog N ARGS...   runs `smcp-browse ls --json ARGS` until the
+//	                        catalog holds N documents (30 s)
+//	holdoffice OFFICE       joins OFFICE of $SERVER_URL as an agent until
+//	                        the script ends
+func TestScripts(t *testing.T) {
+	bin := testutil.Binary(t)
+	corpus := filepath.Join(testutil.RepoRoot(t), "testdata", "corpus")
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			dir := filepath.Join(env.WorkDir, ".bin")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(bin, filepath.Join(dir, "smcp-browse")); err != nil {
+				return err
+			}
+			env.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			if err := copyTree(corpus, filepath.Join(env.WorkDir, "corpus")); err != nil {
+				return err
+			}
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
+			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("NO_COLOR", "1")
+			for _, k := range []string{"SMCP_SERVER", "SMCP_OFFICE", "SMCP_TOKEN"} {
+				env.Setenv(k, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":       cmdExits,
+			"aligned":     cmdAligned,
+			"json":        cmdJSON,
+			"startserver": cmdStartServer,
+			"waitcatalog": cmdWaitCatalog,
+			"holdoffice":  cmdHoldOffice,
+		},
+	})
+}
+
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N CMD ARGS...")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("usage: exits N CMD ARGS...")
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+func cmdAligned(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: aligned COLUMN")
+	}
+	lines := strings.Split(strings.TrimSuffix(ts.ReadFile("stdout"), "\n"), "\n")
+	col := strings.Index(lines[0], args[0])
+	if col < 0 {
+		ts.Fatalf("no %s column in %q", args[0], lines[0])
+	}
+	for _, l := range lines[1:] {
+		i := strings.Index(l, "dpe://")
+		if i < 0 || ansi.StringWidth(l[:i]) != col {
+			ts.Fatalf("row not aligned on the %s column (cell %d): %q", args[0], col, l)
+		}
+	}
+}
+
+var pathStep = regexp.MustCompile(`^(\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])`)
+
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: json PATH REGEXP")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil {
+		ts.Fatalf("stdout is not JSON: %v", err)
+	}
+	path, length := strings.CutSuffix(args[0], "@len")
+	for rest := path; rest != "" && rest != "."; {
+		step := pathStep.FindString(rest)
+		if step == "" {
+			ts.Fatalf("bad path %q at %q", args[0], rest)
+		}
+		rest = rest[len(step):]
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[strings.TrimPrefix(step, ".")]
+		case []any:
+			i, _ := strconv.Atoi(strings.Trim(step, "[]"))
+			if i >= len(x) {
+				ts.Fatalf("%s: index %d of %d", args[0], i, len(x))
+			}
+			v = x[i]
+		default:
+			ts.Fatalf("%s: %s of a %T", args[0], step, v)
+		}
+	}
+	var got string
+	if length {
+		switch x := v.(type) {
+		case []any:
+			got = strconv.Itoa(len(x))
+		case map[string]any:
+			got = strconv.Itoa(len(x))
+		default:
+			ts.Fatalf("%s: length of a %T", args[0], v)
+		}
+	} else if s, ok := v.(string); ok {
+		got = s
+	} else {
+		b, _ := json.Marshal(v)
+		got = string(b)
+	}
+	ok, err := regexp.MatchString(args[1], got)
+	if err != nil {
+		ts.Fatalf("bad regexp: %v", err)
+	}
+	if ok == neg {
+		ts.Fatalf("%s is %q; want it %smatching %q", args[0], got, map[bool]string{true: "not ", false: ""}[neg], args[1])
+	}
+}
+
+func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! startserver")
+	}
+	cmd := exec.Command(ts.MkAbs(filepath.Join(ts.Getenv("WORK"), ".bin", "smcp-browse")),
+		append([]string{"server", "--listen", "127.0.0.1:0", "--log-file", ts.MkAbs("server.log")}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		ts.Fatalf("start server: %v", err)
+	}
+	ts.Defer(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Scan()
+		line <- sc.Text()
+		for sc.Scan() {
+		}
+	}()
+	select {
+	case l := <-line:
+		url, ok := strings.CutPrefix(l, "smcp-browse server listening on ")
+		if !ok {
+			ts.Fatalf("server printed %q", l)
+		}
+		ts.Setenv("SERVER_URL", url)
+	case <-time.After(30 * time.Second):
+		ts.Fatalf("the server printed no URL within 30 s")
+	}
+}
+
+func cmdWaitCatalog(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: waitcatalog N ARGS...")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("usage: waitcatalog N ARGS...")
+	}
+	bin := filepath.Join(ts.Getenv("WORK"), ".bin", "smcp-browse")
+	deadline := time.Now().Add(30 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		cmd := exec.Command(bin, append([]string{"ls", "--json"}, args[1:]...)...)
+		cmd.Env = environ(ts)
+		out, _ := cmd.Output()
+		var ret struct {
+			TotalCount int `json:"total_count"`
+		}
+		if json.Unmarshal(out, &ret) == nil && ret.TotalCount == want {
+			return
+		}
+		last = string(out)
+		time.Sleep(100 * time.Millisecond)
+	}
+	ts.Fatalf("the catalog never held %d documents; last answer:\n%s", want, last)
+}
+
+// environ is the script's environment for a command run by a custom
+// command.
+func environ(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "XDG_STATE_HOME", "NO_COLOR", "SMCP_SERVER", "SMCP_OFFICE", "SMCP_TOKEN", "TMPDIR"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}
+
+func cmdHoldOffice(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: holdoffice OFFICE")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	a, err := agent.Connect(ctx, ts.Getenv("SERVER_URL"), agent.Options{Name: "the-browser", Token: ts.Getenv("SMCP_TOKEN")})
+	if err != nil {
+		ts.Fatalf("connect: %v", err)
+	}
+	ts.Defer(func() { _ = a.Close() })
+	if err := a.JoinOffice(ctx, args[0]); err != nil {
+		ts.Fatalf("join %s: %v", args[0], err)
+	}
+	fmt.Fprintf(ts.Stdout(), "the-browser holds office %s\n", args[0])
+}
+
+// copyTree copies the files under src into dst.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+}

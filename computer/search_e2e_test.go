@@ -1,0 +1,137 @@
+package computer_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/computer"
+	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// TestSearchFinderAcrossDocumentServers drives client:search_finder from
+// an agent through a real Server to a Computer with two real document
+// servers (serve-docs over stdio): small steps follow the cursor across
+// both servers with growing progress, every match points at a page that
+// holds its line, and a search of only PDFs finds only the PDF.
+func TestSearchFinderAcrossDocumentServers(t *testing.T) {
+	bin := testutil.Binary(t)
+	dirA, nA := copyCorpus(t, "reports", "notes")
+	dirB, nB := copyCorpus(t, "guides", "data")
+	r := startRig(t, []config.Server{
+		docServer(bin, "docs-a", dirA, "docs.a"),
+		docServer(bin, "docs-b", dirB, "docs.b"),
+	}, computer.Options{})
+	r.catalog(t, agent.FinderQuery{Limit: 100}, func(ret *protocol.GetFinderRet) bool { return ret.TotalCount == nA+nB })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	var all []protocol.SearchMatch
+	q := protocol.SearchQuery{Query: "the", MaxDocuments: 2, MaxMatches: 500}
+	steps, last := 0, 0
+	for {
+		ret, err := r.agent.SearchFinder(ctx, "pc", q)
+		if err != nil {
+			t.Fatalf("step %d: %v", steps, err)
+		}
+		steps++
+		if ret.TotalDocuments != nA+nB {
+			t.Errorf("step %d: total %d, want %d", steps, ret.TotalDocuments, nA+nB)
+		}
+		if ret.ScannedDocuments < last || ret.ScannedDocuments > ret.TotalDocuments {
+			t.Errorf("step %d: scanned %d after %d (of %d)", steps, ret.ScannedDocuments, last, ret.TotalDocuments)
+		}
+		last = ret.ScannedDocuments
+		all = append(all, ret.Matches...)
+		if ret.NextCursor == "" {
+			break
+		}
+		if steps > 50 {
+			t.Fatal("the search never ended")
+		}
+		q.Cursor = ret.NextCursor
+	}
+	if last != nA+nB || steps < (nA+nB)/2 {
+		t.Errorf("%d steps scanned %d of %d documents, two at a time", steps, last, nA+nB)
+	}
+	servers := map[string]bool{}
+	for _, m := range all {
+		servers[m.Server] = true
+	}
+	if !servers["docs-a"] || !servers["docs-b"] {
+		t.Errorf("matches came from %v, want both servers", servers)
+	}
+	for _, m := range all[:min(len(all), 8)] {
+		u, err := dpe.Parse(m.URI)
+		if err != nil || u.Level() != dpe.LevelPage || u.Page != m.PageIndex {
+			t.Fatalf("match URI %q: %v", m.URI, err)
+		}
+		p, err := r.agent.ReadPage(ctx, "pc", u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(dpe.RenderPageText(*p), m.Line) || !strings.EqualFold(m.Line[m.Start:m.End], "the") {
+			t.Errorf("%s does not hold the line %q (match %q)", m.URI, m.Line, m.Line[m.Start:m.End])
+		}
+	}
+
+	pdf, err := r.agent.SearchFinder(ctx, "pc", protocol.SearchQuery{Query: "approval", FileType: "pdf"})
+	if err != nil || len(pdf.Matches) != 1 || pdf.Matches[0].Path != "reports/handbook.pdf" || pdf.TotalDocuments != 1 || pdf.NextCursor != "" {
+		t.Fatalf("pdf search: %+v %v", pdf, err)
+	}
+
+	for name, bad := range map[string]protocol.SearchQuery{
+		"empty":  {Query: " "},
+		"cursor": {Query: "x", Cursor: "not-a-cursor"},
+	} {
+		_, err := r.agent.SearchFinder(ctx, "pc", bad)
+		if code := protocol.CodeOf(err); code != protocol.CodeBadRequest {
+			t.Errorf("%s: %v, want 400", name, err)
+		}
+	}
+}
+
+// TestFinderExtensionOnTheWire: match=all narrows, sort orders, and the
+// answer counts the file types, through a real Server and Computer.
+func TestFinderExtensionOnTheWire(t *testing.T) {
+	bin := testutil.Binary(t)
+	dir, n := copyCorpus(t, "reports", "notes", "guides", "data")
+	r := startRig(t, []config.Server{docServer(bin, "docs", dir, "docs.x")}, computer.Options{})
+	all := r.catalog(t, agent.FinderQuery{Limit: 100}, func(ret *protocol.GetFinderRet) bool { return ret.TotalCount == n })
+	if all.FileTypes["pdf"] != 1 || all.FileTypes["md"] < 2 {
+		t.Errorf("file_types %v", all.FileTypes)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	anyOf, err := r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Keywords: []string{"handbook", "onboarding"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allOf, err := r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Keywords: []string{"handbook", "employee"}, MatchAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if anyOf.TotalCount < 2 || allOf.TotalCount != 1 || allOf.Documents[0].Title != "Employee Handbook" {
+		t.Errorf("any: %d, all: %+v", anyOf.TotalCount, allOf.Documents)
+	}
+	sorted, err := r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Sort: "title", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := make([]string, len(sorted.Documents))
+	for i, d := range sorted.Documents {
+		titles[i] = strings.ToLower(d.Title)
+	}
+	if !slices.IsSorted(titles) || len(titles) != n {
+		t.Errorf("sort=title: %q", titles)
+	}
+	if _, err := r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Sort: "size"}); protocol.CodeOf(err) != protocol.CodeBadRequest {
+		t.Errorf("an unknown sort: %v, want 400", err)
+	}
+}

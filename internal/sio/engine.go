@@ -1,0 +1,359 @@
+package sio
+
+import (
+	"bytes"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/zishang520/socket.io/parsers/engine/v3/packet"
+	engine "github.com/zishang520/socket.io/servers/engine/v3"
+	"github.com/zishang520/socket.io/servers/engine/v3/transports"
+	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// gatedEngine is the engine.io server with two races of the library
+// closed, both of which a fast client (a WebSocket one above all) hits:
+//
+//   - The engine sends a new session's open packet before it announces the
+//     session to Socket.IO, so the client's namespace CONNECT can be
+//     delivered before anyone listens, and the connection hangs. Incoming
+//     packets of a new session are held until it has been announced
+//     (gates.adopt, called from an engine connection listener registered
+//     after Socket.IO's own).
+//   - Socket.IO writes the namespace CONNECT answer before it records the
+//     namespace as joined, so the client's first event can arrive in
+//     between, and Socket.IO then closes the connection as out of order.
+//     A client may also send its first event right behind the CONNECT,
+//     without waiting for the answer (in the same polling payload, or as
+//     the next WebSocket message), which Socket.IO treats the same way.
+//     After a CONNECT to /smcp comes in, outgoing packets and the incoming
+//     packets behind it are held until the namespace connection is
+//     complete or refused (gates.releaseOut, called from the namespace's
+//     connection handler and the token check).
+//
+// It also answers the long-polls of the sessions it closes: the library's
+// polling transport shuts its write queue before it queues the close
+// packet, so a pending poll (or the next one, which it waits for to carry
+// the close) is never answered, and its connection hangs until the client
+// gives up.
+type gatedEngine struct {
+	engine.Server
+	gates *gates
+}
+
+func newGatedEngine(opts any, gs *gates) *gatedEngine {
+	e := &gatedEngine{Server: engine.MakeServer(), gates: gs}
+	e.Prototype(e) // the engine's handshake now calls our CreateTransport
+	e.Construct(opts)
+	return e
+}
+
+// cleanupWait bounds how long a finished HTTP request waits for the
+// engine to finish with its context.
+const cleanupWait = time.Second
+
+// ServeHTTP hands a request to the engine, and returns only after the
+// engine has finished with the request's context. The library answers a
+// long-poll, wakes the handler, and only then runs the context's cleanup,
+// which clears "the pending poll" of the session unconditionally; a
+// client that polls again at once could have its new poll cleared that
+// way, and the next write then failed and closed the session. The "close"
+// event of a context is emitted after its cleanup, so waiting for it
+// orders the old cleanup before the client can see the response.
+func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if websocket.IsWebSocketUpgrade(r) {
+		e.Server.ServeHTTP(w, r)
+		return
+	}
+	ctx := types.NewHttpContext(w, r)
+	finished := make(chan struct{})
+	_ = ctx.Once("close", func(...any) { close(finished) })
+	if g := e.gates.poll(r); g != nil {
+		if !g.startPoll(ctx) {
+			answerClosed(ctx)
+			return
+		}
+		defer g.endPoll(ctx)
+	}
+	e.HandleRequest(ctx)
+	select {
+	case <-finished:
+	case <-time.After(cleanupWait):
+	}
+}
+
+// CreateTransport wraps the transport of a new session in a gate.
+func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (transports.Transport, error) {
+	t, err := e.Server.CreateTransport(name, ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &gatedTransport{Transport: t}, nil
+}
+
+// gates maps engine session ids to the gate of their first transport, so
+// the gate is found again after the session upgraded to another transport.
+type gates struct {
+	m    sync.Map
+	open atomic.Int64 // sessions announced and not closed
+}
+
+// adopt is called when the engine announces a session: it ties the
+// session's gate to it and opens the incoming side.
+func (gs *gates) adopt(sock engine.Socket) {
+	g, ok := sock.Transport().(*gatedTransport)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	g.owner = sock
+	g.mu.Unlock()
+	gs.m.Store(sock.Id(), g)
+	gs.open.Add(1)
+	_ = sock.Once("close", func(...any) {
+		gs.m.Delete(sock.Id())
+		gs.open.Add(-1)
+	})
+	g.release()
+}
+
+// poll returns the gate of the session a polling GET belongs to, or nil.
+func (gs *gates) poll(r *http.Request) *gatedTransport {
+	if r.Method != http.MethodGet {
+		return nil
+	}
+	q := r.URL.Query()
+	sid := q.Get("sid")
+	if sid == "" || q.Get("transport") != "polling" {
+		return nil
+	}
+	if g, ok := gs.m.Load(sid); ok {
+		return g.(*gatedTransport)
+	}
+	return nil
+}
+
+// answerClosed answers a long-poll with the engine.io close packet.
+func answerClosed(ctx *types.HttpContext) {
+	ctx.ResponseHeaders().Set("Content-Type", "text/plain; charset=UTF-8")
+	_, _ = ctx.Write([]byte("1")) // the engine.io close packet
+}
+
+// releaseOut lets the held outgoing packets of a session go.
+func (gs *gates) releaseOut(sock engine.Socket) {
+	if g, ok := gs.m.Load(sock.Id()); ok {
+		g.(*gatedTransport).releaseOut()
+	}
+}
+
+// holdLimit bounds how long outgoing packets are held should no release
+// come.
+const holdLimit = 2 * time.Second
+
+// connectPrefix starts the engine.io message of a Socket.IO CONNECT to the
+// SMCP namespace ("0" is CONNECT).
+const connectPrefix = "0" + protocol.Namespace
+
+// gatedTransport delays the transport's "packet" events until release, and
+// both its outgoing packets and the incoming packets behind a namespace
+// CONNECT while that CONNECT is being handled.
+type gatedTransport struct {
+	transports.Transport
+
+	mu       sync.Mutex
+	open     bool // the session was announced
+	inHold   bool // a CONNECT is being handled: later packets wait
+	draining bool // a goroutine is delivering queued packets
+	queue    []incoming
+	owner    engine.Socket      // the session, once announced
+	closed   bool               // Close was called
+	polling  *types.HttpContext // the long-poll in progress, if any
+
+	sendMu  sync.Mutex // orders sends, held or not
+	holding bool
+	held    []*packet.Packet
+	timer   *time.Timer
+}
+
+// incoming is one "packet" event waiting for delivery.
+type incoming struct {
+	deliver func()
+	connect bool // a CONNECT to /smcp: the packets behind it wait for its outcome
+}
+
+// On wraps "packet" listeners so that they go through the gate.
+func (g *gatedTransport) On(ev types.EventName, listeners ...types.EventListener) error {
+	if ev != "packet" {
+		return g.Transport.On(ev, listeners...)
+	}
+	wrapped := make([]types.EventListener, len(listeners))
+	for i, l := range listeners {
+		wrapped[i] = func(args ...any) {
+			p, ok := firstArg(args).(*packet.Packet)
+			connect := ok && isConnect(p)
+			if connect {
+				g.hold()
+			}
+			g.push(incoming{deliver: func() { l(args...) }, connect: connect})
+		}
+	}
+	return g.Transport.On(ev, wrapped...)
+}
+
+// isConnect reports whether p carries a Socket.IO CONNECT to /smcp.
+func isConnect(p *packet.Packet) bool {
+	if p.Type != packet.MESSAGE {
+		return false
+	}
+	b, ok := p.Data.(interface{ Bytes() []byte })
+	if !ok {
+		return false
+	}
+	data := b.Bytes()
+	return bytes.HasPrefix(data, []byte(connectPrefix)) &&
+		(len(data) == len(connectPrefix) || data[len(connectPrefix)] == ',')
+}
+
+// hold starts holding outgoing packets.
+func (g *gatedTransport) hold() {
+	g.sendMu.Lock()
+	defer g.sendMu.Unlock()
+	if g.holding {
+		return
+	}
+	g.holding = true
+	g.timer = time.AfterFunc(holdLimit, g.releaseOut)
+}
+
+// Send passes packets on, or keeps them while holding.
+func (g *gatedTransport) Send(packets []*packet.Packet) {
+	g.sendMu.Lock()
+	defer g.sendMu.Unlock()
+	if g.holding {
+		g.held = append(g.held, packets...)
+		return
+	}
+	g.Transport.Send(packets)
+}
+
+// releaseOut stops holding: it sends what was held, in one batch, and then
+// delivers the incoming packets that waited behind the CONNECT.
+func (g *gatedTransport) releaseOut() {
+	g.flushOut()
+	g.mu.Lock()
+	g.inHold = false
+	g.mu.Unlock()
+	g.drain()
+}
+
+func (g *gatedTransport) flushOut() {
+	g.sendMu.Lock()
+	defer g.sendMu.Unlock()
+	if !g.holding {
+		return
+	}
+	g.holding = false
+	g.timer.Stop()
+	held := g.held
+	g.held = nil
+	if len(held) == 0 {
+		return
+	}
+	g.mu.Lock()
+	owner := g.owner
+	g.mu.Unlock()
+	if owner != nil {
+		if cur := owner.Transport(); cur != nil && cur != transports.Transport(g) {
+			// The session upgraded (polling to WebSocket) meanwhile.
+			cur.Send(held)
+			return
+		}
+	}
+	g.Transport.Send(held)
+}
+
+// startPoll records a long-poll of the session; false when the transport
+// is already closed (the caller answers the close itself).
+func (g *gatedTransport) startPoll(ctx *types.HttpContext) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.polling = ctx
+	return true
+}
+
+// endPoll forgets a finished long-poll.
+func (g *gatedTransport) endPoll(ctx *types.HttpContext) {
+	g.mu.Lock()
+	if g.polling == ctx {
+		g.polling = nil
+	}
+	g.mu.Unlock()
+}
+
+// Close closes the transport, and answers the long-poll the library would
+// leave hanging. A polling transport with no poll to carry the close
+// packet is discarded, so the session ends now rather than after the
+// library's close timeout.
+func (g *gatedTransport) Close(fn ...types.Callable) {
+	g.mu.Lock()
+	g.closed = true
+	poll := g.polling
+	g.mu.Unlock()
+	if g.Name() == transports.POLLING && poll == nil {
+		g.Discard()
+	}
+	g.Transport.Close(fn...)
+	if poll != nil && !poll.IsDone() {
+		answerClosed(poll)
+	}
+}
+
+// push queues one incoming packet and delivers what may go.
+func (g *gatedTransport) push(in incoming) {
+	g.mu.Lock()
+	g.queue = append(g.queue, in)
+	g.mu.Unlock()
+	g.drain()
+}
+
+// release opens the incoming side once the session is announced.
+func (g *gatedTransport) release() {
+	g.mu.Lock()
+	g.open = true
+	g.mu.Unlock()
+	g.drain()
+}
+
+// drain delivers queued packets in order, one goroutine at a time, until
+// the queue is empty or a CONNECT's outcome is awaited. A delivery that
+// releases the gate itself (the namespace connected at once) finds the
+// drainer running and leaves the rest to it.
+func (g *gatedTransport) drain() {
+	for {
+		g.mu.Lock()
+		if g.draining || !g.open || g.inHold || len(g.queue) == 0 {
+			g.mu.Unlock()
+			return
+		}
+		in := g.queue[0]
+		g.queue[0] = incoming{}
+		g.queue = g.queue[1:]
+		if in.connect {
+			g.inHold = true
+		}
+		g.draining = true
+		g.mu.Unlock()
+		in.deliver()
+		g.mu.Lock()
+		g.draining = false
+		g.mu.Unlock()
+	}
+}

@@ -1,0 +1,311 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// docInfo is what a page knows of its document: its URI and what relative
+// links resolve against.
+type docInfo struct {
+	uri     dpe.URI // Level 1
+	title   string
+	path    string // relative to its document server's folder, '/'-separated ("" unknown)
+	fileURI string
+	pages   int // 0 when unknown
+}
+
+// docInfoOf describes a catalog entry.
+func docInfoOf(d protocol.DPEDocumentSummary) (docInfo, error) {
+	u, err := dpe.Parse(d.URI)
+	if err != nil {
+		return docInfo{}, err
+	}
+	return docInfo{uri: u.DocumentURI(), title: d.Title, path: d.Path, fileURI: d.FileURI, pages: d.PageCount}, nil
+}
+
+// pageLink is a link found on a page.
+type pageLink struct {
+	text, url string
+	elementID string
+}
+
+// markdownLink matches [text](destination "title") and <autolinks> in an
+// element's rich Markdown form.
+var markdownLink = regexp.MustCompile(`\[((?:\\.|[^\]\\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)|<((?:https?|mailto|dpe):[^>\s]+)>`)
+
+// pageLinks returns the links of a page in order: link elements, and the
+// inline links of elements that carry a Markdown form.
+func pageLinks(p *protocol.DPEPage) []pageLink {
+	var out []pageLink
+	seen := map[string]bool{}
+	add := func(l pageLink) {
+		if l.url == "" || seen[l.text+"\x00"+l.url] {
+			return
+		}
+		seen[l.text+"\x00"+l.url] = true
+		if l.text == "" {
+			l.text = l.url
+		}
+		out = append(out, l)
+	}
+	for _, e := range p.Elements {
+		if e.Category == string(dpe.Link) {
+			u, _ := e.Content["url"].(string)
+			t, _ := e.Content["text"].(string)
+			add(pageLink{text: oneLine(t), url: strings.TrimSpace(u), elementID: e.ElementID})
+		}
+		if md, ok := e.Content["markdown"].(string); ok {
+			for _, m := range markdownLink.FindAllStringSubmatch(md, -1) {
+				if m[3] != "" {
+					add(pageLink{text: m[3], url: m[3], elementID: e.ElementID})
+					continue
+				}
+				add(pageLink{text: oneLine(strings.ReplaceAll(m[1], `\`, "")), url: m[2], elementID: e.ElementID})
+			}
+		}
+	}
+	return out
+}
+
+// linkKind classifies a link's destination.
+type linkKind int
+
+const (
+	linkAnchor   linkKind = iota // #heading on the same document
+	linkDPE                      // a dpe:// URI
+	linkFile                     // a path relative to the document, or file://
+	linkExternal                 // anything else with a scheme (https, mailto, ...)
+)
+
+func classifyLink(raw string) linkKind {
+	switch {
+	case strings.HasPrefix(raw, "#"):
+		return linkAnchor
+	case dpe.IsDPE(raw):
+		return linkDPE
+	case strings.HasPrefix(strings.ToLower(raw), "file:"):
+		return linkFile
+	}
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
+		return linkExternal
+	}
+	return linkFile
+}
+
+// followedMsg carries the screen a followed link opens, or why it cannot.
+type followedMsg struct {
+	s      screen
+	notice string
+}
+
+// followCmd follows a link found in document from, in computer comp: a
+// dpe:// URI opens that document, page or element; a relative path (or
+// file://) is resolved against the document's folder and looked up in the
+// catalog; #anchor opens the page of that heading; any other URL is opened
+// with the browser (or copied when there is none).
+func followCmd(c *common, comp string, from docInfo, raw string) tea.Cmd {
+	raw = strings.TrimSpace(raw)
+	if classifyLink(raw) == linkExternal {
+		return openExternalCmd(c, raw)
+	}
+	return call(c, func(ctx context.Context, b Backend) (followedMsg, error) {
+		return resolveLink(ctx, c, b, comp, from, raw)
+	}, func(m followedMsg, err error) tea.Msg {
+		if err != nil {
+			return followedMsg{notice: "cannot follow " + oneLine(raw) + ": " + describeError(err, opDocument)}
+		}
+		return m
+	})
+}
+
+// resolveLink finds what a link inside the Computer points to.
+func resolveLink(ctx context.Context, c *common, b Backend, comp string, from docInfo, raw string) (followedMsg, error) {
+	target, anchor := from, ""
+	switch classifyLink(raw) {
+	case linkAnchor:
+		anchor = strings.TrimPrefix(raw, "#")
+	case linkDPE:
+		u, err := dpe.Parse(raw)
+		if err != nil {
+			return followedMsg{}, err
+		}
+		doc, err := b.ReadDocument(ctx, comp, u.DocumentURI())
+		if err != nil {
+			return followedMsg{}, err
+		}
+		info := docInfo{uri: u.DocumentURI(), title: oneLine(doc.Title), fileURI: doc.FileURI, pages: doc.PageCount}
+		switch u.Level() {
+		case dpe.LevelDocument:
+			sum := sanitizeSummary(doc.CatalogEntry(""))
+			return followedMsg{s: newDocumentScreen(c, comp, sum)}, nil
+		case dpe.LevelPage:
+			return followedMsg{s: newPageScreen(c, comp, info, u.Page)}, nil
+		case dpe.LevelElement:
+			return followedMsg{s: newElementScreen(c, comp, info, protocol.DPEElementDetail{ElementID: u.ElementID})}, nil
+		}
+		return followedMsg{}, protocol.Errorf(protocol.CodeInvalidDPEURI, "%s is a catalog, not a document", raw)
+	default:
+		ref, frag, _ := strings.Cut(raw, "#")
+		anchor = frag
+		found, err := findLinkedDocument(ctx, b, comp, from, ref)
+		if err != nil {
+			return followedMsg{}, err
+		}
+		target = found
+	}
+	index, elementID := 0, ""
+	if anchor != "" {
+		hs, err := documentHeadings(ctx, b, comp, target)
+		if err != nil {
+			return followedMsg{}, err
+		}
+		h, ok := findAnchor(hs, anchor)
+		if !ok {
+			return followedMsg{notice: "no heading #" + oneLine(anchor) + " in " + oneLine(target.title)}, nil
+		}
+		index, elementID = h.page, h.elementID
+	}
+	p := newPageScreen(c, comp, target, index)
+	p.jumpTo = elementID
+	return followedMsg{s: p}, nil
+}
+
+// documentHeadings reads the headings of every page of a document
+// (bounded by maxOutlinePages).
+func documentHeadings(ctx context.Context, b Backend, comp string, d docInfo) ([]heading, error) {
+	var out []heading
+	for i := 0; i < maxOutlinePages && (d.pages == 0 || i < d.pages); i++ {
+		u := dpe.Page(d.uri.Host, d.uri.DocRef, i).WithQuery(dpe.Query{Categories: []dpe.Category{dpe.Heading}})
+		p, err := b.ReadPage(ctx, comp, u)
+		if protocol.CodeOf(err) == protocol.CodePageOutOfRange {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		p = sanitizePage(p)
+		p.PageIndex = i
+		out = append(out, pageHeadings(p)...)
+	}
+	return out, nil
+}
+
+// errNotInCatalog is the error of a relative link to a file the Computer
+// does not serve.
+var errNotInCatalog = errors.New("not a document of this computer")
+
+// maxLinkScan bounds the catalog rows read to find a linked file.
+const maxLinkScan = 5000
+
+// findLinkedDocument resolves ref (a relative path or a file:// URI)
+// against from's folder and finds that document in the catalog: by its
+// path when the Computer reports paths, else by its file:// URI.
+func findLinkedDocument(ctx context.Context, b Backend, comp string, from docInfo, ref string) (docInfo, error) {
+	wantPath, wantFile := "", ""
+	if strings.HasPrefix(strings.ToLower(ref), "file:") {
+		u, err := url.Parse(ref)
+		if err != nil {
+			return docInfo{}, err
+		}
+		wantFile = path.Clean(u.Path)
+	} else {
+		rel, err := url.PathUnescape(ref)
+		if err != nil {
+			rel = ref
+		}
+		if from.path != "" && !strings.HasPrefix(rel, "/") {
+			wantPath = path.Clean(path.Join(path.Dir(from.path), rel))
+		}
+		if fu, err := url.Parse(from.fileURI); err == nil && fu.Scheme == "file" {
+			if strings.HasPrefix(rel, "/") {
+				wantFile = path.Clean(rel)
+			} else {
+				wantFile = path.Clean(path.Join(path.Dir(fu.Path), rel))
+			}
+		}
+	}
+	if wantPath == "" && wantFile == "" {
+		return docInfo{}, errors.New(ref + ": " + errNotInCatalog.Error() + " (its document has no path to resolve it against)")
+	}
+	match := func(d protocol.DPEDocumentSummary) bool {
+		if wantPath != "" && d.Path != "" {
+			return d.Path == wantPath
+		}
+		if wantFile != "" {
+			if fu, err := url.Parse(d.FileURI); err == nil && fu.Scheme == "file" {
+				return path.Clean(fu.Path) == wantFile
+			}
+		}
+		return false
+	}
+	name := path.Base(wantPath)
+	if wantPath == "" {
+		name = path.Base(wantFile)
+	}
+	// First the documents whose path (or title) mentions the file's name,
+	// then the whole catalog, a bounded number of rows.
+	for _, kws := range [][]string{{strings.TrimSuffix(name, filepath.Ext(name))}, nil} {
+		for off := 0; off < maxLinkScan; off += 100 {
+			ret, err := b.GetFinder(ctx, comp, protocol.FinderQuery{Keywords: kws, MatchAll: true, Offset: off, Limit: 100})
+			if err != nil {
+				return docInfo{}, err
+			}
+			if i := slices.IndexFunc(ret.Documents, match); i >= 0 {
+				return docInfoOf(sanitizeSummary(ret.Documents[i]))
+			}
+			if len(ret.Documents) < 100 || off+len(ret.Documents) >= ret.TotalCount {
+				break
+			}
+		}
+	}
+	shown := wantPath
+	if shown == "" {
+		shown = wantFile
+	}
+	return docInfo{}, errors.New(shown + ": " + errNotInCatalog.Error())
+}
+
+// openExternalCmd opens url with Options.Browser, else xdg-open or open;
+// when none works the link is copied instead, and the notice says which.
+func openExternalCmd(c *common, raw string) tea.Cmd {
+	sys, browser := c.sys, c.opts.Browser
+	copyIt := c.copyCmd(raw)
+	return func() tea.Msg {
+		var cands [][]string
+		if f := strings.Fields(browser); len(f) > 0 {
+			cands = append(cands, f)
+		}
+		cands = append(cands, []string{"xdg-open"}, []string{"open"})
+		var tried []string
+		for _, cand := range cands {
+			p, err := sys.lookPath(cand[0])
+			if err != nil {
+				continue
+			}
+			if err := sys.start(p, append(cand[1:], raw)); err != nil {
+				tried = append(tried, cand[0]+": "+err.Error())
+				continue
+			}
+			return noticeMsg("opened " + raw + " with " + cand[0])
+		}
+		why := "no browser found ($BROWSER, xdg-open, open)"
+		if len(tried) > 0 {
+			why = strings.Join(tried, "; ")
+		}
+		m := copyIt().(copiedMsg)
+		m.text = why + "; " + m.text
+		return m
+	}
+}

@@ -1,0 +1,562 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// longPage is a page of n sections, each a heading and paragraphs: the
+// shape of a DOCX spec converted to one page with thousands of elements.
+func longPage(sections, paras int) protocol.DPEPage {
+	var els []protocol.DPEElementDetail
+	for s := range sections {
+		els = append(els, el(fmt.Sprintf("h-%d", s), "heading", "", map[string]any{"level": 2, "text": fmt.Sprintf("Section %d", s)}))
+		for p := range paras {
+			els = append(els, el(fmt.Sprintf("t-%d-%d", s, p), "text", "", map[string]any{"text": fmt.Sprintf("Paragraph %d of section %d, long enough to be a line of its own.", p, s)}))
+		}
+	}
+	return protocol.DPEPage{Title: "Spec", Elements: els}
+}
+
+// withDocs starts the browser on a catalog holding only docs.
+func withDocs(t *testing.T, w, h int, docs ...fakeDoc) (*harness, *fakeBackend) {
+	t.Helper()
+	f := newFake()
+	f.docs = docs
+	return startOn(t, f, "laptop", w, h), f
+}
+
+func (h *harness) page() *pageScreen {
+	h.t.Helper()
+	p, ok := h.app.top().(*pageScreen)
+	if !ok {
+		h.t.Fatalf("top screen is %T, not a page:\n%s", h.app.top(), h.screen())
+	}
+	return p
+}
+
+// topLine is the first line of the page's content (under its title).
+func (h *harness) topLine() string {
+	lines := strings.Split(h.screen(), "\n")
+	return strings.TrimSpace(lines[2])
+}
+
+func TestPageOutlineJumpsAndSaysWhereYouAre(t *testing.T) {
+	spec := mkDoc(testHost, "spec", "docs", "docx", "Go spec", nil, "", testNow, longPage(40, 6))
+	hs, _ := withDocs(t, 100, 30, spec)
+	hs.press("enter", "enter")
+	hs.requireContains("Page 1/1", "§ Section 0")
+
+	hs.press("T")
+	hs.requireContains("Outline of page 1/1", "● Section 0", "Section 12", "type to filter")
+	hs.typeText("section 27")
+	hs.settle()
+	hs.requireContains("▸ Section 27")
+	hs.requireNotContains("Section 12 ")
+	hs.press("enter")
+	hs.requireNotContains("Outline of page")
+	if got := hs.topLine(); !strings.Contains(got, "Section 27") {
+		t.Fatalf("the view starts at %q, want the heading Section 27:\n%s", got, hs.screen())
+	}
+	hs.requireContains("§ Section 27")
+
+	// Scrolling on updates where you are; the outline marks it.
+	hs.press("pgdown", "pgdown")
+	here := hs.page().here()
+	if here <= 27 {
+		t.Fatalf("after two pages down the view is still in section %d", here)
+	}
+	hs.requireContains("§ Section " + itoa(here))
+	hs.press("T")
+	hs.requireContains("● Section " + itoa(here))
+	hs.press("esc")
+	hs.requireNotContains("Outline of page")
+}
+
+func TestDocumentOutlineOpensThePageAtTheHeading(t *testing.T) {
+	p1, p2 := longPage(3, 2), longPage(5, 8)
+	p1.Title, p2.Title = "Intro", "Details"
+	for i := range p2.Elements {
+		p2.Elements[i].ElementID = "d-" + p2.Elements[i].ElementID
+		if p2.Elements[i].Category == "heading" {
+			p2.Elements[i].Content["text"] = "Detail " + p2.Elements[i].Content["text"].(string)
+		}
+	}
+	doc := mkDoc(testHost, "manual", "docs", "pdf", "Manual", nil, "", testNow, p1, p2, protocol.DPEPage{Title: "Blank"})
+	hs, f := withDocs(t, 100, 30, doc)
+	hs.press("enter", "j", "T")
+	hs.requireContains("Outline · Manual", "Intro", "Detail Section 4", "p. 2", "Blank")
+	if n := f.countCalls("read_json dpe://com.smcp.docs/manual/pages/1?categories=heading"); n != 1 {
+		t.Fatalf("the outline did not read the headings only: %v", f.callLog())
+	}
+	hs.typeText("detail section 4")
+	hs.press("enter")
+	p := hs.page()
+	if p.index != 1 {
+		t.Fatalf("page %d, want page 2", p.index+1)
+	}
+	// The heading is near the end: the view goes as far as it can, the
+	// heading on screen, and says it is there.
+	hs.requireContains("## Detail Section 4", "§ Detail Section 4")
+	if p.v.pg.y != p.v.pg.maxY() {
+		t.Fatalf("the view stopped at %d of %d", p.v.pg.y, p.v.pg.maxY())
+	}
+	// Read once: a second T does not read the pages again.
+	reads := f.countCalls("read_json")
+	hs.press("esc", "T")
+	if f.countCalls("read_json") != reads {
+		t.Fatal("the outline was read again")
+	}
+	hs.requireContains("● Details") // the page under the cursor (page 2)
+}
+
+// linkDocs is a folder of documents that link to each other.
+func linkDocs() []fakeDoc {
+	guide := mkDoc(testHost, "guide", "docs", "md", "Guide", nil, "", testNow,
+		protocol.DPEPage{Title: "Guide", Elements: []protocol.DPEElementDetail{
+			el("h-g1", "heading", "", map[string]any{"level": 1, "text": "Guide"}),
+			el("t-g1", "text", "", map[string]any{"text": "Read on.", "markdown": "See [the costs](#running-costs), the [setup notes](../notes/setup.md#install) or the [spec page](dpe://com.smcp.docs/spec/pages/0)."}),
+			el("l-g1", "link", "site", map[string]any{"text": "project site", "url": "https://example.com/project"}),
+		}},
+		protocol.DPEPage{Title: "Costs", Elements: []protocol.DPEElementDetail{
+			el("h-g2", "heading", "", map[string]any{"level": 2, "text": "Running costs"}),
+			el("t-g2", "text", "", map[string]any{"text": "They stay flat."}),
+		}},
+	)
+	guide.sum.Path = "docs/guide.md"
+	guide.sum.FileURI = "file:///srv/docs/guide.md"
+	setup := mkDoc(testHost, "setup", "docs", "md", "Setup notes", nil, "", testNow.Add(-time.Hour),
+		protocol.DPEPage{Title: "Setup", Elements: []protocol.DPEElementDetail{
+			el("h-s1", "heading", "", map[string]any{"level": 1, "text": "Setup"}),
+			el("t-s1", "text", "", map[string]any{"text": strings.Repeat("Preamble line.\n\n", 40)}),
+			el("h-s2", "heading", "", map[string]any{"level": 2, "text": "Install"}),
+			el("t-s2", "text", "", map[string]any{"text": "Run make install."}),
+		}},
+	)
+	setup.sum.Path = "notes/setup.md"
+	setup.sum.FileURI = "file:///srv/notes/setup.md"
+	spec := mkDoc(testHost, "spec", "docs", "md", "Spec", nil, "", testNow.Add(-2*time.Hour),
+		protocol.DPEPage{Title: "Spec", Elements: []protocol.DPEElementDetail{el("t-x", "text", "", map[string]any{"text": "The spec."})}})
+	return []fakeDoc{guide, setup, spec}
+}
+
+func TestLinksFollowAnchorsFilesDPEAndTheWeb(t *testing.T) {
+	hs, _ := withDocs(t, 100, 30, linkDocs()...)
+	hs.press("enter", "enter") // Guide, page 1
+	hs.press("L")
+	hs.requireContains("Links on page 1/2", "the costs", "#running-costs", "setup notes", "spec page", "project site")
+
+	// #anchor of a heading on another page of the same document.
+	hs.press("enter")
+	p := hs.page()
+	if p.index != 1 || !strings.Contains(hs.topLine(), "Running costs") {
+		t.Fatalf("#running-costs opened page %d at %q", p.index+1, hs.topLine())
+	}
+	hs.requireContains("↪ Guide · p. 2/2")
+	hs.press("esc")
+	hs.requireContains("Page 1/2", "⟩ ↪") // forward is offered
+
+	// A relative file link: resolved against docs/, found in the catalog,
+	// opened at its #install heading.
+	hs.press("L", "down", "enter")
+	p = hs.page()
+	if p.doc.uri.DocRef != "setup" || p.v.pg.y == 0 {
+		t.Fatalf("../notes/setup.md#install opened %s at line %d:\n%s", p.doc.uri.DocRef, p.v.pg.y, hs.screen())
+	}
+	hs.requireContains("## Install", "§ Install")
+	if got := hs.crumbs(); !strings.Contains(got, "↪ Setup notes · p. 1/1") {
+		t.Fatalf("crumbs %q", got)
+	}
+	y := p.v.pg.y
+
+	// Back returns to the guide; forward brings the setup notes back where
+	// they were.
+	hs.press("backspace")
+	hs.requireContains("Page 1/2  Guide")
+	hs.send(tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModAlt})
+	hs.settle()
+	if p2 := hs.page(); p2 != p || p2.v.pg.y != y {
+		t.Fatalf("forward did not bring the same view back (y %d, was %d)", p2.v.pg.y, y)
+	}
+	hs.send(tea.KeyPressMsg{Code: tea.KeyLeft, Mod: tea.ModAlt})
+	hs.settle()
+	hs.requireContains("Page 1/2  Guide")
+
+	// A dpe:// link opens that page.
+	hs.press("L", "down", "down", "enter")
+	if p := hs.page(); p.doc.uri.DocRef != "spec" || p.doc.title != "Spec" {
+		t.Fatalf("the dpe:// link opened %+v", p.doc)
+	}
+	hs.press("esc")
+
+	// The web: the browser program, else the link is copied and the
+	// notice says why.
+	sys := hs.fakeSystem(nil, "xdg-open")
+	hs.press("L", "down", "down", "down", "enter")
+	if r := sys.lastRun(); r.name != "xdg-open" || !slices.Equal(r.args, []string{"https://example.com/project"}) {
+		t.Fatalf("ran %+v", r)
+	}
+	hs.requireContains("opened https://example.com/project with xdg-open")
+	hs.fakeSystem(nil)
+	hs.press("L", "down", "down", "down", "enter")
+	if n := hs.app.c.notice; !strings.Contains(n, "no browser found") || !strings.Contains(n, "https://example.com/project") {
+		t.Fatalf("notice %q", n)
+	}
+}
+
+func TestLinkToAFileTheComputerDoesNotServe(t *testing.T) {
+	docs := linkDocs()
+	hs, _ := withDocs(t, 100, 30, docs[0], docs[2]) // no setup.md
+	hs.press("enter", "enter", "L", "down", "enter")
+	if n := hs.app.c.notice; !strings.Contains(n, "notes/setup.md: not a document of this computer") {
+		t.Fatalf("notice %q", n)
+	}
+	hs.requireContains("Page 1/2  Guide")
+}
+
+func TestElementScreenFollowsItsLink(t *testing.T) {
+	hs, _ := withDocs(t, 100, 30, linkDocs()...)
+	hs.fakeSystem(nil, "xdg-open")
+	hs.press("enter", "enter", "e", "j", "j", "enter")
+	hs.requireContains("link  l-g1")
+	hs.press("enter")
+	hs.requireContains("opened https://example.com/project with xdg-open")
+}
+
+func TestContentSearchShowsProgressStopsAndOpensTheMatch(t *testing.T) {
+	f := newFake()
+	f.searchStep = 2
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("F")
+	hs.requireContains("Search · laptop", "search for:")
+	hs.typeText("q4")
+	hs.press("enter")
+	hs.requireContains("done: 7 documents searched", "2026 年度报告", "p. 1", "Q4 达到最高点")
+	if n := f.countCalls("search_finder q4|"); n != 4 {
+		t.Fatalf("7 documents two at a time took %d steps: %v", n, f.callLog())
+	}
+
+	// Enter opens the page with the match highlighted at that line: the
+	// chart's summary, not the table row above it that also says Q4.
+	ss := hs.app.top().(*searchScreen)
+	i := slices.IndexFunc(ss.results, func(m protocol.SearchMatch) bool { return strings.Contains(m.Line, "达到最高点") })
+	if i < 0 {
+		t.Fatalf("no result for the chart: %+v", ss.results)
+	}
+	for range i {
+		hs.press("down")
+	}
+	hs.press("enter")
+	p := hs.page()
+	if p.index != ss.results[i].PageIndex || p.v.pg.query != "q4" || len(p.v.pg.matches) < 2 {
+		t.Fatalf("opened page %d with search %q (%d matches)", p.index, p.v.pg.query, len(p.v.pg.matches))
+	}
+	cur := p.v.pg.matches[p.v.pg.cur]
+	if line := p.v.pg.plainLines()[cur.line]; !strings.Contains(line, "达到最高点") {
+		t.Errorf("the current match is on %q, want the chart's line", line)
+	}
+	hs.requireContains("match " + itoa(p.v.pg.cur+1) + "/" + itoa(len(p.v.pg.matches)))
+
+	// A search in progress stops on esc: the answer on its way is ignored
+	// and nothing more is asked. (The first esc clears the page's search.)
+	hs.press("esc", "esc", "/")
+	release := f.holdCalls("search_finder")
+	hs.typeText("the")
+	hs.press("enter")
+	hs.requireContains("searching… 0/0 documents")
+	hs.press("esc")
+	hs.requireContains("stopped", "search stopped")
+	before := f.countCalls("search_finder the|")
+	release()
+	hs.settle()
+	if f.countCalls("search_finder the|") != before {
+		t.Fatal("a stopped search asked for another step")
+	}
+	hs.requireContains("stopped")
+	hs.press("esc")
+	hs.requireContains("Catalog · laptop")
+}
+
+func TestContentSearchErrorsAreShown(t *testing.T) {
+	f := newFake()
+	f.setErr("search_finder", protocol.Errorf(protocol.CodeMCPCapabilityNotSupported, "no document server of this computer can search"))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("F")
+	hs.typeText("x")
+	hs.press("enter")
+	hs.requireContains("4015 · not supported by this computer")
+}
+
+func TestSortAndTheComputerThatIgnoresIt(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("S")
+	hs.requireContains("Sort by", "▸ specification order", "title A → Z", "pages, most first")
+	hs.press("down", "enter")
+	if f.countCalls("get_finder []||0|50|sort=title") != 1 {
+		t.Fatalf("no sorted query: %v", f.callLog())
+	}
+	hs.requireContains("sort: title A → Z  (esc clears)", "▸ 2026 年度报告")
+	rows := hs.app.top().(*catalogScreen).list.docs.loaded[0]
+	titles := make([]string, len(rows))
+	for i, d := range rows {
+		titles[i] = strings.ToLower(d.Title)
+	}
+	if !slices.IsSorted(titles) {
+		t.Fatalf("rows not sorted by title: %q", titles)
+	}
+	hs.press("esc")
+	hs.requireContains("no filter", "▸ Meeting notes")
+
+	f = newFake()
+	f.noExtension = true
+	hs = startOn(t, f, "laptop", 100, 30)
+	hs.press("S", "down", "enter")
+	hs.requireContains("this computer does not sort its catalog", "(not supported by this computer)")
+}
+
+func TestFilterWordsNarrowAndEscClearsWhatItsHintSays(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("/")
+	hs.typeText("guide hr")
+	hs.press("enter")
+	hs.requireContains("1–1 of 1", "Onboarding guide")
+	hs.press("t")
+	hs.requireContains("File type", "docx")
+	hs.requireNotContains("pdf") // the only types present among the matches
+	hs.press("down", "enter")
+	hs.press("S", "down", "enter")
+	hs.requireContains("/ guide hr  type:docx  sort: title A → Z  (esc clears)")
+	hs.press("esc")
+	hs.requireContains("1–7 of 7", "no filter")
+	hs.requireNotContains("esc clears", "type:docx", "sort:")
+}
+
+func TestTypePickerListsOnlyTypesPresent(t *testing.T) {
+	for _, ext := range []bool{true, false} {
+		f := newFake()
+		f.noExtension = !ext
+		f.docs = f.docs[1:3] // a PDF and a Markdown document
+		hs := startOn(t, f, "laptop", 100, 30)
+		hs.press("t")
+		hs.requireContains("File type", "all types", "md ", "pdf ")
+		for _, absent := range []string{"xlsx", "csv", "docx", "pptx", "txt"} {
+			hs.requireNotContains(absent)
+		}
+		if !ext && f.countCalls("get_finder []|md|0|1") != 1 {
+			t.Errorf("a Computer without file_types was not probed: %v", f.callLog())
+		}
+	}
+}
+
+func TestStickyTableHeaderOnLongTables(t *testing.T) {
+	f := newFake()
+	f.docs = append(f.docs, mkDoc(testHost, "ledger", "docs", "xlsx", "Ledger", nil, "", testNow, *bigTablePage(300)))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("enter", "enter")
+	top := func() []string { return strings.Split(hs.screen(), "\n")[2:4] }
+	if strings.Contains(top()[0], "amount") {
+		t.Fatalf("the header is shown twice at the top: %q", top())
+	}
+	for range 5 {
+		hs.press("pgdown")
+	}
+	got := top()
+	if !strings.Contains(got[0], "id") || !strings.Contains(got[0], "amount") || !strings.Contains(got[1], "┼") {
+		t.Fatalf("after scrolling into the table the header is not pinned:\n%s", hs.screen())
+	}
+	hs.press("m") // JSON has no table header to pin
+	if strings.Contains(top()[1], "┼") {
+		t.Fatal("a header pinned in raw JSON")
+	}
+}
+
+// TestPageRecoversWhenItsComputerEntersAfterARestart: after a Server
+// restart the browser may re-join first and read 404 without ever seeing
+// its computer leave; the computer's enter must make the screens re-read.
+func TestScreensRecoverWhenTheirComputerEnters(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("j", "j", "j", "enter", "enter")
+	f.setErr("read_json", protocol.Errorf(protocol.CodeNotFound, "computer 'laptop' is not in the office"))
+	f.setErr("get_finder", protocol.Errorf(protocol.CodeNotFound, "computer 'laptop' is not in the office"))
+	hs.send(ConnStateMsg{State: ConnReconnecting})
+	hs.send(ConnStateMsg{State: ConnConnected}) // re-joined before the computer: every read 404s
+	hs.settle()
+	hs.requireContains("404 · the computer is not in the office")
+	f.setErr("read_json", nil)
+	f.setErr("get_finder", nil)
+	hs.send(EnterOfficeMsg{Name: "laptop", Role: "computer"})
+	hs.settle()
+	hs.requireNotContains("404")
+	hs.requireContains("Page 1/3", "1,560")
+	hs.press("esc", "esc")
+	hs.requireNotContains("404")
+	hs.requireContains("1–7 of 7")
+}
+
+// TestSelectionStaysOnTheDocumentAfterManyNewFiles: new documents sorted
+// above the selection push it out of the rows a reload reads; the cursor
+// follows it instead of landing on another document.
+func TestSelectionStaysOnTheDocumentAfterManyNewFiles(t *testing.T) {
+	f := newFake()
+	f.docs = bigCorpus(300)
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("j", "j", "j")
+	hs.requireContains("▸ Generated document number 3 ")
+	f.mutate(func(docs *[]fakeDoc) {
+		for i := range 100 {
+			ref := fmt.Sprintf("new-%03d", i)
+			*docs = append(*docs, fakeDoc{sum: protocol.DPEDocumentSummary{
+				DocRef: ref, URI: dpe.Document(testHost, ref).String(), FileType: "md", Title: "Fresh " + ref,
+				PageCount: 1, Server: "docs", LastModified: testNow.Add(time.Minute).Format(time.RFC3339),
+			}})
+		}
+	})
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	hs.requireContains("▸ Generated document number 3 ", "of 400")
+	if c := hs.app.top().(*catalogScreen); c.list.nav.cursor != 103 {
+		t.Fatalf("cursor at %d, want 103", c.list.nav.cursor)
+	}
+}
+
+func TestPathsTellIdenticalTitlesApart(t *testing.T) {
+	var docs []fakeDoc
+	for _, dir := range []string{"cmd/server", "cmd/client", "internal/tool"} {
+		d := mkDoc(testHost, strings.ReplaceAll(dir, "/", "-"), "docs", "go", "main.go", nil, "", testNow,
+			protocol.DPEPage{Title: "main.go"})
+		d.sum.Path = dir + "/main.go"
+		docs = append(docs, d)
+	}
+	hs, _ := withDocs(t, 140, 36, docs...)
+	hs.requireContains("Path", "cmd/server/main.go", "cmd/client/main.go", "internal/tool/main.go")
+	hs.requireContains("path cmd/server/main.go") // the preview
+	hs.press("/")
+	hs.typeText("client")
+	hs.press("enter")
+	hs.requireContains("1–1 of 1", "cmd/client/main.go")
+	hs.requireNotContains("cmd/server/main.go")
+	// On a narrow terminal the path is cut from the left: the file name stays.
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 20})
+	hs.settle()
+	hs.requireContains("main.go")
+	checkFrame(t, hs.app.View().Content, 80, 20)
+}
+
+func TestInvisibleCharactersInTitlesAreShown(t *testing.T) {
+	d := mkDoc(testHost, "inv", "docs", "pdf", "invoice\u202Efdp.exe and pay\u200Bpal", nil, "", testNow,
+		protocol.DPEPage{Title: "p\u2066age", Elements: []protocol.DPEElementDetail{el("t", "text", "", map[string]any{"text": "a\u202Eb"})}})
+	hs, _ := withDocs(t, 140, 36, d)
+	check := func() {
+		t.Helper()
+		raw := hs.app.View().Content
+		for _, r := range []string{"\u202E", "\u200B", "\u2066"} {
+			if strings.Contains(raw, r) {
+				t.Fatalf("frame carries %U:\n%s", []rune(r)[0], hs.screen())
+			}
+		}
+	}
+	hs.requireContains("invoice⟨U+202E⟩fdp.exe and pay⟨U+200B⟩pal")
+	check()
+	hs.press("enter")
+	check()
+	hs.press("enter")
+	hs.requireContains("p⟨U+2066⟩age", "a⟨U+202E⟩b")
+	check()
+	if strings.Contains(hs.app.View().WindowTitle, "\u202E") {
+		t.Fatal("window title carries U+202E")
+	}
+}
+
+func TestComputerWithControlCharactersInItsNameCanBeBrowsed(t *testing.T) {
+	f := newFake()
+	name := "lab\x1b[31m-pc\u202E"
+	f.computers = []string{name}
+	hs := newHarness(t, f, testOptions(), 100, 30)
+	hs.requireContains("lab-pc⟨U+202E⟩", "7") // shown sanitized, with its documents
+	hs.press("enter")
+	hs.requireContains("Catalog · lab-pc⟨U+202E⟩", "1–7 of 7")
+	if !slices.ContainsFunc(f.callLog(), func(c string) bool { return strings.HasPrefix(c, "get_finder") }) {
+		t.Fatal("no catalog request")
+	}
+	if strings.Contains(hs.app.View().Content, "\x1b[31m-pc") {
+		t.Fatal("the name's escape reached the screen")
+	}
+}
+
+func TestComputersShowDocumentsAndTimeInOffice(t *testing.T) {
+	f := newFake()
+	now := testNow
+	o := testOptions()
+	o.Now = func() time.Time { return now }
+	hs := newHarness(t, f, o, 100, 30)
+	hs.requireContains("Documents", "In office", "≥ 0s")
+	f.mu.Lock()
+	f.computers = append(f.computers, "new-box")
+	f.mu.Unlock()
+	hs.send(EnterOfficeMsg{Name: "new-box", Role: "computer"})
+	hs.settle()
+	now = now.Add(2*time.Hour + 5*time.Minute)
+	hs.send(UpdateDesktopMsg{}) // any message: a new frame
+	hs.settle()
+	scr := hs.screen()
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.Contains(l, "new-box") && (!strings.Contains(l, " 2h 5m ") || strings.Contains(l, "≥")) {
+			t.Fatalf("new-box row %q, want exactly 2h 5m in office", l)
+		}
+		if strings.Contains(l, "laptop") && !strings.Contains(l, "≥ 2h 5m") {
+			t.Fatalf("laptop row %q, want ≥ 2h 5m (it was there before the browser)", l)
+		}
+	}
+	hs.requireNotContains("sid-")
+}
+
+func TestFullHelpAt80ColumnsDropsNothing(t *testing.T) {
+	hs := startOn(t, newFake(), "laptop", 80, 40)
+	hs.press("j", "j", "j", "enter", "enter", "?")
+	for _, want := range []string{"copy URI", "save .md", "open in $PAGER", "open in $EDITOR", "desktop", "quit", "outline", "links", "search", "history back"} {
+		hs.requireContains(want)
+	}
+	checkFrame(t, hs.app.View().Content, 80, 40)
+	hs.press("?")
+	line := strings.Split(hs.screen(), "\n")[38]
+	if !strings.Contains(line, "? help") || ansi.StringWidth(line) > 80 {
+		t.Fatalf("help line %q", line)
+	}
+}
+
+func TestDesktopSaves(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions()
+	o.Computer, o.SaveDir = "laptop", dir
+	hs := newHarness(t, newFake(), o, 100, 30)
+	hs.press("d", "s")
+	path := filepath.Join(dir, "desktop-laptop.md")
+	hs.requireContains("saved " + path)
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), "## window://com.example.logger") || !strings.Contains(string(b), "indexing finished") {
+		t.Fatalf("%v:\n%s", err, b)
+	}
+}
+
+func TestUnreadableDocumentsSayWhy(t *testing.T) {
+	bad := mkDoc(testHost, "locked", "docs", "pdf", "Locked report", nil, "", testNow)
+	bad.sum.Unreadable = "encrypted PDF (a password is needed)"
+	hs, _ := withDocs(t, 140, 36, bad)
+	hs.requireContains("Locked report", "✗ cannot be read: encrypted PDF (a password is", "needed)")
+	hs.press("enter")
+	hs.requireContains("✗ cannot be read: encrypted PDF")
+}

@@ -235,11 +235,6 @@ func (s *Server) fileURI(rel string) string {
 	return u.String()
 }
 
-// summaryOf is the catalog entry of a parsed document.
-func (s *Server) summaryOf(e *entry, doc *extract.Document) protocol.DPEDocumentSummary {
-	return s.metadata(e, doc).CatalogEntry(s.host)
-}
-
 // metadata is the Level 1 read of a document without its page index.
 func (s *Server) metadata(e *entry, doc *extract.Document) protocol.DPEDocument {
 	kw := doc.Keywords

@@ -62,7 +62,9 @@ func readCost(kind extract.Kind, r io.ReaderAt, size int64, opts extract.Options
 	case extract.KindDOCX, extract.KindPPTX, extract.KindXLSX:
 		return size + packageXMLCost(r, size, opts)
 	case extract.KindPDF:
-		return size * 8
+		// The engine's memory is not the file's: a 600-byte PDF can make
+		// it take all it may.
+		return size + extract.PDFMemoryLimit
 	default:
 		return size * 16
 	}

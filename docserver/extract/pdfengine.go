@@ -39,11 +39,15 @@ import (
 // PDF engine bounds.
 const (
 	// pdfMemoryPages bounds an instance's linear memory (64 KiB pages):
-	// 512 MiB.
-	pdfMemoryPages = 8192
+	// 256 MiB (PDFMemoryLimit).
+	pdfMemoryPages = 4096
 	// pdfMaxInstances bounds the documents read at once.
 	pdfMaxInstances = 4
 )
+
+// PDFMemoryLimit is the most memory one PDF read can take inside the
+// engine, whatever the file's size: memory admission reserves it.
+const PDFMemoryLimit = pdfMemoryPages << 16
 
 // pdfPool returns the process's PDFium pool, building it on first use.
 var pdfPool = sync.OnceValues(func() (pdfium.Pool, error) {

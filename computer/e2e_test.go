@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,6 +218,9 @@ func TestEndToEnd(t *testing.T) {
 			}
 			if d.Title == "" || d.PageCount < 1 || d.DocRef == "" || d.FileType == "" {
 				t.Errorf("thin summary %+v", d)
+			}
+			if fu, err := url.Parse(d.FileURI); err != nil || d.Path == "" || !strings.HasSuffix(fu.Path, "/"+d.Path) {
+				t.Errorf("document %s: path %q does not name its file %s", d.URI, d.Path, d.FileURI)
 			}
 		}
 		if all.Documents[0].Server != "docs-a" || all.Documents[len(all.Documents)-1].Server != "docs-b" {

@@ -12,7 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -55,16 +54,16 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 			return nil, err
 		}
 		body = cat
-		md = func() string { return catalogMarkdown(cat) }
-		txt = func() string { return catalogText(cat) }
+		md = func() string { return dpe.RenderCatalogMarkdown(cat) }
+		txt = func() string { return dpe.RenderCatalogText(cat) }
 	case dpe.LevelDocument:
 		d, err := s.document(ctx, u)
 		if err != nil {
 			return nil, err
 		}
 		body = d
-		md = func() string { return documentMarkdown(d) }
-		txt = func() string { return documentText(d) }
+		md = func() string { return dpe.RenderDocumentMarkdown(d) }
+		txt = func() string { return dpe.RenderDocumentText(d) }
 	case dpe.LevelPage:
 		p, err := s.page(ctx, u)
 		if err != nil {
@@ -334,7 +333,9 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 		d, err := s.level1(ctx, entries[i].docRef)
 		switch {
 		case err == nil:
-			cat.Documents = append(cat.Documents, d.CatalogEntry(s.host))
+			sum := d.CatalogEntry(s.host)
+			sum.Path = entries[i].rel
+			cat.Documents = append(cat.Documents, sum)
 		case ctx.Err() != nil:
 			return cat, ctx.Err()
 		}
@@ -443,95 +444,4 @@ func (s *Server) element(ctx context.Context, u dpe.URI) (protocol.DPEElementDet
 		URI:       dpe.Element(s.host, e.docRef, el.ID).String(),
 		Metadata:  meta,
 	}, nil
-}
-
-// --- Markdown and text renderings of Levels 0 and 1 ---------------------------
-
-func catalogMarkdown(c protocol.DPECatalog) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Documents (%d)\n", c.TotalCount)
-	for _, d := range c.Documents {
-		fmt.Fprintf(&b, "\n- [%s](%s) — %s · %s",
-			mdText(d.Title), d.URI, d.FileType, plural(d.PageCount, "page"))
-		if d.LastModified != "" {
-			fmt.Fprintf(&b, " · %s", d.LastModified)
-		}
-		if d.Summary != "" {
-			fmt.Fprintf(&b, "\n  %s", oneLine(d.Summary))
-		}
-	}
-	b.WriteByte('\n')
-	return b.String()
-}
-
-func catalogText(c protocol.DPECatalog) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Documents: %d\n", c.TotalCount)
-	for _, d := range c.Documents {
-		fmt.Fprintf(&b, "\n%s\n  %s · %s · %s\n", oneLine(d.Title), d.URI, d.FileType, plural(d.PageCount, "page"))
-		if d.Summary != "" {
-			fmt.Fprintf(&b, "  %s\n", oneLine(d.Summary))
-		}
-	}
-	return b.String()
-}
-
-func documentMarkdown(d protocol.DPEDocument) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", oneLine(d.Title))
-	if d.Summary != "" {
-		fmt.Fprintf(&b, "%s\n\n", d.Summary)
-	}
-	fmt.Fprintf(&b, "- Type: %s · %s\n", d.FileType, plural(d.PageCount, "page"))
-	if d.LastModified != "" {
-		fmt.Fprintf(&b, "- Modified: %s\n", d.LastModified)
-	}
-	if len(d.Keywords) > 0 {
-		fmt.Fprintf(&b, "- Keywords: %s\n", strings.Join(d.Keywords, ", "))
-	}
-	fmt.Fprintf(&b, "- File: <%s>\n", d.FileURI)
-	switch {
-	case d.PageOffset != nil && len(d.Pages) == 0:
-		fmt.Fprintf(&b, "\n## Pages (none from %d; %d in all)\n", *d.PageOffset, *d.PageTotal)
-	case d.PageOffset != nil:
-		fmt.Fprintf(&b, "\n## Pages (%d–%d of %d)\n\n", *d.PageOffset, *d.PageOffset+len(d.Pages)-1, *d.PageTotal)
-		for _, p := range d.Pages {
-			fmt.Fprintf(&b, "%d. [%s](%s) — %s\n", p.PageIndex, mdText(p.Title), p.URI, plural(p.ElementCount, "element"))
-		}
-	}
-	return b.String()
-}
-
-func documentText(d protocol.DPEDocument) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", oneLine(d.Title))
-	if d.Summary != "" {
-		fmt.Fprintf(&b, "%s\n", d.Summary)
-	}
-	fmt.Fprintf(&b, "Type: %s, %s\n", d.FileType, plural(d.PageCount, "page"))
-	if d.LastModified != "" {
-		fmt.Fprintf(&b, "Modified: %s\n", d.LastModified)
-	}
-	if len(d.Keywords) > 0 {
-		fmt.Fprintf(&b, "Keywords: %s\n", strings.Join(d.Keywords, ", "))
-	}
-	fmt.Fprintf(&b, "File: %s\n", d.FileURI)
-	for _, p := range d.Pages {
-		fmt.Fprintf(&b, "  %d  %s (%s)\n", p.PageIndex, oneLine(p.Title), plural(p.ElementCount, "element"))
-	}
-	return b.String()
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// mdText escapes the characters that would end a Markdown link text.
-func mdText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(oneLine(s))
 }

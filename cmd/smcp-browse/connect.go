@@ -20,6 +20,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/cmd/smcp-browse/internal/demo"
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -282,7 +283,7 @@ func report(cmd *cobra.Command, err error, jsonOut bool) error {
 	if jsonOut {
 		_ = writeJSON(cmd.OutOrStdout(), withDetails(pe, cmd, prefix))
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, sanitize.Text(oneLine(prefix+pe.Message)))
+	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, sanitize.Text(dpe.OneLine(prefix+pe.Message)))
 	return exitError{exitFailure}
 }
 
@@ -315,8 +316,6 @@ func asProtocolError(err error) (*protocol.Error, string) {
 	}
 	return protocol.NewError(code, err.Error()), ""
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // with opens a session, runs fn on it and closes it.
 func (cf *connFlags) with(ctx context.Context, fn func(*session) error) error {

@@ -145,7 +145,11 @@ func (ix *Index) collect(extra map[*sourceState]map[string]summary) []protocol.D
 			}
 			switch {
 			case ok && s.ok:
-				out = append(out, s.doc)
+				d := s.doc
+				if p := st.paths[uri]; p != "" {
+					d.Path = p
+				}
+				out = append(out, d)
 			case !ok:
 				out = append(out, provisional(st.name, uri, st.listedAs[uri]))
 			}

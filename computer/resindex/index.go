@@ -121,6 +121,7 @@ type sourceState struct {
 	docSet    map[string]struct{}     // same, as a set
 	listedAs  map[string]mcp.Resource // the listing's entry of each document
 	hosts     map[string]struct{}     // dpe:// hosts seen in the listing
+	paths     map[string]string       // Level 1 URI → _meta.path of its listing
 	windows   []mcp.Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary
@@ -352,6 +353,7 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	ix.catalog = nil
 	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
 	st.listedAs = l.listedAs
+	st.paths = l.paths
 	watch := l.watch()
 	ix.mu.Unlock()
 
@@ -400,6 +402,7 @@ type listing struct {
 	docs     []string
 	docSet   map[string]struct{}
 	hosts    map[string]struct{}
+	paths    map[string]string
 	windows  []mcp.Resource
 	others   map[string]struct{}
 }
@@ -413,7 +416,7 @@ func (l listing) watch() []string {
 }
 
 func classify(res []mcp.Resource, log *slog.Logger, server string) listing {
-	l := listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}}
+	l := listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}, paths: map[string]string{}}
 	for _, r := range res {
 		switch {
 		case strings.HasPrefix(r.URI, "dpe://"):
@@ -431,6 +434,9 @@ func classify(res []mcp.Resource, log *slog.Logger, server string) listing {
 				l.docSet[r.URI] = struct{}{}
 				l.docs = append(l.docs, r.URI)
 				l.listedAs[r.URI] = r
+				if p := metaPath(r); p != "" {
+					l.paths[r.URI] = p
+				}
 			}
 		case strings.HasPrefix(r.URI, windowScheme):
 			if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
@@ -441,6 +447,16 @@ func classify(res []mcp.Resource, log *slog.Logger, server string) listing {
 		}
 	}
 	return l
+}
+
+// metaPath is a listed document's _meta.path: its path relative to its
+// server's root, copied into its catalog entry (DPEDocumentSummary.Path).
+func metaPath(r mcp.Resource) string {
+	if r.Meta == nil {
+		return ""
+	}
+	p, _ := r.Meta.AdditionalFields["path"].(string)
+	return p
 }
 
 func sameWindows(a, b []mcp.Resource) bool {

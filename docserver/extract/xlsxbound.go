@@ -40,7 +40,7 @@ func sheetPartNames(pk *pkg) map[string]string {
 // boundedSheetFormulas returns the formula elements of the used range of a
 // sheet and whether it has any, reading small sheets with excelize and
 // streaming large ones.
-func boundedSheetFormulas(p *parser, pk *pkg, part string, f *excelize.File, sheet string, firstRow, firstCol, nrows, ncols int) ([]Element, bool) {
+func boundedSheetFormulas(p *parser, pk *pkg, part string, f *excelize.File, sheet string, firstRow, firstCol, nrows, ncols int) ([]sheetFormula, bool) {
 	zf, ok := pk.files[strings.ToLower(part)]
 	if !ok || zf.UncompressedSize64 <= smallSheetBytes {
 		return sheetFormulas(f, sheet, firstRow, firstCol, nrows, ncols)
@@ -53,7 +53,7 @@ func boundedSheetFormulas(p *parser, pk *pkg, part string, f *excelize.File, she
 // on another cell (<f t="shared" si="..."/> with no text) count toward
 // has_formulas but are not listed: their expression is the other cell's,
 // shifted.
-func streamSheetFormulas(p *parser, pk *pkg, part, sheet string, firstRow, firstCol, nrows, ncols int) ([]Element, bool) {
+func streamSheetFormulas(p *parser, pk *pkg, part, sheet string, firstRow, firstCol, nrows, ncols int) ([]sheetFormula, bool) {
 	zf := pk.files[strings.ToLower(part)]
 	rc, err := zf.Open()
 	if err != nil {
@@ -62,7 +62,7 @@ func streamSheetFormulas(p *parser, pk *pkg, part, sheet string, firstRow, first
 	defer rc.Close()
 	dec := xml.NewDecoder(io.LimitReader(rc, pk.max))
 	dec.Strict = false
-	var out []Element
+	var out []sheetFormula
 	found := false
 	cell, inF, inV := "", false, false
 	var fx, val strings.Builder
@@ -111,7 +111,8 @@ func streamSheetFormulas(p *parser, pk *pkg, part, sheet string, firstRow, first
 					if val.Len() > 0 {
 						el.Content["value"] = clean(val.String())
 					}
-					out = append(out, el)
+					col, row, _ := excelize.CellNameToCoordinates(cell)
+					out = append(out, sheetFormula{el: el, row: row - firstRow, col: col - 1 - firstCol})
 				}
 				cell = ""
 			}

@@ -852,3 +852,40 @@ func TestNotificationWithoutVisibleChangeIsQuiet(t *testing.T) {
 	hs.press("r") // asked for: answered
 	hs.requireContains("catalog refreshed")
 }
+
+// An entry the computer lists before it has read the document (pending)
+// shows "…" for its pages, not "0p", and the preview says it is being
+// read; once read, its page count shows.
+func TestPendingEntriesShowNoPageCount(t *testing.T) {
+	f := newFake()
+	setPending := func(pending bool, pages int) {
+		f.mutate(func(docs *[]fakeDoc) {
+			for i := range *docs {
+				if d := &(*docs)[i]; d.sum.FileType == "txt" {
+					d.sum.Pending, d.sum.PageCount = pending, pages
+				}
+			}
+		})
+	}
+	setPending(true, 0)
+	hs := startOn(t, f, "laptop", 140, 30)
+	row := func() string {
+		for l := range strings.SplitSeq(hs.screen(), "\n") {
+			if strings.Contains(l, "Meeting notes") && strings.Contains(l, "TXT ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if r := row(); !strings.Contains(r, "… docs") || strings.Contains(r, "0p") {
+		t.Errorf("pending row: %q", r)
+	}
+	hs.requireContains("TXT · being read")
+	setPending(false, 1)
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	if r := row(); !strings.Contains(r, "1p docs") {
+		t.Errorf("read row: %q", r)
+	}
+	hs.requireContains("TXT · 1 page")
+}

@@ -130,11 +130,15 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 		if ansi.StringWidth(path) > 48 { // the end of a path says most
 			path = ansi.TruncateLeft(path, ansi.StringWidth(path)-47, "…")
 		}
+		pages := strconv.Itoa(d.PageCount)
+		if d.Pending && d.Unreadable == "" {
+			pages = "…" // listed, still being read
+		}
 		rows = append(rows, []string{
 			ansi.Truncate(clean(d.Title), 48, "…"),
 			path,
 			clean(d.FileType),
-			strconv.Itoa(d.PageCount),
+			pages,
 			clean(d.Server),
 			modified(d.LastModified, loc),
 			clean(d.URI),

@@ -35,6 +35,7 @@ func TestPrintCatalog(t *testing.T) {
 	ret.Documents[3].Server = ""
 	ret.Documents[0].Path = "reports/2026/" + strings.Repeat("q", 60) + "/main.go"
 	ret.Documents[2].Path = "docs/main.go"
+	ret.Documents[2].Pending, ret.Documents[2].PageCount = true, 0
 	var out, errOut bytes.Buffer
 	printCatalog(&out, &errOut, ret, 10, time.UTC)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -56,6 +57,9 @@ func TestPrintCatalog(t *testing.T) {
 	}
 	if !strings.Contains(lines[3], " docs/main.go ") {
 		t.Errorf("path: %q", lines[3])
+	}
+	if !strings.Contains(lines[3], " …  ") || strings.Contains(lines[3], " 0  ") {
+		t.Errorf("a pending entry's pages: %q", lines[3])
 	}
 	if !strings.Contains(lines[2], "Bad red title second line  -") {
 		t.Errorf("title not cleaned to one line: %q", lines[2])

@@ -88,6 +88,15 @@ type Options struct {
 	// protocol.Version); clients must send a compatible a2c_version.
 	// An unparsable one is replaced by the default, with a warning.
 	Version string
+	// Redis, a redis:// URL, makes this Server one node of a cluster:
+	// every node with the same Redis (and RedisPrefix) is one Server.
+	// Empty: a single node, no Redis.
+	Redis string
+	// RedisPrefix starts the cluster's keys and channels (default "smcp").
+	RedisPrefix string
+	// ClusterTTL is a node's lease in Redis (default 3 s): the sessions of
+	// a node that stops renewing it leave their offices after that long.
+	ClusterTTL time.Duration
 }
 
 func (o *Options) setDefaults() {
@@ -136,6 +145,8 @@ type Server struct {
 	ids      atomic.Uint64 // routing ids of forwarded requests
 	inFlight atomic.Int64  // client:* requests waiting for a computer
 	draining atomic.Bool   // refuse new sessions during shutdown
+	so       *scaleOut     // the cluster side; nil on a single node
+	soErr    error         // why the cluster side could not be set up
 }
 
 // New returns a Server; mount Handler or call Serve.
@@ -149,7 +160,7 @@ func New(opts Options) *Server {
 	}
 	s.version = v
 	s.debug = s.log.Enabled(context.Background(), slog.LevelDebug)
-	s.io = sio.NewServer(sio.ServerOptions{
+	so := sio.ServerOptions{
 		Logger:          s.log,
 		MaxPayloadBytes: opts.MaxPayloadBytes,
 		PingInterval:    opts.PingInterval,
@@ -157,7 +168,17 @@ func New(opts Options) *Server {
 		ConnectTimeout:  opts.ConnectTimeout,
 		Authorize:       s.authorize,
 		OnConnection:    s.onConnection,
-	})
+	}
+	if opts.Redis != "" {
+		s.so, s.soErr = s.newScaleOut()
+		if s.soErr == nil {
+			so.Adapter = sio.RedisAdapter(context.Background(), s.so.node.Client(), s.so.node.Prefix()+"-sio", s.log)
+		}
+	}
+	s.io = sio.NewServer(so)
+	if s.so != nil {
+		s.io.OnServerEvent(noticeEvent, s.onNotice)
+	}
 	return s
 }
 
@@ -186,6 +207,13 @@ func (s *Server) serveEngine(w http.ResponseWriter, r *http.Request) {
 		// its connection for ever (ReadHeaderTimeout covers the headers
 		// only, and a Server-wide ReadTimeout would also cut WebSockets).
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout))
+	}
+	if r.URL.Query().Get("sid") == "" && s.so != nil {
+		if _, leased := s.so.node.ID(); !leased {
+			s.log.Warn("handshake refused: this node has no lease in Redis", "redis", s.so.node.Addr(), "remote", r.RemoteAddr)
+			http.Error(w, "this Server node has lost contact with its cluster's Redis; try another node or again later", http.StatusServiceUnavailable)
+			return
+		}
 	}
 	if r.URL.Query().Get("sid") == "" {
 		if n := s.io.Sessions(); n >= s.opts.MaxSessions {
@@ -225,6 +253,17 @@ func (s *Server) authorize(auth map[string]any) *protocol.Error {
 // ShutdownTimeout) for HTTP requests in flight. It returns nil after a
 // shutdown caused by ctx, or the listener's error.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.soErr != nil {
+		return fmt.Errorf("cluster: %w", s.soErr)
+	}
+	if s.so != nil {
+		if err := s.so.node.Start(ctx); err != nil {
+			s.io.Close()
+			return fmt.Errorf("cluster: %w", err)
+		}
+		id, _ := s.so.node.ID()
+		s.log.Info("cluster node", "node", id, "redis", s.so.node.Addr())
+	}
 	idle := newConnTracker()
 	hs := &http.Server{
 		Handler:           idle.wrap(s.Handler()),
@@ -239,6 +278,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err := <-errc:
 		s.Close()
+		s.closeCluster()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -267,9 +307,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
+	s.closeCluster()
 	sessions, offices := s.reg.counts()
 	s.log.Info("stopped", "sessions_left", sessions, "offices_left", offices)
 	return nil
+}
+
+// closeCluster ends the node's lease once its clients are gone.
+func (s *Server) closeCluster() {
+	if s.so == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	if err := s.so.node.Close(ctx); err != nil {
+		s.log.Warn("cluster: close", "err", err)
+	}
 }
 
 // Close refuses new sessions and disconnects every client; their offices

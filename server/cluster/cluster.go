@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -67,10 +68,12 @@ type Options struct {
 	Waiting func() []string
 }
 
-// Left is a session removed from an office.
+// Left is a session removed from an office; Version is the office's
+// version after the removal.
 type Left struct {
 	SID, Office, Name string
 	Role              protocol.Role
+	Version           uint64
 }
 
 // Member is a session seated in an office.
@@ -106,14 +109,18 @@ type Node struct {
 	gone   map[string]bool
 	sub    *redis.PubSub
 
+	out     chan outFrame // frames waiting for sendLoop
+	started atomic.Bool
+
 	ctx    context.Context
 	cancel context.CancelFunc
-	done   chan struct{}
+	done   chan struct{} // closed when the heartbeat has stopped
+	sent   chan struct{} // closed when sendLoop has stopped
 }
 
-// Open connects to Redis, takes a lease and starts the heartbeat. It fails
-// when Redis cannot be reached.
-func Open(ctx context.Context, o Options) (*Node, error) {
+// New returns a node for the Redis at o.URL; it connects nothing yet
+// (Start does).
+func New(o Options) (*Node, error) {
 	ro, err := redis.ParseURL(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("redis URL: %w", err)
@@ -131,20 +138,44 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	ro.WriteTimeout = o.OpTimeout
 	ro.PoolTimeout = o.OpTimeout
 	ro.MaxRetries = 1
-	n := &Node{opts: o, log: o.Logger, rdb: redis.NewClient(ro), addr: ro.Addr, gone: map[string]bool{}}
+	n := &Node{opts: o, log: o.Logger, rdb: redis.NewClient(ro), addr: ro.Addr, gone: map[string]bool{},
+		out: make(chan outFrame, outboxSize)}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.done = make(chan struct{})
+	n.sent = make(chan struct{})
+	return n, nil
+}
+
+// Start takes a lease and starts the heartbeat; it fails when Redis cannot
+// be reached. Close ends what Start began.
+func (n *Node) Start(ctx context.Context) error {
 	if err := n.register(ctx); err != nil {
-		n.cancel()
+		return err
+	}
+	n.started.Store(true)
+	go n.heartbeat()
+	go n.sendLoop()
+	return nil
+}
+
+// Open is New and Start.
+func Open(ctx context.Context, o Options) (*Node, error) {
+	n, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.Start(ctx); err != nil {
 		_ = n.rdb.Close()
 		return nil, err
 	}
-	go n.heartbeat()
 	return n, nil
 }
 
 // Client is the Redis client, for the Socket.IO adapter.
 func (n *Node) Client() *redis.Client { return n.rdb }
+
+// Prefix is the key prefix.
+func (n *Node) Prefix() string { return n.opts.Prefix }
 
 // Addr is the Redis address, for messages.
 func (n *Node) Addr() string { return n.addr }
@@ -351,11 +382,12 @@ func (n *Node) reap(ctx context.Context, node string) {
 	}
 }
 
-// lefts decodes {office, role, name, sid} quadruples.
+// lefts decodes {office, role, name, sid, version} quintuples.
 func lefts(v []string) []Left {
 	var out []Left
-	for i := 0; i+3 < len(v); i += 4 {
-		out = append(out, Left{Office: v[i], Role: protocol.Role(v[i+1]), Name: v[i+2], SID: v[i+3]})
+	for i := 0; i+4 < len(v); i += 5 {
+		ver, _ := strconv.ParseUint(v[i+4], 10, 64)
+		out = append(out, Left{Office: v[i], Role: protocol.Role(v[i+1]), Name: v[i+2], SID: v[i+3], Version: ver})
 	}
 	return out
 }
@@ -364,6 +396,8 @@ func lefts(v []string) []Left {
 type JoinResult struct {
 	// Node is the lease the seat was taken under.
 	Node string
+	// Version is the office's version after the join.
+	Version uint64
 	// Noop: the session already held exactly this seat.
 	Noop bool
 	// Code is a refusal's protocol code (4101, 4105, 4106), 0 on success;
@@ -398,7 +432,8 @@ func (n *Node) Join(ctx context.Context, m Member) (JoinResult, error) {
 		out.Code, _ = strconv.Atoi(res[1])
 		out.Holder = res[2]
 	}
-	out.Left = lefts(res[3:])
+	out.Version, _ = strconv.ParseUint(res[3], 10, 64)
+	out.Left = lefts(res[4:])
 	return out, nil
 }
 
@@ -486,7 +521,11 @@ func (n *Node) Send(ctx context.Context, node string, frame []byte) (delivered b
 // then closes the Redis client. Call it after the node's clients are gone.
 func (n *Node) Close(ctx context.Context) error {
 	n.cancel()
+	if !n.started.Load() {
+		return n.rdb.Close()
+	}
 	<-n.done
+	<-n.sent
 	n.mu.Lock()
 	id, leased, sub := n.id, n.leased, n.sub
 	n.sub = nil
@@ -506,4 +545,83 @@ func (n *Node) Close(ctx context.Context) error {
 		n.reap(ctx, o)
 	}
 	return n.rdb.Close()
+}
+
+// Frames are published by one goroutine in pipelines: a routed request or
+// an answer costs its sender no round trip to Redis, and frames to one
+// node leave in the order they were queued.
+const (
+	outboxSize = 1 << 16
+	maxBatch   = 256
+)
+
+// outFrame is a frame waiting to be published.
+type outFrame struct {
+	node   string
+	frame  []byte
+	failed func(error) // called when the frame did not reach node
+}
+
+// ErrNotDelivered: no node listens on the destination's channel (it is gone).
+var ErrNotDelivered = errors.New("no Server node listens there (it is gone)")
+
+// SendAsync queues frame for node. failed, when not nil, is called (from
+// another goroutine) with ErrNotDelivered when no node received it, or with
+// an error wrapping ErrUnavailable when Redis failed.
+func (n *Node) SendAsync(node string, frame []byte, failed func(error)) {
+	select {
+	case n.out <- outFrame{node: node, frame: frame, failed: failed}:
+	default:
+		if failed != nil {
+			failed(fmt.Errorf("%w: %d frames waiting to be published", ErrUnavailable, outboxSize))
+		}
+	}
+}
+
+// sendLoop publishes queued frames until the node closes.
+func (n *Node) sendLoop() {
+	defer close(n.sent)
+	batch := make([]outFrame, 0, maxBatch)
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case f := <-n.out:
+			batch = append(batch[:0], f)
+		}
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case f := <-n.out:
+				batch = append(batch, f)
+			default:
+				break more
+			}
+		}
+		n.publish(batch)
+	}
+}
+
+// publish sends one batch in a pipeline and reports the failures.
+func (n *Node) publish(batch []outFrame) {
+	ctx, cancel := n.opCtx(n.ctx)
+	defer cancel()
+	pipe := n.rdb.Pipeline()
+	cmds := make([]*redis.IntCmd, len(batch))
+	for i, f := range batch {
+		cmds[i] = pipe.Publish(ctx, n.channel(f.node), f.frame)
+	}
+	_, _ = pipe.Exec(ctx)
+	for i, f := range batch {
+		if f.failed == nil {
+			continue
+		}
+		got, err := cmds[i].Result()
+		switch {
+		case err != nil:
+			f.failed(n.unavailable("send", err))
+		case got == 0:
+			f.failed(ErrNotDelivered)
+		}
+	}
 }

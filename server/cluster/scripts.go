@@ -12,11 +12,17 @@ import "github.com/redis/go-redis/v9"
 //	P:o:<office>    hash of an office's members: name -> sid
 //	P:oa:<office>   the sid of the office's agent
 //	P:c:<name>      set of the offices with a computer of that name (for 4104)
+//	P:ov:<office>   the office's version: counts its membership changes
 //
 // Every change runs in one Lua script, so two nodes can never both seat an
 // agent in one office or two members under one name. A session whose node
 // has no lease counts as gone everywhere (listing, routing, the seat
 // checks); the reap script removes such sessions for good.
+//
+// Every membership change bumps the office's version, which the change's
+// notification carries: a node delivers it only to the members that
+// joined before it, since pub/sub may bring a notification published just
+// before a member joined to that member's node just after.
 
 // luaLib holds the helpers every script shares.
 const luaLib = `
@@ -24,8 +30,14 @@ local P = ARGV[1]
 local function alive(node)
   return node and redis.call('EXISTS', P..':n:'..node) == 1
 end
+-- bump counts a membership change of office and returns its version.
+local function bump(office)
+  local v = redis.call('INCR', P..':ov:'..office)
+  redis.call('PERSIST', P..':ov:'..office)
+  return tostring(v)
+end
 -- drop removes session sid from its office and from the node's set and
--- returns {office, role, name, sid}, or nil when it is in none.
+-- returns {office, role, name, sid, version}, or nil when it is in none.
 local function drop(sid)
   local s = redis.call('HMGET', P..':s:'..sid, 'office', 'name', 'role', 'node')
   local office, name, role, node = s[1], s[2], s[3], s[4]
@@ -40,7 +52,13 @@ local function drop(sid)
   end
   redis.call('DEL', P..':s:'..sid)
   if node then redis.call('SREM', P..':ns:'..node, sid) end
-  return {office, role, name, sid}
+  local v = bump(office)
+  if redis.call('EXISTS', P..':o:'..office) == 0 then
+    -- An empty office's version is kept a day (a member joining it later
+    -- must get a higher one than notifications still in flight).
+    redis.call('PEXPIRE', P..':ov:'..office, 86400000)
+  end
+  return {office, role, name, sid, v}
 end
 local function append(list, l)
   if l then for _, v in ipairs(l) do table.insert(list, v) end end
@@ -54,13 +72,13 @@ end
 // seats held by sessions of dead nodes).
 var joinScript = redis.NewScript(luaLib + `
 local node, sid, name, role, office, ver = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-if not alive(node) then return {'fenced', '', ''} end
+if not alive(node) then return {'fenced', '', '', ''} end
 local cur = redis.call('HMGET', P..':s:'..sid, 'office', 'name', 'role')
 if cur[1] then
-  if cur[1] == office and cur[2] == name and cur[3] == role then return {'noop', '', ''} end
-  if cur[3] == 'agent' and cur[1] ~= office then return {'err', '4106', cur[1]} end
+  if cur[1] == office and cur[2] == name and cur[3] == role then return {'noop', '', '', ''} end
+  if cur[3] == 'agent' and cur[1] ~= office then return {'err', '4106', cur[1], ''} end
 end
-local out = {'ok', '', ''}
+local out = {'ok', '', '', ''}
 -- stale tells whether holder's seat is held by a dead node's session,
 -- and frees it if so.
 local function stale(holder)
@@ -89,12 +107,13 @@ else
 end
 redis.call('HSET', P..':s:'..sid, 'node', node, 'name', name, 'role', role, 'office', office, 'ver', ver)
 redis.call('SADD', P..':ns:'..node, sid)
+out[4] = bump(office)
 return out
 `)
 
 // leaveScript removes a session from office (nothing when it is not
 // there). ARGV: P, sid, office ("" for whatever office it is in).
-// Returns {office, role, name, sid} or an empty list.
+// Returns {office, role, name, sid, version} or an empty list.
 var leaveScript = redis.NewScript(luaLib + `
 local sid, office = ARGV[2], ARGV[3]
 local cur = redis.call('HGET', P..':s:'..sid, 'office')
@@ -144,8 +163,8 @@ return out
 `)
 
 // reapScript removes every session of a node whose lease is gone, and the
-// node. ARGV: P, node. Returns the {office, role, name, sid} quadruples
-// removed (empty when the node is alive: only one reaper gets each).
+// node. ARGV: P, node. Returns the {office, role, name, sid, version}
+// of the sessions removed (empty when the node is alive: only one reaper gets each).
 var reapScript = redis.NewScript(luaLib + `
 local node = ARGV[2]
 if alive(node) then return {} end

@@ -138,6 +138,8 @@ func New(o Options) (*Node, error) {
 	ro.WriteTimeout = o.OpTimeout
 	ro.PoolTimeout = o.OpTimeout
 	ro.MaxRetries = 1
+	ro.DialerRetries = 1 // go-redis retries a refused dial 5 times, 100 ms apart, by default
+	ro.DialerRetryTimeout = 10 * time.Millisecond
 	n := &Node{opts: o, log: o.Logger, rdb: redis.NewClient(ro), addr: ro.Addr, gone: map[string]bool{},
 		out: make(chan outFrame, outboxSize)}
 	n.ctx, n.cancel = context.WithCancel(context.Background())

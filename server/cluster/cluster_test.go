@@ -256,6 +256,7 @@ func TestRedisDown(t *testing.T) {
 	if !errors.Is(err, cluster.ErrUnavailable) {
 		t.Fatalf("join with Redis down: %v, want ErrUnavailable", err)
 	}
+	t.Logf("join failed after %s: %v", time.Since(start), err)
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("join took %s to fail", took)
 	}

@@ -112,10 +112,11 @@ type Node struct {
 	out     chan outFrame // frames waiting for sendLoop
 	started atomic.Bool
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the heartbeat has stopped
-	sent   chan struct{} // closed when sendLoop has stopped
+	ctx      context.Context
+	cancel   context.CancelFunc
+	done     chan struct{} // closed when the heartbeat has stopped
+	stopSend chan struct{} // closed by Close: sendLoop flushes and stops
+	sent     chan struct{} // closed when sendLoop has stopped
 }
 
 // New returns a node for the Redis at o.URL; it connects nothing yet
@@ -145,6 +146,7 @@ func New(o Options) (*Node, error) {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.done = make(chan struct{})
 	n.sent = make(chan struct{})
+	n.stopSend = make(chan struct{})
 	return n, nil
 }
 
@@ -527,6 +529,7 @@ func (n *Node) Close(ctx context.Context) error {
 		return n.rdb.Close()
 	}
 	<-n.done
+	close(n.stopSend)
 	<-n.sent
 	n.mu.Lock()
 	id, leased, sub := n.id, n.leased, n.sub
@@ -580,14 +583,30 @@ func (n *Node) SendAsync(node string, frame []byte, failed func(error)) {
 	}
 }
 
-// sendLoop publishes queued frames until the node closes.
+// sendLoop publishes queued frames until the node closes, then what is
+// still queued (answers of a node shutting down).
 func (n *Node) sendLoop() {
 	defer close(n.sent)
 	batch := make([]outFrame, 0, maxBatch)
 	for {
 		select {
-		case <-n.ctx.Done():
-			return
+		case <-n.stopSend:
+			for {
+				batch = batch[:0]
+				for len(batch) < maxBatch {
+					select {
+					case f := <-n.out:
+						batch = append(batch, f)
+						continue
+					default:
+					}
+					break
+				}
+				if len(batch) == 0 {
+					return
+				}
+				n.publish(batch)
+			}
 		case f := <-n.out:
 			batch = append(batch[:0], f)
 		}
@@ -606,7 +625,7 @@ func (n *Node) sendLoop() {
 
 // publish sends one batch in a pipeline and reports the failures.
 func (n *Node) publish(batch []outFrame) {
-	ctx, cancel := n.opCtx(n.ctx)
+	ctx, cancel := n.opCtx(context.Background())
 	defer cancel()
 	pipe := n.rdb.Pipeline()
 	cmds := make([]*redis.IntCmd, len(batch))

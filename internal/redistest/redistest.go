@@ -73,7 +73,7 @@ func (r *Redis) start() {
 	for try := 0; try < 50; try++ {
 		cmd := exec.Command(r.bin, "--bind", "127.0.0.1", "--port", r.port(),
 			"--save", "", "--appendonly", "no", "--dir", r.dir, "--daemonize", "no",
-			"--protected-mode", "yes", "--loglevel", "warning")
+			"--protected-mode", "yes", "--loglevel", "warning", "--logfile", r.LogPath())
 		cmd.Stdout, cmd.Stderr = nil, nil
 		if err := cmd.Start(); err != nil {
 			r.t.Fatalf("start redis-server: %v", err)
@@ -98,6 +98,9 @@ func (r *Redis) start() {
 	}
 	r.t.Fatalf("redis-server on %s never answered: %v", r.Addr, last)
 }
+
+// LogPath is the server's log file.
+func (r *Redis) LogPath() string { return r.dir + "/redis.log" }
 
 // Ping sends PING to addr and checks the answer.
 func Ping(addr string) error {

@@ -47,9 +47,22 @@ type node struct {
 // startNode runs a server process using Redis at redisURL.
 func startNode(t *testing.T, bin, redisURL string, ttl time.Duration) *node {
 	t.Helper()
-	logPath := filepath.Join(t.TempDir(), "server.log")
-	cmd := exec.Command(bin, "server", "--listen", "127.0.0.1:0", "--redis", redisURL,
-		"--cluster-ttl", ttl.String(), "--log-file", logPath, "--log-level", "debug")
+	dir := t.TempDir()
+	if keep := os.Getenv("SMCP_CLUSTER_LOGS"); keep != "" { // keep the logs there
+		dir, _ = os.MkdirTemp(keep, "node-")
+	}
+	logPath := filepath.Join(dir, "server.log")
+	args := []string{"server", "--listen", "127.0.0.1:0", "--log-file", logPath, "--log-level", "debug"}
+	if redisURL != "" { // "": a single node without Redis, for comparison
+		args = append(args, "--redis", redisURL, "--cluster-ttl", ttl.String())
+	}
+	cmd := exec.Command(bin, args...)
+	stderr, err := os.Create(logPath + ".stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	cmd.Stderr = stderr // what the libraries print there (go-redis)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +75,9 @@ func startNode(t *testing.T, bin, redisURL string, ttl time.Duration) *node {
 		n.stop()
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
+			if e, _ := os.ReadFile(logPath + ".stderr"); len(e) > 0 {
+				t.Logf("stderr of node %s:\n%.5000s", n.URL, e)
+			}
 			if len(b) > 20000 {
 				b = b[len(b)-20000:]
 			}

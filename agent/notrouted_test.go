@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zishang520/socket.io/servers/socket/v3"
-
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -21,29 +20,29 @@ import (
 // official a2c-smcp SDK's Server and client:get_finder).
 func bareServer(t *testing.T) string {
 	t.Helper()
-	io := socket.NewServer(nil, nil)
-	_ = io.Of(protocol.Namespace, nil).On("connection", func(args ...any) {
-		sock := args[0].(*socket.Socket)
-		sock.OnAny(func(args ...any) {
-			if len(args) == 0 {
-				return
+	return socketServer(t, func(sock *sio.Socket) {
+		sock.OnEvent(func(event string, _ any, ack sio.Ack) {
+			switch {
+			case ack == nil:
+			case event == protocol.EventJoinOffice:
+				ack(true, nil)
+			default:
+				ack()
 			}
-			ack, ok := args[len(args)-1].(func([]any, error))
-			if !ok {
-				return
-			}
-			if args[0] == protocol.EventJoinOffice {
-				ack([]any{true, nil}, nil)
-				return
-			}
-			ack([]any{}, nil)
 		})
 	})
-	hs := httptest.NewServer(io.ServeHandler(nil))
+}
+
+// socketServer serves a bare internal/sio Server (no version check, no
+// offices) whose clients onConnection handles.
+func socketServer(t *testing.T, onConnection func(*sio.Socket)) string {
+	t.Helper()
+	srv := sio.NewServer(sio.ServerOptions{OnConnection: onConnection})
+	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		hs.CloseClientConnections()
 		hs.Close()
-		io.Close(nil)
+		srv.Close()
 	})
 	return hs.URL
 }
@@ -76,27 +75,22 @@ func TestServerThatDoesNotRoute(t *testing.T) {
 // fail JoinOffice; the client reconnects and joins within the caller's
 // deadline.
 func TestJoinOfficeSurvivesADroppedConnection(t *testing.T) {
-	io := socket.NewServer(nil, nil)
 	var joins atomic.Int32
-	_ = io.Of(protocol.Namespace, nil).On("connection", func(args ...any) {
-		sock := args[0].(*socket.Socket)
-		_ = sock.On(protocol.EventJoinOffice, func(args ...any) {
-			if joins.Add(1) == 1 {
-				sock.Disconnect(true) // the first join loses its connection
+	url := socketServer(t, func(sock *sio.Socket) {
+		sock.OnEvent(func(event string, _ any, ack sio.Ack) {
+			if event != protocol.EventJoinOffice {
 				return
 			}
-			if ack, ok := args[len(args)-1].(func([]any, error)); ok {
-				ack([]any{true, nil}, nil)
+			if joins.Add(1) == 1 {
+				sock.Disconnect() // the first join loses its connection
+				return
+			}
+			if ack != nil {
+				ack(true, nil)
 			}
 		})
 	})
-	hs := httptest.NewServer(io.ServeHandler(nil))
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		io.Close(nil)
-	})
-	a := connect(t, hs.URL, agent.Options{})
+	a := connect(t, url, agent.Options{})
 	if err := a.JoinOffice(testCtx(t), "o1"); err != nil {
 		t.Fatalf("join across a dropped connection: %v", err)
 	}

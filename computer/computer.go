@@ -19,7 +19,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
-	"github.com/smcp-browse/smcp-browse/finder"
+	"github.com/smcp-browse/smcp-browse/computer/resindex"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -66,7 +66,7 @@ type Options struct {
 	Version string
 }
 
-// Computer is one Computer: its MCP servers, Finder aggregator and SMCP
+// Computer is one Computer: its MCP servers, resource index and SMCP
 // connection.
 type Computer struct {
 	opts    Options
@@ -74,13 +74,16 @@ type Computer struct {
 	servers []config.Server
 	log     *slog.Logger
 	mgr     *mcpclient.Manager
-	agg     *finder.Aggregator
+	index   *resindex.Index
 	hist    *history
 	tools   *toolTable
 
 	mu    sync.Mutex
 	conn  *sio.Conn
 	calls map[string]context.CancelCauseFunc // in-flight tool calls by req_id
+	// notFinder holds the servers seen up without resources.subscribe:
+	// they serve no documents, so their absence leaves the catalog whole.
+	notFinder map[string]bool
 }
 
 // New checks the options and configuration and returns a Computer ready
@@ -108,10 +111,10 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	}
 	c := &Computer{
 		opts: opts, cfg: cfg, servers: servers, log: opts.Logger.With("computer", opts.Name),
-		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{},
+		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{}, notFinder: map[string]bool{},
 	}
 	c.tools = newToolTable(c)
-	c.agg = finder.NewAggregator(finder.AggregatorOptions{
+	c.index = resindex.New(resindex.Options{
 		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange,
 	})
 	c.mgr = mcpclient.New(servers, mcpclient.Options{
@@ -141,7 +144,7 @@ func (c *Computer) Run(ctx context.Context) error {
 	defer func() {
 		cancel()
 		<-mgrDone
-		c.agg.Close()
+		c.index.Close()
 	}()
 
 	conn, err := c.dial(ctx)
@@ -240,23 +243,26 @@ func (c *Computer) emit(event string) {
 	c.log.Debug("update sent", "event", event)
 }
 
-// onChange turns aggregator changes into update events.
-func (c *Computer) onChange(ch finder.Change) {
-	if ch.Has(finder.FinderChanged) {
+// onChange turns index changes into update events.
+func (c *Computer) onChange(ch resindex.Change) {
+	if ch.Has(resindex.FinderChanged) {
 		c.emit(protocol.EventUpdateFinder)
 	}
-	if ch.Has(finder.DesktopChanged) {
+	if ch.Has(resindex.DesktopChanged) {
 		c.emit(protocol.EventUpdateDesktop)
 	}
 }
 
-// serverUp adds a Finder-capable server to the aggregator and announces
+// serverUp adds a Finder-capable server to the resource index and announces
 // the new tool list.
 func (c *Computer) serverUp(conn *mcpclient.Conn) {
 	c.tools.invalidate()
+	c.mu.Lock()
+	c.notFinder[conn.Name()] = !conn.FinderCapable()
+	c.mu.Unlock()
 	if conn.FinderCapable() {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*c.opts.RequestTimeout)
-		c.agg.AddSource(ctx, conn.Name(), conn)
+		c.index.AddSource(ctx, conn.Name(), conn)
 		cancel()
 	} else {
 		c.log.Info("mcp server does not declare resources.subscribe; not part of Finder or Desktop", "server", conn.Name())
@@ -267,7 +273,7 @@ func (c *Computer) serverUp(conn *mcpclient.Conn) {
 // serverDown takes a server's documents, windows and tools away.
 func (c *Computer) serverDown(name string, err error) {
 	c.tools.invalidate()
-	c.agg.RemoveSource(name)
+	c.index.RemoveSource(name)
 	c.emit(protocol.EventUpdateToolList)
 }
 
@@ -275,15 +281,15 @@ func (c *Computer) serverDown(name string, err error) {
 func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 	switch n.Method {
 	case mcp.MethodNotificationResourcesListChanged:
-		c.agg.ResourceListChanged(name)
+		c.index.ResourceListChanged(name)
 	case mcp.MethodNotificationResourceUpdated:
 		uri, _ := n.Params.AdditionalFields["uri"].(string)
-		c.agg.ResourceUpdated(name, uri)
+		c.index.ResourceUpdated(name, uri)
 	case mcp.MethodNotificationSubscriptionsAcknowledged:
 		// A new subscriptions/listen stream replaced the previous one;
 		// a list change sent in between would be lost, so look again
 		// (a change is signalled only if the set differs).
-		c.agg.ResourceListChanged(name)
+		c.index.ResourceListChanged(name)
 	case mcp.MethodNotificationToolsListChanged:
 		c.tools.invalidate()
 		go c.emit(protocol.EventUpdateToolList)
@@ -299,6 +305,11 @@ func (c *Computer) register(conn *sio.Conn) {
 	conn.Handle(protocol.EventGetTools, c.handleGetTools)
 	conn.Handle(protocol.EventToolCall, c.handleToolCall)
 	conn.Handle(protocol.EventGetConfig, c.handleGetConfig)
+	conn.Handle(protocol.EventGetResources, c.handleGetResources)
+	conn.Handle(protocol.EventGetSkills, c.handleGetSkills)
+	conn.Handle(protocol.EventGetSkill, c.handleGetSkill)
+	conn.Handle(protocol.EventGetBlob, c.handleGetBlob)
+	conn.Handle(protocol.EventPutBlob, c.handlePutBlob)
 	conn.Handle(protocol.EventSearchFinder, c.handleSearchFinder)
 	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	smcpserver "github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -108,11 +109,11 @@ func newFleet(tb testing.TB, servers, docs int, tweak func(*config.Server)) *fle
 	done := make(chan struct{})
 	go func() { c.mgr.Run(ctx); close(done) }()
 	f.c = c
-	f.stop = func() { cancel(); <-done; c.agg.Close() }
+	f.stop = func() { cancel(); <-done; c.index.Close() }
 	deadline := time.Now().Add(30 * time.Second)
-	for len(c.agg.Sources()) < servers {
+	for len(c.index.Sources()) < servers {
 		if time.Now().After(deadline) {
-			tb.Fatalf("only %d of %d servers up", len(c.agg.Sources()), servers)
+			tb.Fatalf("only %d of %d servers up", len(c.index.Sources()), servers)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -267,12 +268,12 @@ func TestReadErrorMapping(t *testing.T) {
 		code    int
 		details map[string]any
 	}{
-		{&mcpclient.RPCError{Code: 4201, Message: "document x not found", Data: map[string]any{"doc_ref": "x"}}, 4201, map[string]any{"doc_ref": "x"}},
-		{&mcpclient.RPCError{Code: 4202, Message: "page", Data: map[string]any{"page_index": 9.0, "page_count": 2.0}}, 4202, map[string]any{"page_index": 9.0, "page_count": 2.0}},
-		{&mcpclient.RPCError{Code: 4203, Message: "element"}, 4203, nil},
-		{&mcpclient.RPCError{Code: 4204, Message: "bad", Data: "not an object"}, 4204, nil},
-		{&mcpclient.RPCError{Code: mcp.RESOURCE_NOT_FOUND, Message: "nope"}, 404, map[string]any{"uri": "u"}},
-		{&mcpclient.RPCError{Code: mcp.INTERNAL_ERROR, Message: "broke"}, 500, map[string]any{"uri": "u", "mcp_code": mcp.INTERNAL_ERROR}},
+		{&rpcerr.Error{Code: 4201, Message: "document x not found", Data: map[string]any{"doc_ref": "x"}}, 4201, map[string]any{"doc_ref": "x"}},
+		{&rpcerr.Error{Code: 4202, Message: "page", Data: map[string]any{"page_index": 9.0, "page_count": 2.0}}, 4202, map[string]any{"page_index": 9.0, "page_count": 2.0}},
+		{&rpcerr.Error{Code: 4203, Message: "element"}, 4203, nil},
+		{&rpcerr.Error{Code: 4204, Message: "bad", Data: "not an object"}, 4204, nil},
+		{&rpcerr.Error{Code: mcp.RESOURCE_NOT_FOUND, Message: "nope"}, 404, map[string]any{"uri": "u"}},
+		{&rpcerr.Error{Code: mcp.INTERNAL_ERROR, Message: "broke"}, 500, map[string]any{"uri": "u", "mcp_code": mcp.INTERNAL_ERROR}},
 		{fmt.Errorf("x: %w", context.DeadlineExceeded), 408, nil},
 		{fmt.Errorf("x: %w", mcpclient.ErrDown), 500, nil},
 		{errors.New("other"), 500, nil},
@@ -333,8 +334,12 @@ func TestToolsNamingAndCalls(t *testing.T) {
 			t.Errorf("%s: %v %+v", name, err, res)
 		}
 	}
-	if _, err := tool("danger-not-here", 5, "x1"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
-		t.Errorf("unknown tool: %v", err)
+	// An unknown tool is an error result with meta.error_code 4001 and a
+	// readable text, which the official SDK's Agent parses (a flat
+	// {"code":4001} fails its CallToolResult validation).
+	if res, err := tool("danger-not-here", 5, "x1"); err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolNotFound ||
+		!strings.Contains(res.Text(), `"danger-not-here" not found`) {
+		t.Errorf("unknown tool: %v %+v", err, res)
 	}
 	// Unambiguous short forms route too: a bare name only one server
 	// exposes (danger is forbidden on srv-01), and bundle_id + the original
@@ -345,11 +350,11 @@ func TestToolsNamingAndCalls(t *testing.T) {
 	if res, err := tool("srv-01__wait", 0.2, "short-2"); err != nil || !res.TimedOut() {
 		t.Errorf("srv-01__wait: %v %+v", err, res)
 	}
-	if _, err := tool("echo", 5, "x2"); protocol.CodeOf(err) != protocol.CodeToolNotFound {
-		t.Errorf("a bare name two servers share must not guess: %v", err)
+	if res, err := tool("echo", 5, "x2"); err != nil || res.ErrorCode() != protocol.CodeToolNotFound {
+		t.Errorf("a bare name two servers share must not guess: %v %+v", err, res)
 	}
-	if _, err := tool("srv-01__danger", 5, "x3"); protocol.CodeOf(err) != protocol.CodeToolDisabled {
-		t.Errorf("tool forbidden on srv-01, by its exposed name: %v, want 4002", err)
+	if res, err := tool("srv-01__danger", 5, "x3"); err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolDisabled || res.Meta["mcp_server"] != "srv-01" {
+		t.Errorf("tool forbidden on srv-01, by its exposed name: %v %+v, want error_code 4002", err, res)
 	}
 
 	// Timeout: the result is an error result marked a2c_timeout.
@@ -389,9 +394,9 @@ func TestForbiddenToolIs4002(t *testing.T) {
 	f := newFleet(t, 1, 1, func(s *config.Server) { s.ForbiddenTools = []string{"danger"} })
 	defer f.stop()
 	for _, name := range []string{"danger", "srv-00__danger"} {
-		_, err := f.c.handleToolCall(context.Background(), json.RawMessage(`{"tool_name":"`+name+`","params":{}}`))
-		if protocol.CodeOf(err) != protocol.CodeToolDisabled {
-			t.Errorf("forbidden %s: %v, want 4002", name, err)
+		res, err := call[protocol.CallToolResult](t, f.c.handleToolCall, `{"tool_name":"`+name+`","params":{}}`)
+		if err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolDisabled || !strings.Contains(res.Text(), "disabled") {
+			t.Errorf("forbidden %s: %v %+v, want error_code 4002", name, err, res)
 		}
 	}
 	for _, bad := range []string{`{"tool_name":""}`, `{"tool_name":"echo","timeout":-1}`, `{"tool_name":5}`} {
@@ -405,16 +410,20 @@ func TestDesktopAndConfig(t *testing.T) {
 	f := newFleet(t, 3, 1, nil)
 	defer f.stop()
 	ret, err := call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"req_id":"d"}`)
-	if err != nil || len(ret.Desktops) != 3 || !strings.HasPrefix(ret.Desktops[0], "window://host00.example/status?priority=50\n\nstatus of host00.example") {
+	// The listed URI has the seeds' query; the desktop shows its identifier.
+	if err != nil || len(ret.Desktops) != 3 || !strings.HasPrefix(ret.Desktops[0], "window://host00.example/status\n\nstatus of host00.example") {
 		t.Fatalf("desktop: %v %q", err, ret.Desktops)
 	}
 	ret, _ = call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"desktop_size":1}`)
 	if len(ret.Desktops) != 1 {
 		t.Errorf("desktop_size 1: %d", len(ret.Desktops))
 	}
-	ret, _ = call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"window":"window://host02.example/status?priority=50"}`)
-	if len(ret.Desktops) != 1 || !strings.Contains(ret.Desktops[0], "host02") {
-		t.Errorf("window filter: %q", ret.Desktops)
+	// window selects by the URI as listed or as the desktop shows it.
+	for _, w := range []string{"window://host02.example/status?priority=50", "window://host02.example/status"} {
+		ret, _ = call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"window":"`+w+`"}`)
+		if len(ret.Desktops) != 1 || !strings.Contains(ret.Desktops[0], "host02") {
+			t.Errorf("window filter %s: %q", w, ret.Desktops)
+		}
 	}
 	ret, _ = call[protocol.GetDeskTopRet](t, f.c.handleGetDesktop, `{"window":"window://nope/x"}`)
 	if len(ret.Desktops) != 0 {
@@ -499,7 +508,7 @@ func socketFleet(b testing.TB, srvURL string, servers, docs int) (*fleet, func()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = c.Run(ctx); close(done) }()
-	for len(c.agg.Sources()) < servers {
+	for len(c.index.Sources()) < servers {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return f, func() { cancel(); <-done }

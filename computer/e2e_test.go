@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -207,6 +208,9 @@ func TestEndToEnd(t *testing.T) {
 			if d.Title == "" || d.PageCount < 1 || d.DocRef == "" || d.FileType == "" {
 				t.Errorf("thin summary %+v", d)
 			}
+			if fu, err := url.Parse(d.FileURI); err != nil || d.Path == "" || !strings.HasSuffix(fu.Path, "/"+d.Path) {
+				t.Errorf("document %s: path %q does not name its file %s", d.URI, d.Path, d.FileURI)
+			}
 		}
 		if all.Documents[0].Server != "docs-a" || all.Documents[len(all.Documents)-1].Server != "docs-b" {
 			t.Errorf("servers not ordered alphabetically without history")
@@ -344,11 +348,11 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("docs-a__fs_tree: %v %+v", err, res)
 		}
 		// Both servers have fs_tree: the bare name is ambiguous and not guessed.
-		if _, err := r.agent.CallTool(ctx, "pc", "fs_tree", nil, 5*time.Second); codeOf(err) != 4001 {
-			t.Errorf("ambiguous bare fs_tree: %v, want 4001", err)
+		if res, err := r.agent.CallTool(ctx, "pc", "fs_tree", nil, 5*time.Second); err != nil || res.ErrorCode() != 4001 {
+			t.Errorf("ambiguous bare fs_tree: %v %+v, want error_code 4001", err, res)
 		}
-		if _, err := r.agent.CallTool(ctx, "pc", "no_such_tool", nil, 5*time.Second); codeOf(err) != 4001 {
-			t.Errorf("unknown tool: %v, want 4001", err)
+		if res, err := r.agent.CallTool(ctx, "pc", "no_such_tool", nil, 5*time.Second); err != nil || !res.IsError || res.ErrorCode() != 4001 {
+			t.Errorf("unknown tool: %v %+v, want error_code 4001", err, res)
 		}
 		// History: docs-a was used last, then docs-b... call docs-b again so it leads.
 		if _, err := r.agent.CallTool(ctx, "pc", "docs-b__fs_tree", map[string]any{}, 10*time.Second); err != nil {

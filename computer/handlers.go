@@ -5,15 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/computer/resindex"
 	"github.com/smcp-browse/smcp-browse/desktop"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/finder"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -52,9 +56,65 @@ func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (an
 	q.Offset, q.Limit = offset, limit
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
-	docs := c.agg.Documents(ctx)
+	docs := c.index.Documents(ctx)
+	if len(docs) == 0 {
+		if err := c.catalogUnavailable(); err != nil {
+			c.log.Info("get_finder: no documents and document servers unavailable", "req_id", req.ReqID, "err", err)
+			return nil, err
+		}
+	}
 	page, total := finder.OrganizeQuery(docs, q, c.hist.servers())
 	return protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: req.ReqID, FileTypes: finder.FileTypes(docs, q)}, nil
+}
+
+// catalogUnavailable explains an empty catalog that is empty because
+// servers that serve, or may serve, documents are not available: still
+// starting, down, or failing to list their resources. It is a 4014 naming
+// them (the first as mcp_server, all in details.servers), or nil when the
+// catalog is empty because the servers have no documents. Servers seen up
+// without resources.subscribe never count.
+func (c *Computer) catalogUnavailable() *protocol.Error {
+	c.mu.Lock()
+	notFinder := maps.Clone(c.notFinder)
+	c.mu.Unlock()
+	states := c.mgr.States()
+	var down []*protocol.Error
+	for _, s := range c.mgr.Servers() {
+		if !notFinder[s.BundleID] && !states[s.BundleID].Up {
+			down = append(down, c.serverNotRunning(s.BundleID))
+		}
+	}
+	unlisted := c.index.Unlisted()
+	for _, name := range slices.Sorted(maps.Keys(unlisted)) {
+		if err := unlisted[name]; err != nil {
+			down = append(down, serverError(name, fmt.Sprintf("MCP server %q failed to list its documents: %v", name, err),
+				map[string]any{"state": "list_failed", "last_error": err.Error()}))
+		} else {
+			down = append(down, serverError(name, fmt.Sprintf("MCP server %q is still listing its documents", name),
+				map[string]any{"state": "listing"}))
+		}
+	}
+	switch len(down) {
+	case 0:
+		return nil
+	case 1:
+		down[0].Message = "the catalog is empty: " + down[0].Message
+		return down[0]
+	}
+	msgs := make([]string, len(down))
+	servers := make([]any, len(down))
+	for i, e := range down {
+		msgs[i] = e.Message
+		d := maps.Clone(e.Details)
+		if d == nil {
+			d = map[string]any{}
+		}
+		d["mcp_server"] = e.Extra["mcp_server"]
+		servers[i] = d
+	}
+	return serverError(down[0].Extra["mcp_server"].(string),
+		fmt.Sprintf("the catalog is empty: %d document servers are unavailable: %s", len(down), strings.Join(msgs, "; ")),
+		map[string]any{"servers": servers})
 }
 
 // handleReadResource serves client:read_resource: a dpe:// URI is
@@ -97,14 +157,14 @@ func (c *Computer) read(ctx context.Context, uri string) (*mcp.ReadResourceResul
 			return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "invalid dpe:// URI: %s", msg).
 				WithDetails(map[string]any{"uri": uri, "rule": int(dpe.RuleOf(err))})
 		}
-		name, ok := c.agg.Owner(ctx, uri)
+		name, ok := c.index.Owner(ctx, uri)
 		if !ok {
 			return nil, protocol.Errorf(protocol.CodeDocumentNotFound, "no MCP server of this computer serves host %q", u.Host).
 				WithDetails(map[string]any{"host": u.Host, "uri": uri})
 		}
 		return c.readFrom(ctx, name, uri)
 	}
-	name, ok := c.agg.Owner(ctx, uri)
+	name, ok := c.index.Owner(ctx, uri)
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeNotFound, "no MCP server of this computer lists %q", uri).
 			WithDetails(map[string]any{"uri": uri})
@@ -130,7 +190,7 @@ func (c *Computer) readFrom(ctx context.Context, server, uri string) (*mcp.ReadR
 // error data); other JSON-RPC errors become 404 (resource not found) or
 // 500; a timeout is 408; a server that went away is 500.
 func readError(server, uri string, err error) *protocol.Error {
-	var re *mcpclient.RPCError
+	var re *rpcerr.Error
 	if errors.As(err, &re) {
 		details, _ := re.Data.(map[string]any)
 		switch re.Code {
@@ -157,7 +217,8 @@ func readError(server, uri string, err error) *protocol.Error {
 
 // handleGetDesktop serves client:get_desktop: every window:// resource of
 // the Finder-capable servers is read and organized; window selects one by
-// exact URI (no match: an empty desktop).
+// exact URI, as listed or as the desktop shows it (without a query); no
+// match is an empty desktop.
 func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (any, error) {
 	var req protocol.GetDeskTopReq
 	if err := decode(protocol.EventGetDesktop, raw, &req); err != nil {
@@ -165,10 +226,10 @@ func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (a
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
-	listed := c.agg.Windows(ctx)
-	var picked []finder.Window
+	listed := c.index.Windows(ctx)
+	var picked []resindex.Window
 	for _, w := range listed {
-		if req.Window == "" || w.URI == req.Window {
+		if req.Window == "" || w.URI == req.Window || windowID(w.URI) == req.Window {
 			picked = append(picked, w)
 		}
 	}
@@ -185,8 +246,7 @@ func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (a
 				c.log.Warn("desktop: window read failed", "server", w.Server, "uri", w.URI, "err", err)
 				return
 			}
-			windows[i] = desktop.Window{Server: w.Server, URI: w.URI, Contents: mcpclient.Contents(res),
-				Priority: w.Priority, Fullscreen: w.Fullscreen}
+			windows[i] = desktopWindow(w, mcpclient.Contents(res))
 			ok[i] = true
 		})
 	}
@@ -200,8 +260,35 @@ func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (a
 	return protocol.GetDeskTopRet{Desktops: desktop.Organize(read, req.DesktopSize, c.hist.servers(), c.log), ReqID: req.ReqID}, nil
 }
 
+// desktopWindow is the listed window w with its contents, its annotations
+// and _meta as the server sent them (package desktop applies the rules).
+func desktopWindow(w resindex.Window, contents []protocol.ResourceContents) desktop.Window {
+	dw := desktop.Window{Server: w.Server, URI: w.URI, Contents: contents}
+	if a := w.Annotations; a != nil {
+		dw.Priority = a.Priority
+		for _, r := range a.Audience {
+			dw.Audience = append(dw.Audience, string(r))
+		}
+	}
+	if w.Meta != nil {
+		dw.Fullscreen = w.Meta.AdditionalFields["fullscreen"]
+	}
+	return dw
+}
+
+// windowID is the identifier of a listed window URI (without its query),
+// which is what the desktop shows; "" when it is not a valid window URI.
+func windowID(uri string) string {
+	id, _, _, err := desktop.Identify(uri)
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
 // handleGetConfig serves client:get_config: the inputs and every
-// configured server keyed by bundle_id, parameters as declared.
+// configured server keyed by bundle_id, parameters as declared, every
+// field the protocol requires present (config.Server.MarshalJSON).
 func (c *Computer) handleGetConfig(ctx context.Context, raw json.RawMessage) (any, error) {
 	var req protocol.ComputerCall
 	if err := decode(protocol.EventGetConfig, raw, &req); err != nil {
@@ -209,7 +296,11 @@ func (c *Computer) handleGetConfig(ctx context.Context, raw json.RawMessage) (an
 	}
 	ret := protocol.GetComputerConfigRet{Servers: map[string]json.RawMessage{}}
 	for _, in := range c.cfg.Inputs {
-		ret.Inputs = append(ret.Inputs, in.Raw)
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", in.ID, err)
+		}
+		ret.Inputs = append(ret.Inputs, b)
 	}
 	for _, s := range c.servers {
 		b, err := json.Marshal(s)

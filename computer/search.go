@@ -203,7 +203,7 @@ func (c *Computer) searchTotal(ctx context.Context, servers []*mcpclient.Conn, f
 		names[s.Name()] = true
 	}
 	n := 0
-	for _, d := range c.agg.Documents(ctx) {
+	for _, d := range c.index.Documents(ctx) {
 		if names[d.Server] && (fileType == "" || strings.EqualFold(d.FileType, fileType)) {
 			n++
 		}

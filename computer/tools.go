@@ -193,8 +193,10 @@ func (c *Computer) handleGetTools(ctx context.Context, raw json.RawMessage) (any
 // handleToolCall serves client:tool_call: the request's timeout (seconds,
 // default 60) bounds the call; notify:tool_call_cancel with its req_id
 // stops it. Tool failures, timeouts and cancellations are CallToolResults
-// with isError set (meta.a2c_timeout / meta.a2c_cancelled); an unknown
-// tool is 4001, a forbidden one 4002.
+// with isError set (meta.a2c_timeout / meta.a2c_cancelled); so are an
+// unknown tool (meta.error_code 4001), a forbidden one (4002) and one whose
+// server is not running (4014), the pattern of 4006/4007, which every
+// agent can parse. Only a malformed request is a flat 400.
 func (c *Computer) handleToolCall(ctx context.Context, raw json.RawMessage) (any, error) {
 	var req protocol.ToolCallReq
 	if err := decode(protocol.EventToolCall, raw, &req); err != nil {
@@ -217,18 +219,18 @@ func (c *Computer) handleToolCall(ctx context.Context, raw json.RawMessage) (any
 	if !ok {
 		for _, s := range c.servers {
 			if s.Forbidden(strings.TrimPrefix(req.ToolName, s.BundleID+"__")) {
-				return nil, protocol.Errorf(protocol.CodeToolDisabled, "tool %q is forbidden on this computer", req.ToolName).
-					WithDetails(map[string]any{"tool_name": req.ToolName})
+				return refusal(protocol.CodeToolDisabled, fmt.Sprintf("Tool %q is disabled on this computer (forbidden_tools).", req.ToolName),
+					map[string]any{protocol.MetaMCPServer: s.BundleID, "tool_name": req.ToolName})
 			}
 		}
-		return nil, protocol.Errorf(protocol.CodeToolNotFound, "no tool named %q on this computer", req.ToolName).
-			WithDetails(map[string]any{"tool_name": req.ToolName})
+		return refusal(protocol.CodeToolNotFound, fmt.Sprintf("Tool %q not found on this computer; call one of the names client:get_tools returns.", req.ToolName),
+			map[string]any{"tool_name": req.ToolName})
 	}
 	e := entries[i]
 	conn, ok := c.mgr.Conn(e.server)
 	if !ok {
-		return nil, protocol.Errorf(protocol.CodeToolNotFound, "the MCP server of tool %q is not running", req.ToolName).
-			WithDetails(map[string]any{"tool_name": req.ToolName, "mcp_server": e.server})
+		return refusal(protocol.CodeMCPServerNotFound, fmt.Sprintf("The MCP server %q of tool %q is not running.", e.server, req.ToolName),
+			map[string]any{protocol.MetaMCPServer: e.server, "tool_name": req.ToolName})
 	}
 
 	cctx, cancelCause := context.WithCancelCause(ctx)
@@ -271,6 +273,17 @@ func (c *Computer) handleToolCall(ctx context.Context, raw json.RawMessage) (any
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "tool %s: result is not JSON: %v", req.ToolName, err)
+	}
+	return json.RawMessage(b), nil
+}
+
+// refusal answers a tool call that was not made: an error result with a
+// readable text and meta.error_code.
+func refusal(code int, text string, meta map[string]any) (any, error) {
+	meta[protocol.MetaErrorCode] = code
+	b, err := json.Marshal(errorResult(text, meta))
+	if err != nil {
+		return nil, err
 	}
 	return json.RawMessage(b), nil
 }

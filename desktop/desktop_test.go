@@ -118,23 +118,35 @@ func TestOrganize(t *testing.T) {
 			name: "servers by history then alphabetical; priority desc inside; ties in input order",
 			windows: []Window{
 				{Server: "zed", URI: "window://z/1", Contents: text("z1")},
-				{Server: "alpha", URI: "window://a/low?priority=10", Contents: text("al")},
-				{Server: "alpha", URI: "window://a/high?priority=90", Contents: text("ah")},
-				{Server: "alpha", URI: "window://a/tie1?priority=10", Contents: text("t1")},
+				{Server: "alpha", URI: "window://a/low", Contents: text("al"), Priority: fp(0.1)},
+				{Server: "alpha", URI: "window://a/high", Contents: text("ah"), Priority: fp(0.9)},
+				{Server: "alpha", URI: "window://a/tie1", Contents: text("t1"), Priority: fp(0.1)},
 				{Server: "beta", URI: "window://b/1", Contents: text("b1")},
 			},
 			history: []string{"zed", "beta", "zed"},
 			want: []string{"window://z/1\n\nz1", "window://b/1\n\nb1",
-				"window://a/high?priority=90\n\nah", "window://a/low?priority=10\n\nal", "window://a/tie1?priority=10\n\nt1"},
+				"window://a/high\n\nah", "window://a/low\n\nal", "window://a/tie1\n\nt1"},
 		},
 		{
-			name: "annotation priority and _meta fullscreen used when the query has none",
+			name: "annotations win over the seeds' query, which is read only when they say nothing and dropped from the identifier",
 			windows: []Window{
 				{Server: "a", URI: "window://a/1", Contents: text("1"), Priority: fp(0.2)},
 				{Server: "a", URI: "window://a/2", Contents: text("2"), Priority: fp(0.9)},
-				{Server: "a", URI: "window://a/3?priority=50", Contents: text("3"), Priority: fp(1)},
+				{Server: "a", URI: "window://a/3?priority=5", Contents: text("3"), Priority: fp(1)},
+				{Server: "a", URI: "window://a/4?priority=50", Contents: text("4")},
+				{Server: "a", URI: "window://a/5?priority=high", Contents: text("5"), Priority: fp(0.3)},
 			},
-			want: []string{"window://a/2\n\n2", "window://a/3?priority=50\n\n3", "window://a/1\n\n1"},
+			want: []string{"window://a/3\n\n3", "window://a/2\n\n2", "window://a/4\n\n4", "window://a/5\n\n5", "window://a/1\n\n1"},
+		},
+		{
+			name: "priority outside [0, 1] counts as 0",
+			windows: []Window{
+				{Server: "a", URI: "window://a/big", Contents: text("big"), Priority: fp(5)},
+				{Server: "a", URI: "window://a/neg", Contents: text("neg"), Priority: fp(-1)},
+				{Server: "a", URI: "window://a/low", Contents: text("low"), Priority: fp(0.01)},
+				{Server: "a", URI: "window://a/big-query?priority=100", Contents: text("bq"), Priority: fp(1.5)},
+			},
+			want: []string{"window://a/low\n\nlow", "window://a/big\n\nbig", "window://a/neg\n\nneg", "window://a/big-query\n\nbq"},
 		},
 		{
 			name: "fullscreen per server: only the first one, others of that server dropped",
@@ -143,10 +155,21 @@ func TestOrganize(t *testing.T) {
 				{Server: "a", URI: "window://a/fs1?fullscreen=true", Contents: text("f1")},
 				{Server: "a", URI: "window://a/fs2?fullscreen=yes&priority=99", Contents: text("f2")},
 				{Server: "b", URI: "window://b/1", Contents: text("b1")},
-				{Server: "b", URI: "window://b/2", Contents: text("b2"), Fullscreen: bp(true)},
-				{Server: "c", URI: "window://c/1?fullscreen=false", Contents: text("c1"), Fullscreen: bp(true)},
+				{Server: "b", URI: "window://b/2", Contents: text("b2"), Fullscreen: true},
+				{Server: "c", URI: "window://c/1?fullscreen=true", Contents: text("c1"), Fullscreen: false},
+				{Server: "c", URI: "window://c/2", Contents: text("c2"), Fullscreen: "yes"},
+				{Server: "c", URI: "window://c/3", Contents: text("c3"), Fullscreen: 1.0},
 			},
-			want: []string{"window://a/fs1?fullscreen=true\n\nf1", "window://b/2\n\nb2", "window://c/1?fullscreen=false\n\nc1"},
+			want: []string{"window://a/fs1\n\nf1", "window://b/2\n\nb2", "window://c/1\n\nc1", "window://c/2\n\nc2", "window://c/3\n\nc3"},
+		},
+		{
+			name: "an invalid query value no longer drops the window",
+			windows: []Window{
+				{Server: "a", URI: "window://a/x?priority=high&fullscreen=maybe", Contents: text("x")},
+				{Server: "a", URI: "window://a/y?priority=101", Contents: text("y")},
+				{Server: "a", URI: "window:///nohost", Contents: text("gone")},
+			},
+			want: []string{"window://a/x\n\nx", "window://a/y\n\ny"},
 		},
 		{
 			name: "global size cut across servers",
@@ -166,6 +189,54 @@ func TestOrganize(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// Every rule of desktop.md that keeps a window but warns says so in the
+// log, naming the window.
+func TestOrganizeWarnings(t *testing.T) {
+	tests := []struct {
+		w    Window
+		want string
+	}{
+		{Window{Server: "a", URI: "window://a/q?priority=5", Contents: text("x")}, `\"?priority=5\" is dropped from its identifier`},
+		{Window{Server: "a", URI: "window://a/q?priority=high", Contents: text("x")}, `priority \"high\" must be an integer in [0, 100]; ignored`},
+		{Window{Server: "a", URI: "window://a/p", Contents: text("x"), Priority: fp(1.2)}, "annotations.priority is outside [0, 1]"},
+		{Window{Server: "a", URI: "window://a/f", Contents: text("x"), Fullscreen: "true"}, "_meta.fullscreen is not a boolean"},
+		{Window{Server: "a", URI: "window://a/u", Contents: text("x"), Audience: []string{"user"}}, "audience does not include the assistant"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		if got := Organize([]Window{tt.w}, nil, nil, log); len(got) != 1 {
+			t.Errorf("%s: window not shown: %q", tt.w.URI, got)
+		}
+		if out := buf.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, tt.want) || !strings.Contains(out, tt.w.URI) {
+			t.Errorf("%s: log %q lacks %q", tt.w.URI, out, tt.want)
+		}
+	}
+	// No warning for a window that follows desktop.md.
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	Organize([]Window{{Server: "a", URI: "window://a/ok", Contents: text("x"), Priority: fp(0.5), Fullscreen: false,
+		Audience: []string{"user", "assistant"}}}, nil, nil, log)
+	if buf.Len() != 0 {
+		t.Errorf("clean window warned: %q", buf.String())
+	}
+}
+
+func TestIdentify(t *testing.T) {
+	id, seed, warnings, err := Identify("window://h/a%2Fb/c?fullscreen=on&priority=40#top")
+	if err != nil || id != "window://h/a%2Fb/c" || *seed.Priority != 40 || !*seed.Fullscreen || len(warnings) != 1 {
+		t.Errorf("Identify = %q %+v %q %v", id, seed, warnings, err)
+	}
+	if id, _, warnings, err := Identify("window://h/x"); err != nil || id != "window://h/x" || warnings != nil {
+		t.Errorf("plain URI: %q %q %v", id, warnings, err)
+	}
+	for _, bad := range []string{"dpe://h/x", "window://", "window://h/%zz"} {
+		if _, _, _, err := Identify(bad); err == nil {
+			t.Errorf("Identify(%q) accepted", bad)
+		}
 	}
 }
 

@@ -9,47 +9,57 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// Window is one window:// resource as read from an MCP server.
+// Window is one window:// resource as listed and read from an MCP server.
 type Window struct {
-	Server   string // MCP server name
-	URI      string
+	Server   string // the MCP server's bundle_id
+	URI      string // as listed
 	Contents []protocol.ResourceContents
-	// Priority is Resource.annotations.priority (0-1), used when the URI's
-	// query has no priority; Fullscreen is Resource._meta.fullscreen, used
-	// when the query has no fullscreen.
+	// Priority is Resource.annotations.priority and Audience
+	// Resource.annotations.audience as the server sent them; Fullscreen is
+	// Resource._meta.fullscreen, any JSON value (nil: not given).
 	Priority   *float64
-	Fullscreen *bool
+	Audience   []string
+	Fullscreen any
 }
 
-// Organize builds a Computer's desktop from its windows by the Desktop
-// specification: drop invalid, empty and blob-only windows; group by
-// server, servers ordered by tool-call history (most recent first) then by
-// name; inside a server priority descending (ties in input order); per
-// server only the first fullscreen window when there is one; cut to size
-// (nil: no limit, <= 0: empty); render "URI\n\nbody". log may be nil.
+// Organize builds a Computer's desktop from its windows by desktop.md:
+// drop invalid, empty and blob-only windows; group by server, servers
+// ordered by tool-call history (most recent first) then by name; inside a
+// server priority descending (ties in input order); per server only the
+// first fullscreen window when there is one; cut to size (nil: no limit,
+// <= 0: empty); render "identifier\n\nbody", the identifier being the URI
+// without its query.
+//
+// Priority is annotations.priority, a number in [0, 1] (out of range: 0
+// with a warning); fullscreen is _meta.fullscreen (not a boolean: false
+// with a warning); an audience without "assistant" is warned about and the
+// window kept. The seeds' query form (?priority=0-100&fullscreen=bool) is
+// still read, but only when the annotations and _meta say nothing; a query
+// is warned about and its invalid values ignored. log may be nil.
 func Organize(windows []Window, size *int, history []string, log *slog.Logger) []string {
 	if size != nil && *size <= 0 {
 		return []string{}
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	type entry struct {
-		idx        int
+		id         string
 		priority   float64
 		fullscreen bool
 		body       string
 	}
 	groups := map[string][]entry{}
-	for i, w := range windows {
-		u, err := ParseWindowURI(w.URI)
+	for _, w := range windows {
+		id, seed, warnings, err := Identify(w.URI)
 		if err != nil {
-			logDebug(log, "desktop: skip window with invalid URI", "uri", w.URI, "err", err)
+			log.Debug("desktop: skip window with invalid URI", "uri", w.URI, "err", err)
 			continue
 		}
 		var texts []string
 		for _, c := range w.Contents {
 			if c.Blob != "" && c.Text == "" {
-				if log != nil {
-					log.Warn("desktop: blob window content is not rendered", "uri", w.URI)
-				}
+				log.Warn("desktop: blob window content is not rendered", "uri", w.URI)
 				continue
 			}
 			texts = append(texts, c.Text)
@@ -57,18 +67,30 @@ func Organize(windows []Window, size *int, history []string, log *slog.Logger) [
 		if len(texts) == 0 {
 			continue
 		}
-		e := entry{idx: i, body: strings.Join(texts, "\n\n")}
-		switch {
-		case u.Priority != nil:
-			e.priority = float64(*u.Priority)
-		case w.Priority != nil:
-			e.priority = *w.Priority * 100
+		for _, msg := range warnings {
+			log.Warn("desktop: "+msg, "uri", w.URI, "server", w.Server)
 		}
-		switch {
-		case u.Fullscreen != nil:
-			e.fullscreen = *u.Fullscreen
-		case w.Fullscreen != nil:
-			e.fullscreen = *w.Fullscreen
+		e := entry{id: id, body: strings.Join(texts, "\n\n")}
+		switch p := w.Priority; {
+		case p != nil && *p >= 0 && *p <= 1:
+			e.priority = *p
+		case p != nil:
+			log.Warn("desktop: annotations.priority is outside [0, 1]; taken as 0", "priority", *p, "uri", w.URI, "server", w.Server)
+		case seed.Priority != nil:
+			e.priority = float64(*seed.Priority) / 100
+		}
+		switch fs := w.Fullscreen; {
+		case fs != nil:
+			b, ok := fs.(bool)
+			if !ok {
+				log.Warn("desktop: _meta.fullscreen is not a boolean; taken as false", "fullscreen", fs, "uri", w.URI, "server", w.Server)
+			}
+			e.fullscreen = b
+		case seed.Fullscreen != nil:
+			e.fullscreen = *seed.Fullscreen
+		}
+		if len(w.Audience) > 0 && !slices.Contains(w.Audience, "assistant") {
+			log.Warn("desktop: the window's audience does not include the assistant; shown anyway", "audience", w.Audience, "uri", w.URI, "server", w.Server)
 		}
 		groups[w.Server] = append(groups[w.Server], e)
 	}
@@ -85,7 +107,7 @@ func Organize(windows []Window, size *int, history []string, log *slog.Logger) [
 			if size != nil && len(out) >= *size {
 				return out
 			}
-			out = append(out, render(windows[e.idx].URI, e.body))
+			out = append(out, render(e.id, e.body))
 		}
 	}
 	return out
@@ -119,10 +141,4 @@ func serverOrder[T any](groups map[string]T, history []string) []string {
 	}
 	slices.Sort(rest)
 	return append(order, rest...)
-}
-
-func logDebug(log *slog.Logger, msg string, args ...any) {
-	if log != nil {
-		log.Debug(msg, args...)
-	}
 }

@@ -45,10 +45,51 @@ func (e *URIError) Error() string {
 	return fmt.Sprintf("invalid window URI %q: rule %d: %s", e.URI, e.Rule, e.Reason)
 }
 
-// ParseWindowURI parses and validates a window:// URI.
+// ParseWindowURI parses and validates a window:// URI in the seeds' form:
+// the five rules, with priority and fullscreen read from the query. Use
+// Identify to read a listed window the way desktop.md does.
 func ParseWindowURI(raw string) (WindowURI, error) {
-	fail := func(rule Rule, format string, args ...any) (WindowURI, error) {
-		return WindowURI{}, &URIError{URI: raw, Rule: rule, Reason: fmt.Sprintf(format, args...)}
+	w, rawQuery, err := parseBase(raw)
+	if err != nil {
+		return WindowURI{}, err
+	}
+	q := parseSeedQuery(rawQuery)
+	if len(q.problems) > 0 {
+		return WindowURI{}, &URIError{URI: raw, Rule: q.problems[0].rule, Reason: q.problems[0].reason}
+	}
+	w.Priority, w.Fullscreen = q.priority, q.fullscreen
+	return w, nil
+}
+
+// Identify reads a listed window:// URI as desktop.md does: the URI is an
+// identifier, so the query (and fragment) are dropped from it, with a
+// warning. The seeds' query values that are valid are returned in seed,
+// for use when the resource's annotations and _meta say nothing; invalid
+// ones are ignored with a warning instead of dropping the window. An
+// error means the scheme, host or path breaks its rule.
+func Identify(raw string) (id string, seed WindowURI, warnings []string, err error) {
+	w, rawQuery, err := parseBase(raw)
+	if err != nil {
+		return "", WindowURI{}, nil, err
+	}
+	id = raw
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		id = raw[:i]
+		warnings = append(warnings, fmt.Sprintf("a window URI carries no query or fragment (desktop.md); %q is dropped from its identifier", raw[i:]))
+	}
+	q := parseSeedQuery(rawQuery)
+	for _, p := range q.problems {
+		warnings = append(warnings, p.reason+"; ignored")
+	}
+	w.Priority, w.Fullscreen = q.priority, q.fullscreen
+	return id, w, warnings, nil
+}
+
+// parseBase checks the scheme, host and path of raw (rules 1, 2 and 5)
+// and returns them with the raw query.
+func parseBase(raw string) (WindowURI, string, error) {
+	fail := func(rule Rule, format string, args ...any) (WindowURI, string, error) {
+		return WindowURI{}, "", &URIError{URI: raw, Rule: rule, Reason: fmt.Sprintf(format, args...)}
 	}
 	const prefix = Scheme + "://"
 	if len(raw) < len(prefix) || !strings.EqualFold(raw[:len(prefix)], prefix) {
@@ -76,7 +117,25 @@ func ParseWindowURI(raw string) (WindowURI, error) {
 			w.Path = append(w.Path, s)
 		}
 	}
-	var seenPriority, seenFullscreen bool // the first occurrence wins
+	return w, rawQuery, nil
+}
+
+type queryProblem struct {
+	rule   Rule
+	reason string
+}
+
+type seedQuery struct {
+	priority   *int
+	fullscreen *bool
+	problems   []queryProblem // in query order
+}
+
+// parseSeedQuery reads priority and fullscreen from a query (the first
+// occurrence of each counts; other parameters are ignored).
+func parseSeedQuery(rawQuery string) seedQuery {
+	var q seedQuery
+	var seenPriority, seenFullscreen bool
 	for rawQuery != "" {
 		var kv string
 		kv, rawQuery, _ = strings.Cut(rawQuery, "&")
@@ -91,20 +150,22 @@ func ParseWindowURI(raw string) (WindowURI, error) {
 			val, err := url.QueryUnescape(v)
 			n, convErr := strconv.Atoi(val)
 			if err != nil || convErr != nil || n < 0 || n > 100 || strings.TrimLeft(val, "0123456789") != "" {
-				return fail(RulePriority, "priority %q must be an integer in [0, 100]", v)
+				q.problems = append(q.problems, queryProblem{RulePriority, fmt.Sprintf("priority %q must be an integer in [0, 100]", v)})
+				continue
 			}
-			w.Priority = &n
+			q.priority = &n
 		case key == "fullscreen" && !seenFullscreen:
 			seenFullscreen = true
 			val, err := url.QueryUnescape(v)
 			b, ok := parseBool(val)
 			if err != nil || !ok {
-				return fail(RuleFullscreen, "fullscreen %q must be true/1/yes/on or false/0/no/off", v)
+				q.problems = append(q.problems, queryProblem{RuleFullscreen, fmt.Sprintf("fullscreen %q must be true/1/yes/on or false/0/no/off", v)})
+				continue
 			}
-			w.Fullscreen = &b
+			q.fullscreen = &b
 		}
 	}
-	return w, nil
+	return q
 }
 
 func parseBool(s string) (bool, bool) {

@@ -3,69 +3,13 @@ package docserver
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
-	"github.com/smcp-browse/smcp-browse/protocol"
 )
-
-func TestRewriteWriter(t *testing.T) {
-	l := newErrorLedger()
-	l.m[ledgerKey(stdioSessionID, mcp.NewRequestId(float64(7)))] = &RPCError{Code: 4202, Message: "page 9 is out of range", Data: map[string]any{"page_index": 9}}
-	l.order = append(l.order, ledgerKey(stdioSessionID, mcp.NewRequestId(float64(7))))
-	var out strings.Builder
-	w := &rewriteWriter{out: &out, ledger: l}
-	errLine := `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"x"}}`
-	other := `{"jsonrpc":"2.0","id":8,"error":{"code":-32601,"message":"no such method"}}`
-	ok := `{"jsonrpc":"2.0","id":9,"result":{}}`
-	// One message split over writes, two joined in one write.
-	for _, chunk := range []string{errLine[:10], errLine[10:] + "\n" + other + "\n", ok + "\n"} {
-		if _, err := w.Write([]byte(chunk)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("lines = %q", lines)
-	}
-	if lines[0] != `{"jsonrpc":"2.0","id":7,"error":{"code":4202,"message":"page 9 is out of range","data":{"page_index":9}}}` {
-		t.Errorf("rewritten = %s", lines[0])
-	}
-	if lines[1] != other || lines[2] != ok {
-		t.Errorf("untouched lines changed: %q", lines[1:])
-	}
-	if len(l.m) != 0 {
-		t.Error("ledger entry not consumed")
-	}
-}
-
-func TestLedgerHookAndBound(t *testing.T) {
-	l := newErrorLedger()
-	ctx := context.Background()
-	l.hook(ctx, float64(1), "resources/read", nil, errors.New("plain errors are not recorded"))
-	l.hook(ctx, nil, "resources/read", nil, protocol.NewError(4201, "notifications have no id"))
-	if len(l.m) != 0 {
-		t.Fatalf("recorded %d", len(l.m))
-	}
-	for i := 0; i < ledgerMax+10; i++ {
-		l.hook(ctx, float64(i), "resources/read", nil, protocol.NewError(4201, "x"))
-	}
-	if len(l.m) != ledgerMax || len(l.order) != ledgerMax {
-		t.Errorf("ledger holds %d/%d, bound %d", len(l.m), len(l.order), ledgerMax)
-	}
-	if _, ok := l.take("", mcp.NewRequestId(float64(0))); ok {
-		t.Error("the oldest entry should have been evicted")
-	}
-	if re, ok := l.take("", mcp.NewRequestId(float64(ledgerMax+9))); !ok || re.Code != 4201 {
-		t.Error("newest entry missing")
-	}
-}
 
 func TestDocCacheLoadsOnceAndEvicts(t *testing.T) {
 	c := newDocCache(2)

@@ -12,7 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -42,7 +42,7 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 		return nil, err // a *protocol.Error with code 4204 and {uri, rule}
 	}
 	if u.Host != s.host {
-		return nil, &RPCError{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("host %q is not served here (this server is %q)", u.Host, s.host),
+		return nil, &rpcerr.Error{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("host %q is not served here (this server is %q)", u.Host, s.host),
 			Data: map[string]any{"uri": raw}}
 	}
 	var body any
@@ -54,16 +54,16 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 			return nil, err
 		}
 		body = cat
-		md = func() string { return catalogMarkdown(cat) }
-		txt = func() string { return catalogText(cat) }
+		md = func() string { return dpe.RenderCatalogMarkdown(cat) }
+		txt = func() string { return dpe.RenderCatalogText(cat) }
 	case dpe.LevelDocument:
 		d, err := s.document(ctx, u)
 		if err != nil {
 			return nil, err
 		}
 		body = d
-		md = func() string { return documentMarkdown(d) }
-		txt = func() string { return documentText(d) }
+		md = func() string { return dpe.RenderDocumentMarkdown(d) }
+		txt = func() string { return dpe.RenderDocumentText(d) }
 	case dpe.LevelPage:
 		p, err := s.page(ctx, u)
 		if err != nil {
@@ -107,7 +107,7 @@ func errDocNotFound(ref string) error {
 // coded JSON-RPC error of a read, and the reason for a listing.
 type unreadableError struct {
 	reason string
-	rpc    *RPCError
+	rpc    *rpcerr.Error
 }
 
 func (u *unreadableError) Error() string { return u.rpc.Error() }
@@ -115,7 +115,7 @@ func (u *unreadableError) Unwrap() error { return u.rpc }
 
 func newUnreadable(ref, rel string, err error) *unreadableError {
 	reason := unreadableReason(err)
-	return &unreadableError{reason: reason, rpc: &RPCError{Code: mcp.INTERNAL_ERROR,
+	return &unreadableError{reason: reason, rpc: &rpcerr.Error{Code: mcp.INTERNAL_ERROR,
 		Message: fmt.Sprintf("document %q (%s) cannot be read: %s", ref, rel, reason),
 		Data:    map[string]any{"doc_ref": ref, "unreadable": reason}}}
 }
@@ -214,7 +214,9 @@ func (s *Server) fileURI(rel string) string {
 
 // summaryOf is the catalog entry of a parsed document.
 func (s *Server) summaryOf(e *entry, doc *extract.Document) protocol.DPEDocumentSummary {
-	return s.metadata(e, doc).CatalogEntry(s.host)
+	sum := s.metadata(e, doc).CatalogEntry(s.host)
+	sum.Path = e.rel
+	return sum
 }
 
 // metadata is the Level 1 read of a document without its page index.
@@ -381,95 +383,4 @@ func (s *Server) element(ctx context.Context, u dpe.URI) (protocol.DPEElementDet
 		URI:       dpe.Element(s.host, e.docRef, el.ID).String(),
 		Metadata:  meta,
 	}, nil
-}
-
-// --- Markdown and text renderings of Levels 0 and 1 ---------------------------
-
-func catalogMarkdown(c protocol.DPECatalog) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Documents (%d)\n", c.TotalCount)
-	for _, d := range c.Documents {
-		fmt.Fprintf(&b, "\n- [%s](%s) — %s · %s",
-			mdText(d.Title), d.URI, d.FileType, plural(d.PageCount, "page"))
-		if d.LastModified != "" {
-			fmt.Fprintf(&b, " · %s", d.LastModified)
-		}
-		if d.Summary != "" {
-			fmt.Fprintf(&b, "\n  %s", oneLine(d.Summary))
-		}
-	}
-	b.WriteByte('\n')
-	return b.String()
-}
-
-func catalogText(c protocol.DPECatalog) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Documents: %d\n", c.TotalCount)
-	for _, d := range c.Documents {
-		fmt.Fprintf(&b, "\n%s\n  %s · %s · %s\n", oneLine(d.Title), d.URI, d.FileType, plural(d.PageCount, "page"))
-		if d.Summary != "" {
-			fmt.Fprintf(&b, "  %s\n", oneLine(d.Summary))
-		}
-	}
-	return b.String()
-}
-
-func documentMarkdown(d protocol.DPEDocument) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", oneLine(d.Title))
-	if d.Summary != "" {
-		fmt.Fprintf(&b, "%s\n\n", d.Summary)
-	}
-	fmt.Fprintf(&b, "- Type: %s · %s\n", d.FileType, plural(d.PageCount, "page"))
-	if d.LastModified != "" {
-		fmt.Fprintf(&b, "- Modified: %s\n", d.LastModified)
-	}
-	if len(d.Keywords) > 0 {
-		fmt.Fprintf(&b, "- Keywords: %s\n", strings.Join(d.Keywords, ", "))
-	}
-	fmt.Fprintf(&b, "- File: <%s>\n", d.FileURI)
-	switch {
-	case d.PageOffset != nil && len(d.Pages) == 0:
-		fmt.Fprintf(&b, "\n## Pages (none from %d; %d in all)\n", *d.PageOffset, *d.PageTotal)
-	case d.PageOffset != nil:
-		fmt.Fprintf(&b, "\n## Pages (%d–%d of %d)\n\n", *d.PageOffset, *d.PageOffset+len(d.Pages)-1, *d.PageTotal)
-		for _, p := range d.Pages {
-			fmt.Fprintf(&b, "%d. [%s](%s) — %s\n", p.PageIndex, mdText(p.Title), p.URI, plural(p.ElementCount, "element"))
-		}
-	}
-	return b.String()
-}
-
-func documentText(d protocol.DPEDocument) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", oneLine(d.Title))
-	if d.Summary != "" {
-		fmt.Fprintf(&b, "%s\n", d.Summary)
-	}
-	fmt.Fprintf(&b, "Type: %s, %s\n", d.FileType, plural(d.PageCount, "page"))
-	if d.LastModified != "" {
-		fmt.Fprintf(&b, "Modified: %s\n", d.LastModified)
-	}
-	if len(d.Keywords) > 0 {
-		fmt.Fprintf(&b, "Keywords: %s\n", strings.Join(d.Keywords, ", "))
-	}
-	fmt.Fprintf(&b, "File: %s\n", d.FileURI)
-	for _, p := range d.Pages {
-		fmt.Fprintf(&b, "  %d  %s (%s)\n", p.PageIndex, oneLine(p.Title), plural(p.ElementCount, "element"))
-	}
-	return b.String()
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// mdText escapes the characters that would end a Markdown link text.
-func mdText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(oneLine(s))
 }

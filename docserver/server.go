@@ -26,8 +26,8 @@
 //     served. Symbolic links are followed only when they stay inside the
 //     root (os.Root enforces it); linked directories are not descended.
 //   - Errors of a read carry the protocol code (4201-4204) and its details
-//     as the JSON-RPC error's code and data (see rpcerror.go for how, given
-//     that mcp-go does not let a handler choose them).
+//     as the JSON-RPC error's code and data (package internal/rpcerr, since
+//     mcp-go does not let a handler choose them).
 //   - Change notifications: see subscriptions in notify.go.
 package docserver
 
@@ -40,9 +40,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -50,6 +48,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 )
 
 // Defaults of Options.
@@ -88,7 +87,7 @@ type Server struct {
 	log     *slog.Logger
 
 	mcp    *server.MCPServer
-	ledger *errorLedger
+	ledger *rpcerr.Ledger
 	index  *index
 	docs   *docCache
 	peeks  *peeks
@@ -98,8 +97,6 @@ type Server struct {
 
 	baseCtx    context.Context // parses run under it; Close cancels it
 	baseCancel context.CancelFunc
-
-	tokens atomic.Uint64 // numbers in-process transports
 
 	watchMu sync.Mutex
 	watch   *watcher
@@ -167,7 +164,7 @@ func New(root string, opts Options) (*Server, error) {
 		root:    r,
 		opts:    opts,
 		log:     opts.Logger,
-		ledger:  newErrorLedger(),
+		ledger:  rpcerr.NewLedger(),
 		index:   newIndex(),
 		docs:    newDocCache(opts.CacheSize),
 		peeks:   newPeeks(),
@@ -212,9 +209,7 @@ func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 // InProcessTransport returns an in-process MCP transport to this server
 // (for mcp-go's client.NewClient) that reports protocol error codes.
 func (s *Server) InProcessTransport() transport.Interface {
-	t := &codedTransport{InProcessTransport: transport.NewInProcessTransport(s.mcp), ledger: s.ledger}
-	t.token = "inproc-" + strconv.FormatUint(s.tokens.Add(1), 10)
-	return t
+	return s.ledger.InProcess(s.mcp)
 }
 
 // ServeStdio serves MCP over in and out (newline-delimited JSON-RPC) until
@@ -222,8 +217,7 @@ func (s *Server) InProcessTransport() transport.Interface {
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	std := server.NewStdioServer(s.mcp)
 	std.SetErrorLogger(log.New(&slogWriter{log: s.log}, "", 0))
-	w := &rewriteWriter{out: out, ledger: s.ledger}
-	err := std.Listen(ctx, in, w)
+	err := std.Listen(ctx, in, s.ledger.StdioWriter(out))
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)) {
 		return nil
 	}
@@ -269,7 +263,7 @@ func (s *Server) Close() error {
 // completion and tools.
 func (s *Server) newMCPServer() *server.MCPServer {
 	hooks := &server.Hooks{}
-	hooks.AddOnError(s.ledger.hook)
+	hooks.AddOnError(s.ledger.Hook)
 	hooks.AddAfterListResources(s.afterListResources)
 	hooks.AddOnRegisterSession(s.subs.register)
 	hooks.AddOnUnregisterSession(s.subs.unregister)

@@ -76,7 +76,7 @@ func TestErrorsCarryProtocolCodes(t *testing.T) {
 		t.Errorf("foreign scheme: code %d", e.Code)
 	}
 	// Every recorded error was consumed by its response.
-	if n := len(s.ledger.m); n != 0 {
+	if n := s.ledger.Pending(); n != 0 {
 		t.Errorf("%d errors left in the ledger", n)
 	}
 }
@@ -132,7 +132,7 @@ func TestLevelsAndQueryParameters(t *testing.T) {
 		t.Errorf("text format: %s %q", mime, text)
 	}
 	md, mime := readText(t, c, doc+"/pages/1?format=markdown&categories=table")
-	if mime != "text/markdown" || !strings.HasPrefix(md, "| Month | Revenue (k$) | Growth |") {
+	if mime != "text/markdown" || !strings.HasPrefix(md, "| Month     | Revenue (k$) | Growth |\n| --------- | -----------: | -----: |") {
 		t.Errorf("markdown+categories: %s %q", mime, md)
 	}
 	md, _ = readText(t, c, doc+"?format=markdown&depth=pages")
@@ -140,7 +140,7 @@ func TestLevelsAndQueryParameters(t *testing.T) {
 		t.Errorf("Level 1 markdown = %q", md)
 	}
 	el, mime := readText(t, c, doc+"/elements/tbl-1-1?format=markdown")
-	if mime != "text/markdown" || !strings.Contains(el, "| September | 1,420 | +3% |") {
+	if mime != "text/markdown" || !strings.Contains(el, "| September |        1,420 |    +3% |") {
 		t.Errorf("Level 3 markdown = %q", el)
 	}
 	var cat protocol.DPECatalog

@@ -10,29 +10,47 @@ import (
 )
 
 // RenderPageMarkdown renders a Level 2 page to Markdown: its elements in
-// order, separated by blank lines, by the specification's rendering table.
-// The page title is not repeated (pages usually open with their heading
-// element); callers that want it prepend it.
+// order, separated by blank lines, by the specification's rendering table
+// (see RenderElementMarkdown). Consecutive elements of one blockquote stay
+// one quote; an element shown inside another one's Markdown (a link or an
+// image of a paragraph, content key "within") is not repeated when that
+// element is on the page. The page title is not repeated (pages usually
+// open with their heading element); callers that want it prepend it.
 func RenderPageMarkdown(p protocol.DPEPage) string {
-	return joinElements(p.Elements, RenderElementMarkdown)
+	return joinElements(p.Elements, RenderElementMarkdown, "> ")
 }
 
 // RenderPageText renders a Level 2 page to plain text.
 func RenderPageText(p protocol.DPEPage) string {
-	return joinElements(p.Elements, RenderElementText)
+	return joinElements(p.Elements, RenderElementText, "> ")
 }
 
-func joinElements(els []protocol.DPEElementDetail, render func(protocol.DPEElementDetail) string) string {
-	var b strings.Builder
+func joinElements(els []protocol.DPEElementDetail, render func(protocol.DPEElementDetail) string, quoteMark string) string {
+	ids := make(map[string]bool, len(els))
 	for _, e := range els {
+		ids[e.ElementID] = true
+	}
+	var b strings.Builder
+	prevQuote := 0
+	for _, e := range els {
+		c := content(e.Content)
+		if w := c.str("within"); w != "" && w != e.ElementID && ids[w] {
+			continue
+		}
 		s := render(e)
 		if s == "" {
 			continue
 		}
+		q := c.depth("quote")
 		if b.Len() > 0 {
-			b.WriteString("\n\n")
+			b.WriteByte('\n')
+			if shared := min(q, prevQuote); shared > 0 {
+				b.WriteString(strings.TrimRight(strings.Repeat(quoteMark, shared), " "))
+			}
+			b.WriteByte('\n')
 		}
 		b.WriteString(s)
+		prevQuote = q
 	}
 	if b.Len() > 0 {
 		b.WriteByte('\n')
@@ -44,46 +62,67 @@ func joinElements(els []protocol.DPEElementDetail, render func(protocol.DPEEleme
 //
 //	heading  # / ## / ... by level (clamped to 1-6)
 //	text     the text, paragraph breaks kept
-//	table    a Markdown table; | escaped as \|, newlines in cells as <br>,
+//	table    a Markdown table with its column alignment, cells padded to
+//	         their natural width; | escaped as \|, newlines in cells as <br>,
 //	         short rows padded with empty cells
-//	list     "1." (from start) or "- " items
+//	list     "1." (from start) or "- " items, nested items indented by
+//	         their level
 //	code     a fenced block with its language, the fence longer than any
 //	         backtick run in the code
 //	chart    [图表: {title}] {data_summary}
 //	image    ![{alt}]({url}) or [图片: {description}]
 //	link     [{text}]({url})
-//	formula  $ {expression} $
+//	formula  $ {expression} $, after its `cell` and before "→ value" when
+//	         the element has them
+//	separator ---
 //	other    [{category}: {summary}]
 //
-// Brackets in link text and alt text are escaped, and a destination with
-// spaces or parentheses is written as <url>, so document text cannot break
-// the construct. An element of another category without a summary shows
-// its text, title or description instead ([{category}] when it has none).
+// Text from the element is plain text and is escaped (EscapeText), so a
+// renderer shows it as it is: "a*b*c" stays "a*b*c" and "<name>" stays
+// "<name>". An element that carries its rich form (the "markdown" keys, see
+// category.go) is rendered from it instead, so emphasis, code spans and
+// inline links survive. Elements with "quote" are prefixed with "> " per
+// level and elements with "indent" are indented four columns per level, so
+// that they stay inside the list item they belong to.
 func RenderElementMarkdown(e protocol.DPEElementDetail) string {
 	c := content(e.Content)
+	return block(elementMarkdown(e, c), c.depth("quote"), c.depth("indent"), "> ", 4)
+}
+
+func elementMarkdown(e protocol.DPEElementDetail, c content) string {
 	switch Category(e.Category) {
 	case Heading:
 		level := clamp(c.int("level", 1), 1, 6)
-		return strings.Repeat("#", level) + " " + oneLine(c.str("text"))
+		t := OneLine(c.str("markdown"))
+		if t == "" {
+			t = EscapeSpan(OneLine(c.str("text")))
+		}
+		if strings.HasSuffix(t, "#") && !strings.HasSuffix(t, "\\#") {
+			t = t[:len(t)-1] + "\\#" // not a closing sequence
+		}
+		return strings.Repeat("#", level) + " " + t
 	case Text:
-		return strings.TrimRight(c.str("text"), "\n")
+		if md := c.str("markdown"); md != "" {
+			return strings.TrimRight(md, "\n")
+		}
+		return EscapeText(c.str("text"))
 	case Table, PivotTable:
-		return markdownTable(c.strings("headers"), c.rows("rows"))
+		return markdownTable(c)
 	case List:
-		return markdownList(c.bool("ordered"), max(c.int("start", 1), 0), c.strings("items"))
+		return markdownList(c)
 	case Code:
 		return fenced(c.str("language"), c.str("code"))
 	case Chart:
-		s := "[图表: " + oneLine(c.str("title")) + "]"
+		s := "[图表: " + EscapeSpan(OneLine(c.str("title"))) + "]"
 		if d := c.str("data_summary"); d != "" {
-			s += " " + d
+			s += " " + EscapeSpan(OneLine(d))
 		}
 		return s
 	case Image:
 		if url := c.str("url"); url != "" {
 			return "![" + linkText(c.str("alt")) + "](" + destination(url) + ")"
 		}
-		return "[图片: " + oneLine(c.first("description", "alt")) + "]"
+		return "[图片: " + EscapeSpan(OneLine(c.first("description", "alt"))) + "]"
 	case Link:
 		url := c.str("url")
 		text := c.str("text")
@@ -92,16 +131,44 @@ func RenderElementMarkdown(e protocol.DPEElementDetail) string {
 		}
 		return "[" + linkText(text) + "](" + destination(url) + ")"
 	case Formula:
-		return "$ " + oneLine(c.str("expression")) + " $"
+		s := "$ " + EscapeSpan(OneLine(c.str("expression"))) + " $"
+		if cell := c.str("cell"); cell != "" {
+			s = CodeSpan(OneLine(cell)) + " " + s
+		}
+		if v := c.str("value"); v != "" {
+			s += " → " + EscapeSpan(OneLine(v))
+		}
+		return s
+	case Separator:
+		return "---"
 	}
-	label := oneLine(e.Summary)
+	label := OneLine(e.Summary)
 	if label == "" {
-		label = oneLine(c.first("text", "title", "description"))
+		label = OneLine(c.first("text", "title", "description"))
 	}
 	if label == "" {
-		return "[" + oneLine(e.Category) + "]"
+		return "[" + EscapeSpan(OneLine(e.Category)) + "]"
 	}
-	return "[" + oneLine(e.Category) + ": " + label + "]"
+	return "[" + EscapeSpan(OneLine(e.Category)) + ": " + EscapeSpan(label) + "]"
+}
+
+// block prefixes every line of s with the quote marks of depth quote and
+// the indentation of depth indent (width columns per level).
+func block(s string, quote, indent int, quoteMark string, width int) string {
+	if s == "" || (quote == 0 && indent == 0) {
+		return s
+	}
+	prefix := strings.Repeat(quoteMark, quote)
+	pad := strings.Repeat(" ", width*indent)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = strings.TrimRight(prefix, " ")
+			continue
+		}
+		lines[i] = prefix + pad + l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // first returns the first non-empty string value among keys.
@@ -114,18 +181,16 @@ func (c content) first(keys ...string) string {
 	return ""
 }
 
-// linkText prepares link or alt text: one line, brackets escaped.
+// linkText prepares link or alt text: one line, escaped.
 func linkText(s string) string {
-	return linkTextEscaper.Replace(oneLine(s))
+	return EscapeSpan(OneLine(s))
 }
-
-var linkTextEscaper = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`)
 
 // destination prepares a link destination: one line; written as <url>
 // (with < and > percent-encoded) when it has spaces or parentheses, which
 // would otherwise end the destination early.
 func destination(url string) string {
-	url = strings.TrimSpace(oneLine(url))
+	url = strings.TrimSpace(OneLine(url))
 	if !strings.ContainsAny(url, " ()<>") {
 		return url
 	}
@@ -135,40 +200,40 @@ func destination(url string) string {
 var angleEscaper = strings.NewReplacer("<", "%3C", ">", "%3E")
 
 // RenderElementText renders one element to plain text: the same structure
-// as Markdown without its syntax (tables as tab-separated columns).
+// as Markdown without its syntax (tables as tab-separated columns, nested
+// list items indented two spaces per level, quoted elements after "> ").
 func RenderElementText(e protocol.DPEElementDetail) string {
 	c := content(e.Content)
+	return block(elementText(e, c), c.depth("quote"), c.depth("indent"), "> ", 2)
+}
+
+func elementText(e protocol.DPEElementDetail, c content) string {
 	switch Category(e.Category) {
 	case Heading:
-		return oneLine(c.str("text"))
+		return OneLine(c.str("text"))
 	case Text:
 		return strings.TrimRight(c.str("text"), "\n")
 	case Table, PivotTable:
 		return textTable(c.strings("headers"), c.rows("rows"))
 	case List:
 		items := c.strings("items")
-		ordered, start := c.bool("ordered"), max(c.int("start", 1), 0)
 		lines := make([]string, len(items))
 		for i, it := range items {
-			if ordered {
-				lines[i] = strconv.Itoa(start+i) + ". " + oneLine(it)
-			} else {
-				lines[i] = "• " + oneLine(it)
-			}
+			lines[i] = strings.Repeat("  ", listLevel(c, i)) + textMarker(c, i) + " " + OneLine(it)
 		}
 		return strings.Join(lines, "\n")
 	case Code:
 		return strings.TrimRight(c.str("code"), "\n")
 	case Chart:
-		s := "Chart: " + oneLine(c.str("title"))
+		s := "Chart: " + OneLine(c.str("title"))
 		if d := c.str("data_summary"); d != "" {
 			s += " — " + d
 		}
 		return s
 	case Image:
-		s := "Image: " + oneLine(c.first("description", "alt"))
+		s := "Image: " + OneLine(c.first("description", "alt"))
 		if url := c.str("url"); url != "" {
-			s += " <" + oneLine(url) + ">"
+			s += " <" + OneLine(url) + ">"
 		}
 		return s
 	case Link:
@@ -176,20 +241,27 @@ func RenderElementText(e protocol.DPEElementDetail) string {
 		if text == "" || text == url {
 			return url
 		}
-		return oneLine(text) + " <" + oneLine(url) + ">"
+		return OneLine(text) + " <" + OneLine(url) + ">"
 	case Formula:
-		return c.str("expression")
+		s := c.str("expression")
+		if cell := c.str("cell"); cell != "" {
+			s = OneLine(cell) + ": " + s
+		}
+		if v := c.str("value"); v != "" {
+			s += " → " + v
+		}
+		return s
 	case Separator:
 		return "----"
 	}
-	s := oneLine(e.Summary)
+	s := OneLine(e.Summary)
 	if s == "" {
-		s = oneLine(c.first("text", "title", "description"))
+		s = OneLine(c.first("text", "title", "description"))
 	}
 	if s == "" {
-		return oneLine(e.Category)
+		return OneLine(e.Category)
 	}
-	return oneLine(e.Category) + ": " + s
+	return OneLine(e.Category) + ": " + s
 }
 
 // content reads the loosely typed content object of an element: values come
@@ -285,6 +357,33 @@ func toStrings(v any) []string {
 	return nil
 }
 
+// ints reads a list of integers.
+func (c content) ints(key string) []int {
+	switch v := c[key].(type) {
+	case []int:
+		return v
+	case []any:
+		out := make([]int, len(v))
+		for i, x := range v {
+			out[i] = content{"x": x}.int("x", 0)
+		}
+		return out
+	}
+	return nil
+}
+
+// depth reads a nesting depth ("quote", "indent"): an integer, or true
+// for 1.
+func (c content) depth(key string) int {
+	if b, ok := c[key].(bool); ok {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return clamp(c.int(key, 0), 0, 16)
+}
+
 func clamp(n, lo, hi int) int {
 	if n < lo {
 		return lo
@@ -293,100 +392,4 @@ func clamp(n, lo, hi int) int {
 		return hi
 	}
 	return n
-}
-
-// oneLine folds line breaks into spaces, for places where a newline would
-// break the Markdown construct.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)), " ")
-}
-
-var cellEscaper = strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>")
-
-func markdownTable(headers []string, rows [][]string) string {
-	cols := len(headers)
-	for _, r := range rows {
-		cols = max(cols, len(r))
-	}
-	if cols == 0 {
-		return ""
-	}
-	var b strings.Builder
-	writeRow := func(cells []string) {
-		b.WriteByte('|')
-		for i := 0; i < cols; i++ {
-			b.WriteByte(' ')
-			if i < len(cells) {
-				_, _ = cellEscaper.WriteString(&b, cells[i])
-			}
-			b.WriteString(" |")
-		}
-		b.WriteByte('\n')
-	}
-	writeRow(headers)
-	b.WriteByte('|')
-	for i := 0; i < cols; i++ {
-		b.WriteString(" --- |")
-	}
-	b.WriteByte('\n')
-	for _, r := range rows {
-		writeRow(r)
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func textTable(headers []string, rows [][]string) string {
-	var b strings.Builder
-	write := func(cells []string) {
-		for i, c := range cells {
-			if i > 0 {
-				b.WriteByte('\t')
-			}
-			b.WriteString(strings.ReplaceAll(oneLine(c), "\t", " "))
-		}
-		b.WriteByte('\n')
-	}
-	if len(headers) > 0 {
-		write(headers)
-	}
-	for _, r := range rows {
-		write(r)
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func markdownList(ordered bool, start int, items []string) string {
-	var b strings.Builder
-	for i, it := range items {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if ordered {
-			b.WriteString(strconv.Itoa(start + i))
-			b.WriteString(". ")
-		} else {
-			b.WriteString("- ")
-		}
-		b.WriteString(oneLine(it))
-	}
-	return b.String()
-}
-
-// fenced wraps code in a fence longer than any backtick run inside it.
-func fenced(lang, code string) string {
-	longest, run := 0, 0
-	for _, r := range code {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	lang = strings.TrimSpace(strings.ReplaceAll(oneLine(lang), "`", ""))
-	return fence + lang + "\n" + strings.TrimRight(code, "\n") + "\n" + fence
 }

@@ -1,5 +1,5 @@
-// Package finder is the Computer side of A2C-SMCP Finder without sockets:
-// Organize (filter, server priority, last_modified order, paging) and the
-// aggregator that collects dpe:// documents from MCP servers, caches their
-// summaries and detects changes.
+// Package finder is the A2C-SMCP Finder organizer: Organize filters a
+// catalog of DPEDocumentSummary entries by keyword and file type, orders it
+// by tool-call history and last_modified, and pages it. It does no I/O; the
+// Computer's resource index (computer/resindex) collects the catalog.
 package finder

@@ -17,39 +17,19 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 import uuid
 
 import socketio
 from a2c_smcp import PROTOCOL_VERSION
 from a2c_smcp.agent import AsyncSMCPAgentClient, DefaultAgentAuthProvider
 
+from checks import Checks, need
+
 NS = "/smcp"
 SUMMARY_KEYS = {"doc_ref", "uri", "file_uri", "file_type", "title", "page_count", "server"}
 DOCUMENT_KEYS = {"doc_ref", "uri", "file_uri", "file_type", "title", "page_count"}
 PAGE_KEYS = {"page_index", "title", "doc_ref", "uri", "elements", "element_count"}
 ELEMENT_KEYS = {"element_id", "category", "content"}
-
-
-class Checks:
-    def __init__(self) -> None:
-        self.failed = 0
-
-    async def run(self, name: str, coro) -> object:
-        start = time.perf_counter()
-        try:
-            result = await coro
-        except Exception as e:  # a failed check, reported and counted
-            self.failed += 1
-            print(f"FAIL {name:<28} {1000 * (time.perf_counter() - start):7.1f}ms: {type(e).__name__}: {e}", flush=True)
-            return None
-        print(f"ok   {name:<28} {1000 * (time.perf_counter() - start):7.1f}ms", flush=True)
-        return result
-
-
-def need(cond: bool, what: str) -> None:
-    if not cond:
-        raise AssertionError(what)
 
 
 async def raw(client: AsyncSMCPAgentClient, event: str, payload: dict, timeout: int = 15):

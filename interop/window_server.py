@@ -5,6 +5,9 @@ resources.subscribe.
 Resources:
   window://interop.example/status   priority 0.9 (annotations), text/markdown
   window://interop.example/log      priority 0.2
+  window://interop.example/legacy?priority=95
+                                    priority 0.1: the seeds' query form, which
+                                    the annotation overrides (desktop.md)
 Tools:
   bump()        adds one to the counter shown in the status window and
                 sends notifications/resources/updated to its subscribers
@@ -20,6 +23,7 @@ from mcp.server.stdio import stdio_server
 
 STATUS = "window://interop.example/status"
 LOG = "window://interop.example/log"
+LEGACY = "window://interop.example/legacy?priority=95"
 
 
 def main() -> None:
@@ -42,6 +46,12 @@ def main() -> None:
                 mimeType="text/markdown",
                 annotations=types.Annotations(priority=0.2),
             ),
+            types.Resource(
+                uri=LEGACY,
+                name="legacy",
+                mimeType="text/markdown",
+                annotations=types.Annotations(priority=0.1, audience=["assistant"]),
+            ),
         ]
 
     @server.read_resource()
@@ -51,6 +61,8 @@ def main() -> None:
             return f"# Interop status\n\nserved by a Python MCP server\n\ncounter: {state['counter']}\n"
         if uri == LOG:
             return "# Interop log\n\n- started\n"
+        if uri == LEGACY:
+            return "# Interop legacy\n\nlisted with a query\n"
         raise ValueError(f"unknown resource {uri}")
 
     @server.subscribe_resource()

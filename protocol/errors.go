@@ -30,6 +30,10 @@ const (
 
 	CodeMCPServerNotFound         = 4014
 	CodeMCPCapabilityNotSupported = 4015
+	CodeSkillNameInvalid          = 4016
+	CodeSkillResourceInaccessible = 4017
+	CodeBlobNotAccessible         = 4018
+	CodeBlobWriteFailed           = 4019
 
 	CodeRoomFull         = 4101
 	CodeRoomNotFound     = 4102
@@ -79,6 +83,14 @@ func CodeName(code int) string {
 		return "MCP Server Not Found"
 	case CodeMCPCapabilityNotSupported:
 		return "MCP Capability Not Supported"
+	case CodeSkillNameInvalid:
+		return "Invalid Skill Name"
+	case CodeSkillResourceInaccessible:
+		return "Skill Resource Not Accessible"
+	case CodeBlobNotAccessible:
+		return "Blob Not Accessible"
+	case CodeBlobWriteFailed:
+		return "Blob Write Failed"
 	case CodeRoomFull:
 		return "Room Full"
 	case CodeRoomNotFound:

@@ -118,7 +118,8 @@ func TestCodeNames(t *testing.T) {
 	codes := []int{CodeBadRequest, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeTimeout, CodeInternalError,
 		CodeToolNotFound, CodeToolDisabled, CodeToolExecutionFailed, CodeToolTimeout, CodeToolRequiresConfirmation,
 		CodeToolAuthorizationRequired, CodeToolAuthorizationFailed, CodeVersionMismatch, CodeMCPServerNotFound,
-		CodeMCPCapabilityNotSupported, CodeRoomFull, CodeRoomNotFound, CodeNotInRoom, CodeCrossRoomAccess,
+		CodeMCPCapabilityNotSupported, CodeSkillNameInvalid, CodeSkillResourceInaccessible, CodeBlobNotAccessible,
+		CodeBlobWriteFailed, CodeRoomFull, CodeRoomNotFound, CodeNotInRoom, CodeCrossRoomAccess,
 		CodeNameTaken, CodeAgentInOtherRoom, CodeDocumentNotFound, CodePageOutOfRange, CodeElementNotFound, CodeInvalidDPEURI}
 	seen := map[string]int{}
 	for _, c := range codes {

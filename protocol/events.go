@@ -20,15 +20,13 @@ const (
 	EventGetFinder    = "client:get_finder"
 	EventListFinder   = "client:list_finder" // later upstream name of client:get_finder
 	EventReadResource = "client:read_resource"
-)
-
-// client:* events of the current upstream line (0.4) beside the ones above;
-// the Server routes every client:* event, these included.
-const (
+	// Added by the 0.2-0.4 upstream line (events.md, skill.md,
+	// blob-transfer.md; put_blob is a2c-smcp 0.4's upload channel).
 	EventGetResources = "client:get_resources"
 	EventGetSkills    = "client:get_skills"
 	EventGetSkill     = "client:get_skill"
 	EventGetBlob      = "client:get_blob"
+	EventPutBlob      = "client:put_blob"
 )
 
 // ClientPrefix starts every event the Server routes to a computer.
@@ -72,6 +70,7 @@ func ClientEvents() []string {
 	return []string{
 		EventToolCall, EventGetTools, EventGetConfig, EventGetDesktop,
 		EventGetFinder, EventListFinder, EventReadResource, EventSearchFinder,
+		EventGetResources, EventGetSkills, EventGetSkill, EventGetBlob, EventPutBlob,
 	}
 }
 

@@ -37,7 +37,28 @@ const (
 	MetaCancelled    = "a2c_cancelled"
 	MetaCancelReason = "a2c_cancel_reason"
 	MetaTimeout      = "a2c_timeout"
+	// MetaErrorCode is the protocol code of a failed call (4001 unknown
+	// tool, 4002 disabled, 4006/4007 authorization, 4014 server gone);
+	// MetaMCPServer is the bundle_id of the server concerned.
+	MetaErrorCode = "error_code"
+	MetaMCPServer = "mcp_server"
 )
+
+// ErrorCode returns the result-level meta.error_code (read from meta, then
+// _meta), or 0 when the result has none.
+func (r *CallToolResult) ErrorCode() int {
+	for _, m := range []map[string]any{r.Meta, r.MetaAlt} {
+		switch v := m[MetaErrorCode].(type) {
+		case float64:
+			if v == float64(int(v)) {
+				return int(v)
+			}
+		case int:
+			return v
+		}
+	}
+	return 0
+}
 
 // marker reads a boolean result-level marker from meta, then from _meta.
 func (r *CallToolResult) marker(key string) bool {

@@ -190,10 +190,13 @@ type DPEDocumentSummary struct {
 	Summary      string   `json:"summary,omitempty"`
 	Server       string   `json:"server"`
 	LastModified string   `json:"last_modified,omitempty"`
-	Path         string   `json:"path,omitempty"`
 	// Unreadable, when set, says the document cannot be read and why
 	// (encrypted, corrupt, too slow to open); its page_count is 0.
 	Unreadable string `json:"unreadable,omitempty"`
+	// Path is the document's path relative to its document server's
+	// root, '/'-separated, so that documents with the same title can be
+	// told apart.
+	Path string `json:"path,omitempty"`
 }
 
 // DPEPageSummary is one entry of a Level 1 page index.

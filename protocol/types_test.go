@@ -210,7 +210,7 @@ func TestDPEDocumentMarshalKeepsEveryField(t *testing.T) {
 	in := DPEDocument{DocRef: "d", URI: "u", FileURI: "f", FileType: "pdf", Title: "T",
 		PageCount: 3, Keywords: []string{"k"}, Summary: "s", LastModified: "lm",
 		Pages:      []DPEPageSummary{{PageIndex: 1, Title: "p", ElementCount: 2, URI: "u/pages/1", DocRef: "d"}},
-		PageOffset: intp(1), PageLimit: intp(1), PageTotal: intp(3)}
+		PageOffset: intp(1), PageLimit: intp(1), PageTotal: intp(3), Unreadable: "u"}
 	v := reflect.ValueOf(in)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {
@@ -227,5 +227,23 @@ func TestDPEDocumentMarshalKeepsEveryField(t *testing.T) {
 	}
 	if !reflect.DeepEqual(in, out) {
 		t.Fatalf("round trip lost fields:\n in %+v\nout %+v\njson %s", in, out, b)
+	}
+}
+
+func TestCallToolResultErrorCode(t *testing.T) {
+	for raw, want := range map[string]int{
+		`{"content":[],"isError":true,"meta":{"error_code":4001}}`:   4001,
+		`{"content":[],"isError":true,"_meta":{"error_code":4006}}`:  4006,
+		`{"content":[],"isError":true,"meta":{"error_code":"4001"}}`: 0,
+		`{"content":[],"isError":true,"meta":{"error_code":4.5}}`:    0,
+		`{"content":[],"isError":true}`:                              0,
+	} {
+		var r CallToolResult
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.ErrorCode(); got != want {
+			t.Errorf("%s: ErrorCode = %d, want %d", raw, got, want)
+		}
 	}
 }

@@ -7,7 +7,9 @@
 # outline, then adds and edits files in the folder and checks the catalog
 # shows each change within 3 s, follows a link to another document and
 # back, runs a content search and opens the matching page, and quits with
-# q, checking the process exited 0 and left the terminal sane.
+# q, checking the process exited 0 and left the terminal sane. A last step
+# opens a Go file and a .txt full of Markdown look-alikes and checks their
+# tabs and text show as they are.
 #
 #   scripts/e2e.sh            (make e2e builds bin/smcp-browse first)
 #   BIN=path/to/smcp-browse scripts/e2e.sh
@@ -316,6 +318,47 @@ done
 [ "$(cat "$tmp/exit-remote")" = 0 ] || fail "remote browser exit status $(cat "$tmp/exit-remote")"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 echo "e2e: ok  remote: quit"
+
+# ---- Faithful content: a Go file and a .txt full of Markdown look-alikes,
+# in their own folder. Tabs must show as indentation (no vanishing), and
+# plain text must show literally in the rendered and the text views.
+fid=$tmp/fidelity
+mkdir -p "$fid"
+cp testdata/fidelity/source/addr2line-main.go "$fid/main.go"
+printf 'Traps\n\nUse <name> as placeholder, a*b*c math, _under_\n# not a heading\n1) not a list\n    indented four\n\tTabbed\tcolumns\n' >"$fid/traps.txt"
+touch -d '2026-01-01 00:00' "$fid/main.go"   # the catalog lists newest first: traps.txt, main.go
+cat >"$tmp/run-fidelity.sh" <<RUN
+#!/bin/sh
+XDG_STATE_HOME="$tmp/state" TERM=xterm-256color "$BIN" --demo --docs "$fid"
+echo \$? > "$tmp/exit-fidelity"
+exec sleep 600
+RUN
+chmod +x "$tmp/run-fidelity.sh"
+t new-window -t e2e -n fidelity "$tmp/run-fidelity.sh"
+t select-window -t e2e:fidelity
+wait_for "1–2 of 2" 20000
+press "fidelity: open traps.txt" "Lines 1–7" Enter
+press "fidelity: rendered .txt page" "a*b*c math" Enter
+for text in "Use <name> as placeholder, a*b*c math, _under_" "# not a heading" "1) not a list" "    indented four" "        Tabbed  columns"; do
+  wait_for "$text" 3000
+done
+echo "e2e: ok  fidelity: the .txt shows literally when rendered"
+press "fidelity: .txt as plain text" "plain text" m m
+wait_for "        Tabbed  columns" 3000
+echo "e2e: ok  fidelity: the .txt's tabs are expanded in the text view"
+press "fidelity: back to the catalog" "1–2 of 2" h h
+press "fidelity: open main.go" "Lines 1–" j Enter
+press "fidelity: rendered Go page" "addr2line" Enter
+wait_for "//      go tool addr2line binary" 3000
+wait_for '        "bufio"' 3000
+echo "e2e: ok  fidelity: Go source keeps its tab indentation on screen"
+t send-keys -t e2e:fidelity q
+deadline=$(( $(now_ms) + 10000 ))
+while [ ! -s "$tmp/exit-fidelity" ]; do
+  (( $(now_ms) > deadline )) && { capture; fail "the fidelity browser did not exit within 10 s of q"; }
+  sleep 0.02
+done
+[ "$(cat "$tmp/exit-fidelity")" = 0 ] || fail "fidelity browser exit status $(cat "$tmp/exit-fidelity")"
 
 echo "e2e: PASS"
 printf '  %s\n' "${figures[@]}"

@@ -2,8 +2,10 @@
 # Interop scenarios with the official A2C-SMCP Python SDK (a2c-smcp, pinned in
 # interop/requirements.txt) as the peer; see docs/interop.md.
 #   1. official Python Agent  -> our Server -> our Computer (+ serve-docs)
-#   2. our Agent -> the official Python Server -> our Computer
+#   2. our Agent and the official Python Agent -> the official Python Server -> our Computer
 #   3. official Python Computer (+ a Python window:// MCP server) -> our Server <- our Agent
+# Scenarios 1 and 2 also run interop/official_agent_04.py (the events of the
+# 0.4 line: get_config, get_resources, SKILL/blob codes, unknown tool, desktop).
 # Creates .venv (git-ignored) when missing, installs the pinned requirements,
 # needs bin/smcp-browse (make interop builds it). Exits non-zero on any failure.
 set -euo pipefail
@@ -133,12 +135,13 @@ echo "== scenario 1: official Python Agent -> our Server -> our Computer"
 if our_server s1-server && our_computer s1-computer "$URL"; then
   step "scenario 1 (socketio_path /socket.io)" "$PY" interop/official_agent.py --server "$URL" --computer pc-go --path /socket.io
   step "scenario 1 (socketio_path /smcp)" "$PY" interop/official_agent.py --server "$URL" --computer pc-go --path /smcp --name py-agent-smcp
+  step "scenario 1: 0.4 events (official Agent -> our Server -> our Computer)" "$PY" interop/official_agent_04.py --server "$URL" --computer pc-go
 else
   fail "scenario 1: start-up"
 fi
 stop_all
 
-echo "== scenario 2: our Agent -> official Python Server (socketio_path /smcp) -> our Computer"
+echo "== scenario 2: our Agent / official Agent -> official Python Server (socketio_path /smcp) -> our Computer"
 start s2-server "$PY" interop/host_server.py --port 0 --path /smcp
 if wait_for "$TMP/s2-server.log" '^READY ' 30; then
   URL=http://127.0.0.1:$(sed -n 's/^READY \([0-9]*\)$/\1/p' "$TMP/s2-server.log" | head -n 1)
@@ -151,6 +154,12 @@ if wait_for "$TMP/s2-server.log" '^READY ' 30; then
       --finder not-routed --want-version 0.4.0
     step "scenario 2: window change notification" "$GOAGENT" --server "$URL" --path /smcp --computer pc-go --name go-agent-2 \
       --tool bump --want-tool-text counter=1 --want-window 'Interop status' --want-after-update 'counter: 1'
+    step "scenario 2: 0.4 events (official Agent -> official Server -> our Computer)" "$PY" interop/official_agent_04.py \
+      --server "$URL" --path /smcp --computer pc-go
+    step "scenario 2: our Agent reads get_config/get_resources through the official Server" "$GOAGENT" --server "$URL" --path /smcp \
+      --computer pc-go --name go-agent-3 --tool echo --args '{"text":"hi"}' --want-tool-text hi --want-window 'Interop status' \
+      --want-config docs,win --want-resources 'win=window://interop.example/legacy?priority=95' \
+      --want-desktop-order window://interop.example/status,window://interop.example/log,window://interop.example/legacy
   else
     fail "scenario 2: our Computer did not join the official Server"
   fi
@@ -165,6 +174,10 @@ if our_server s3-server; then
   if wait_for "$TMP/s3-computer.log" '^READY$' 60; then
     step "scenario 3: tools, desktop, change notification, Finder unsupported" "$GOAGENT" --server "$URL" --computer py-computer \
       --tool bump --want-tool-text counter=1 --want-window 'Interop status' --want-after-update 'counter: 1' --finder unsupported
+    step "scenario 3: our Agent reads the official Computer's get_config/get_resources/desktop" "$GOAGENT" --server "$URL" \
+      --computer py-computer --name go-agent-3 --tool echo --args '{"text":"hi"}' --want-tool-text hi --want-window 'Interop status' \
+      --want-config win --want-resources 'win=window://interop.example/legacy?priority=95' \
+      --want-desktop-order window://interop.example/status,window://interop.example/log,window://interop.example/legacy
   else
     fail "scenario 3: the official Computer did not join our Server"
   fi

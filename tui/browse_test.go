@@ -452,7 +452,7 @@ func TestPageFeatures(t *testing.T) {
 	hs.press("m")
 	hs.requireContains("raw JSON", `"element_id": "h-001"`)
 	hs.press("m")
-	hs.requireContains("plain text", "Q4\t1,560\t+18%", "Chart: 季度收入趋势")
+	hs.requireContains("plain text", "Q4      1,560   +18%", "Chart: 季度收入趋势")
 	hs.press("m")
 	hs.requireContains("rendered")
 }
@@ -521,7 +521,7 @@ func TestSaveWholeDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"# 2026 年度报告", "# 2026 年度总结", "| Q4 | 1,560 | +18% |", "## 收入分析", "1. 新客户", "## 成本", "see the appendix"} {
+	for _, s := range []string{"# 2026 年度报告", "# 2026 年度总结", "| Q4   | 1,560        | +18%     |", "## 收入分析", "1. 新客户", "## 成本", "see the appendix"} {
 		if !strings.Contains(string(got), s) {
 			t.Errorf("saved document lacks %q:\n%s", s, got)
 		}
@@ -564,7 +564,7 @@ func TestPagerAndEditorGetTheDocument(t *testing.T) {
 	hs.press("j", "j", "j")
 	msg := hs.app.exportCmd(usePager)()
 	ex, ok := msg.(exportedMsg)
-	if !ok || ex.err != nil || !strings.Contains(ex.md, "| Q1 | 1,250 | +12% |") || !strings.Contains(ex.md, "## 成本") {
+	if !ok || ex.err != nil || !strings.Contains(ex.md, "| Q1   | 1,250        | +12%     |") || !strings.Contains(ex.md, "## 成本") {
 		t.Fatalf("pager export: %#v", msg)
 	}
 	if hs.app.exported(ex) == nil {

@@ -138,6 +138,9 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 	if l.withPath && w >= 70 {
 		pathW = min(40, max(w/3, 12))
 		serverW = min(serverW, 12)
+		if w < 100 {
+			serverW = 0 // the preview names the server; titles need the room
+		}
 	}
 	titleW := w - typeW - pagesW - timeW - 3
 	if serverW > 0 {

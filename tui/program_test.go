@@ -103,7 +103,7 @@ func TestProgramPager(t *testing.T) {
 	tm.Send(keyMsg("o"))
 	wait(func() bool {
 		b, err := os.ReadFile(copyTo)
-		return err == nil && bytes.Contains(b, []byte("| Q4 | 1,560 | +18% |"))
+		return err == nil && bytes.Contains(b, []byte("| Q4   | 1,560        | +18%     |"))
 	}, "the pager to receive the page")
 	name, _ := os.ReadFile(copyTo + ".name")
 	tmp := strings.TrimSpace(string(name))

@@ -9,6 +9,8 @@ import (
 	"charm.land/glamour/v2"
 	"github.com/alecthomas/chroma/v2/quick"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
 )
 
 // Render modes of the page view, cycled with `m`.
@@ -39,19 +41,29 @@ type renderKey struct {
 }
 
 // renderMarkdown renders Markdown for a terminal of the given width with a
-// glamour standard style. On a glamour failure the Markdown is returned
+// glamour standard style, tabs expanded first. On a glamour failure the Markdown is returned
 // word-wrapped, so the user still reads the text.
 func renderMarkdown(md string, width int, style string) string {
 	width = max(width, 20)
+	md = dpe.ExpandTabs(md, tabWidth)
 	r, err := glamour.NewTermRenderer(
 		glamour.WithStandardStyle(style),
 		glamour.WithWordWrap(width), // lines come out a margin narrower
 		glamour.WithTableWrap(true),
+		// glamour drops hard line breaks; dpe writes line breaks only
+		// where the source has them (a text file's lines), so keep them.
+		glamour.WithPreservedNewLines(),
+		// glamour resolves every relative link and image path against its
+		// base URL and, with none, shows "img/a.png" as "/img/a.png". A
+		// base it cannot parse makes it keep the path as written.
+		glamour.WithBaseURL(unresolvedBase),
 	)
 	if err == nil {
 		out, rerr := r.Render(md)
 		if rerr == nil {
-			return trimBlankEdges(out)
+			// dpe carries a text line's indentation as no-break spaces;
+			// on screen (and when copied from it) they are spaces.
+			return trimBlankEdges(strings.ReplaceAll(out, "\u00a0", " "))
 		}
 		err = rerr
 	}
@@ -79,10 +91,20 @@ func renderJSON(v any, style string) string {
 	return strings.TrimRight(out.String(), "\n")
 }
 
-// wrapPlain hard-wraps text to width cells, breaking long words.
+// wrapPlain hard-wraps text to width cells, breaking long words; tabs
+// are expanded first.
 func wrapPlain(s string, width int) string {
-	return ansi.Wrap(s, max(width, 1), "")
+	return ansi.Wrap(dpe.ExpandTabs(s, tabWidth), max(width, 1), "")
 }
+
+// unresolvedBase is a base URL glamour fails to parse (see renderMarkdown).
+const unresolvedBase = "%"
+
+// tabWidth is where tab stops fall on screen. A terminal cell grid does
+// not interpret tabs (they would vanish, and Go source would lose its
+// indentation), so text is laid out with tabs expanded to these stops, the
+// width gofmt and most source files assume.
+const tabWidth = 8
 
 // wrapLines wraps every line of styled text (such as coloured JSON) to width.
 func wrapStyled(s string, width int) string {

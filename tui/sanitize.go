@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -13,14 +14,15 @@ import (
 func Sanitize(s string) string { return sanitize.Display(s) }
 
 // oneLine makes s safe as a one-line name (sanitize.Title: every invisible
-// format character shown) and folds its line breaks and tabs into single
-// spaces, for titles and cells that must stay on one row.
+// format character shown) and, when it has line breaks or tabs, folds its
+// white space into single spaces (dpe.OneLine), for titles and cells that
+// must stay on one row; deliberate double spaces of a single line stay.
 func oneLine(s string) string {
 	s = sanitize.Title(s)
 	if !strings.ContainsAny(s, "\n\t") {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	return dpe.OneLine(s)
 }
 
 // sanitizeValue returns v with every string inside it (map keys included)

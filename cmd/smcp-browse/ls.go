@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -139,7 +140,7 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 // clean makes untrusted text safe and single-line for a table cell, with
 // invisible characters (bidi controls, zero-width) shown.
 func clean(s string) string {
-	s = oneLine(sanitize.Title(s))
+	s = dpe.OneLine(sanitize.Title(s))
 	if s == "" {
 		return "-"
 	}

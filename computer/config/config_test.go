@@ -197,6 +197,13 @@ func TestEntryFieldErrors(t *testing.T) {
 		{"bad duration", `{"type":"streamable","server_parameters":{"url":"http://x","timeout":"soon"}}`, "server_parameters.timeout"},
 		{"encoding", `{"type":"stdio","server_parameters":{"command":"x","encoding":"latin-1"}}`, "server_parameters.encoding"},
 		{"no type", `{"server_parameters":{"command":"x"}}`, "type"},
+		{"error handler", `{"type":"stdio","server_parameters":{"command":"x","encoding_error_handler":"backslashreplace"}}`, "server_parameters.encoding_error_handler"},
+		{"headers not strings", `{"type":"sse","server_parameters":{"url":"http://x","headers":{"H":{}}}}`, "server_parameters.headers.H"},
+		{"timeout out of range", `{"type":"sse","server_parameters":{"url":"http://x","timeout":-1}}`, "server_parameters.timeout"},
+		{"terminate not bool", `{"type":"streamable","server_parameters":{"url":"http://x","terminate_on_close":"yes"}}`, "server_parameters.terminate_on_close"},
+		{"entry not object", `[1]`, ""},
+		{"entry null", `null`, ""},
+		{"params null", `{"type":"stdio","server_parameters":null}`, "server_parameters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,6 +218,48 @@ func TestEntryFieldErrors(t *testing.T) {
 				t.Errorf("problem at %q/%q (%v), want e/%q", p.Entry, p.Field, p, tt.field)
 			}
 		})
+	}
+}
+
+func TestInputs(t *testing.T) {
+	doc := `{"inputs":[
+		{"id":"a","type":"pickString","description":"old form","options":["x","y"]},
+		{"id":"b","type":"pickString","description":"new form","options":[{"label":"Ex","value":"x"},{"value":"y"}]},
+		{"id":"c","type":"promptString","description":"typo","pasword":true},
+		{"id":"d","type":"pickString","description":"bad options","options":[{"label":"no value"}]},
+		{"id":"e","type":"command","description":"cmd","command":"date","args":{"k":"v"}},
+		{"type":"promptString"}
+	],"servers":{}}`
+	cfg, err := Parse([]byte(doc), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range cfg.Inputs {
+		ids = append(ids, in.ID)
+	}
+	if !slices.Equal(ids, []string{"a", "b", "e"}) {
+		t.Fatalf("inputs kept = %v, problems %v", ids, cfg.Problems)
+	}
+	if want := []PickOption{{"x", "x"}, {"y", "y"}}; !slices.Equal(cfg.Inputs[0].Options, want) {
+		t.Errorf("string options = %v", cfg.Inputs[0].Options)
+	}
+	if want := []PickOption{{"Ex", "x"}, {"y", "y"}}; !slices.Equal(cfg.Inputs[1].Options, want) {
+		t.Errorf("label/value options = %v", cfg.Inputs[1].Options)
+	}
+	if cfg.Inputs[2].Command != "date" {
+		t.Errorf("command input = %+v", cfg.Inputs[2])
+	}
+	wantFields := []string{"inputs[2].pasword", "inputs[3].options[0]", "inputs[5].id"}
+	var fields []string
+	for _, p := range cfg.Problems {
+		fields = append(fields, p.Field)
+	}
+	if !slices.Equal(fields, wantFields) {
+		t.Errorf("problems at %v, want %v (%v)", fields, wantFields, cfg.Problems)
+	}
+	if !strings.Contains(cfg.Problems[0].Error(), "unknown field") {
+		t.Errorf("unknown input field reported as %q", cfg.Problems[0].Error())
 	}
 }
 
@@ -328,3 +377,73 @@ func FuzzParse(f *testing.F) {
 }
 
 func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// The get_config form carries every field data-structures.md requires,
+// with the protocol's defaults where the file set none (a2c-smcp's Server
+// validates the answer and drops it otherwise).
+func TestGetConfigWireHasEveryRequiredField(t *testing.T) {
+	doc := `{"inputs":[{"id":"p","type":"pickString","options":["a"]},{"id":"c","type":"command","command":"date"}],
+	"servers":{
+		"s": {"type":"stdio","server_parameters":{"command":"x"}},
+		"h": {"type":"streamable","server_parameters":{"url":"http://h/mcp"}},
+		"h2": {"type":"streamable","server_parameters":{"url":"http://h/mcp2","timeout":12.5,"sse_read_timeout":"PT1M","terminate_on_close":false}},
+		"e": {"type":"sse","server_parameters":{"url":"http://h/sse"}},
+		"e2": {"type":"sse","server_parameters":{"url":"http://h/sse2","timeout":"PT7S","sse_read_timeout":60}}
+	}}`
+	cfg, err := Parse([]byte(doc), Options{})
+	if err != nil || len(cfg.Problems) != 0 {
+		t.Fatalf("%v %v", err, cfg.Problems)
+	}
+	want := map[string]string{
+		"s":  `{"command":"x","args":[],"env":null,"cwd":null,"encoding":"utf-8","encoding_error_handler":"strict"}`,
+		"h":  `{"url":"http://h/mcp","headers":null,"timeout":"PT30S","sse_read_timeout":"PT300S","terminate_on_close":true}`,
+		"h2": `{"url":"http://h/mcp2","headers":null,"timeout":"PT12.5S","sse_read_timeout":"PT60S","terminate_on_close":false}`,
+		"e":  `{"url":"http://h/sse","headers":null,"timeout":5,"sse_read_timeout":300}`,
+		"e2": `{"url":"http://h/sse2","headers":null,"timeout":7,"sse_read_timeout":60}`,
+	}
+	for _, s := range cfg.Servers {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var entry struct {
+			Params          json.RawMessage `json:"server_parameters"`
+			Name            *string         `json:"name"`
+			Disabled        *bool           `json:"disabled"`
+			ForbiddenTools  []string        `json:"forbidden_tools"`
+			ToolMeta        map[string]any  `json:"tool_meta"`
+			DefaultToolMeta any             `json:"default_tool_meta"`
+		}
+		if err := json.Unmarshal(raw, &entry); err != nil {
+			t.Fatal(err)
+		}
+		if string(entry.Params) != want[s.Key] {
+			t.Errorf("%s server_parameters = %s\n want %s", s.Key, entry.Params, want[s.Key])
+		}
+		if entry.Name == nil || entry.Disabled == nil || entry.ForbiddenTools == nil || entry.ToolMeta == nil {
+			t.Errorf("%s lacks a base field: %s", s.Key, raw)
+		}
+		// What we write parses back to the same parameters.
+		back, _, err := parseEntry(s.Key, raw)
+		if err != nil {
+			t.Errorf("re-parse %s: %v", raw, err)
+		} else if back.Declared.Timeout != s.Declared.Timeout && s.Declared.Timeout != 0 {
+			t.Errorf("%s timeout %v came back as %v", s.Key, s.Declared.Timeout, back.Declared.Timeout)
+		}
+	}
+	var inputs []string
+	for _, in := range cfg.Inputs {
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(b))
+	}
+	wantInputs := []string{
+		`{"description":"","id":"p","options":[{"label":"a","value":"a"}],"type":"pickString"}`,
+		`{"command":"date","description":"","id":"c","type":"command"}`,
+	}
+	if !slices.Equal(inputs, wantInputs) {
+		t.Errorf("inputs = %q\nwant %q", inputs, wantInputs)
+	}
+}

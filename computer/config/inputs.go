@@ -1,9 +1,11 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -163,4 +165,86 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, errors.New("duration is out of range")
 	}
 	return time.Duration(total * float64(time.Second)), nil
+}
+
+// inputEntry is one entry of the inputs array as written.
+type inputEntry struct {
+	ID          string          `json:"id"`
+	Type        string          `json:"type"`
+	Description string          `json:"description"`
+	Default     *string         `json:"default"`
+	Password    *bool           `json:"password"`
+	Options     pickOptions     `json:"options"`
+	Command     string          `json:"command"`
+	Args        json.RawMessage `json:"args"`
+}
+
+// pickOptions are the options of a pickString input: strings (the older
+// form) or {label, value} objects (protocol 0.3.2 and later).
+type pickOptions []PickOption
+
+var pickOptionsType = reflect.TypeFor[pickOptions]()
+
+func (o *pickOptions) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*o = nil
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: pickOptionsType}
+	}
+	out := make(pickOptions, 0, len(raw))
+	for i, r := range raw {
+		var s string
+		if json.Unmarshal(r, &s) == nil {
+			out = append(out, PickOption{Label: s, Value: s})
+			continue
+		}
+		var po struct {
+			Label *string `json:"label"`
+			Value *string `json:"value"`
+		}
+		if json.Unmarshal(r, &po) != nil || po.Value == nil {
+			return &json.UnmarshalTypeError{Value: jsonKind(r), Type: pickOptionsType, Field: fmt.Sprintf("[%d]", i)}
+		}
+		label := *po.Value
+		if po.Label != nil {
+			label = *po.Label
+		}
+		out = append(out, PickOption{Label: label, Value: *po.Value})
+	}
+	*o = out
+	return nil
+}
+
+// parseInputs parses the inputs array; a bad input is reported and left
+// out.
+func parseInputs(raw json.RawMessage, problems []Problem) ([]Input, []Problem) {
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, append(problems, Problem{Field: "inputs", Err: errors.New("must be an array")})
+	}
+	var out []Input
+	for i, r := range list {
+		field := fmt.Sprintf("inputs[%d]", i)
+		var e inputEntry
+		if err := decodeStrict(r, &e, field); err != nil {
+			problems = append(problems, asProblem("", err))
+			continue
+		}
+		if e.ID == "" {
+			problems = append(problems, Problem{Field: field + ".id", Err: errors.New("missing")})
+			continue
+		}
+		switch e.Type {
+		case "promptString", "pickString", "command":
+		default:
+			problems = append(problems, Problem{Field: field + ".type", Err: fmt.Errorf("unknown input type %q", e.Type)})
+			continue
+		}
+		out = append(out, Input{ID: e.ID, Type: e.Type, Description: e.Description, Default: e.Default,
+			Password: e.Password != nil && *e.Password, Options: e.Options, Command: e.Command, Args: e.Args, Raw: r})
+	}
+	return out, problems
 }

@@ -19,23 +19,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
-	"github.com/smcp-browse/smcp-browse/finder"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
-
-// RPCError is a JSON-RPC error an MCP server answered, with its code,
-// message and data as sent.
-type RPCError struct {
-	Server  string
-	Method  string
-	Code    int
-	Message string
-	Data    any
-}
-
-func (e *RPCError) Error() string {
-	return fmt.Sprintf("%s %s: error %d: %s", e.Server, e.Method, e.Code, e.Message)
-}
 
 // ErrDown reports a request to a server whose connection is gone.
 var ErrDown = errors.New("mcp server is down")
@@ -136,8 +122,8 @@ func (c *Conn) Close() error {
 }
 
 // call runs one request with the connection's timeout and turns its
-// failure into an *RPCError (the server answered an error), ErrDown or a
-// wrapped transport error.
+// failure into a wrapped *rpcerr.Error (the server answered an error, with
+// its code and data), ErrDown or a wrapped transport error.
 func (c *Conn) call(ctx context.Context, method string, fn func(context.Context) error) error {
 	select {
 	case <-c.dead:
@@ -146,13 +132,13 @@ func (c *Conn) call(ctx context.Context, method string, fn func(context.Context)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	ctx, capt := withCapture(ctx)
+	ctx, answered := rpcerr.Capture(ctx)
 	err := fn(ctx)
 	if err == nil {
 		return nil
 	}
-	if e := capt.get(); e != nil {
-		return &RPCError{Server: c.Name(), Method: method, Code: e.Code, Message: e.Message, Data: e.Data}
+	if e := answered(); e != nil {
+		return fmt.Errorf("%s %s: %w", c.Name(), method, e)
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", c.Name(), method, err)
@@ -169,8 +155,9 @@ func (c *Conn) call(ctx context.Context, method string, fn func(context.Context)
 	return fmt.Errorf("%s %s: %w", c.Name(), method, err)
 }
 
-// ListResources returns one page of resources/list (finder.Source).
-func (c *Conn) ListResources(ctx context.Context, cursor string) ([]finder.Resource, string, error) {
+// ListResources returns one page of resources/list, the resources as the
+// server sent them, and the cursor of the next page ("" after the last).
+func (c *Conn) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
 	var res *mcp.ListResourcesResult
 	err := c.call(ctx, "resources/list", func(ctx context.Context) error {
 		req := mcp.ListResourcesRequest{}
@@ -182,21 +169,7 @@ func (c *Conn) ListResources(ctx context.Context, cursor string) ([]finder.Resou
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]finder.Resource, 0, len(res.Resources))
-	for _, r := range res.Resources {
-		fr := finder.Resource{URI: r.URI, Name: r.Name, MIMEType: r.MIMEType}
-		if r.Annotations != nil && r.Annotations.Priority != nil {
-			p := *r.Annotations.Priority
-			fr.Priority = &p
-		}
-		if r.Meta != nil {
-			if fs, ok := r.Meta.AdditionalFields["fullscreen"].(bool); ok {
-				fr.Fullscreen = &fs
-			}
-		}
-		out = append(out, fr)
-	}
-	return out, string(res.NextCursor), nil
+	return res.Resources, string(res.NextCursor), nil
 }
 
 // Read performs resources/read and returns the server's result.
@@ -212,7 +185,7 @@ func (c *Conn) Read(ctx context.Context, uri string) (*mcp.ReadResourceResult, e
 	return res, err
 }
 
-// ReadResource performs resources/read (finder.Source).
+// ReadResource performs resources/read and returns the contents.
 func (c *Conn) ReadResource(ctx context.Context, uri string) ([]protocol.ResourceContents, error) {
 	res, err := c.Read(ctx, uri)
 	if err != nil {
@@ -263,14 +236,14 @@ func (c *Conn) CallTool(ctx context.Context, name string, args map[string]any) (
 		return nil, fmt.Errorf("%s tools/call: %w", c.Name(), ErrDown)
 	default:
 	}
-	ctx, capt := withCapture(ctx)
+	ctx, answered := rpcerr.Capture(ctx)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
 	res, err := c.c.CallTool(ctx, req)
 	if err != nil {
-		if e := capt.get(); e != nil {
-			return nil, &RPCError{Server: c.Name(), Method: "tools/call", Code: e.Code, Message: e.Message, Data: e.Data}
+		if e := answered(); e != nil {
+			return nil, fmt.Errorf("%s tools/call %s: %w", c.Name(), name, e)
 		}
 		if errTransportClosed(err) {
 			c.markDead()
@@ -282,7 +255,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args map[string]any) (
 }
 
 // Subscribe makes uris the set of resources whose
-// notifications/resources/updated the Computer receives (finder.Subscriber).
+// notifications/resources/updated the Computer receives.
 // Legacy connections subscribe and unsubscribe the difference with
 // resources/subscribe; modern ones reopen the subscriptions/listen stream
 // with the new set.

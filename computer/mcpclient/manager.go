@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 )
 
 // Defaults of Options.
@@ -215,7 +216,7 @@ func (m *Manager) connect(ctx context.Context, s config.Server) (*Conn, error) {
 		cfg: s, log: m.log, tr: tr, timeout: m.opts.RequestTimeout,
 		dead: make(chan struct{}), cancel: cancel, subscribed: map[string]bool{},
 	}
-	conn.c = client.NewClient(wrapCapture(tr.T))
+	conn.c = client.NewClient(rpcerr.WrapTransport(tr.T))
 	fail := func(err error) (*Conn, error) {
 		conn.Close()
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
@@ -313,12 +314,12 @@ func TestRPCErrorKeepsCodeAndData(t *testing.T) {
 		t.Fatal("fake server negotiated the modern revision")
 	}
 	_, err := c.ReadResource(context.Background(), "dpe://h/d/pages/9")
-	var re *RPCError
+	var re *rpcerr.Error
 	if !errors.As(err, &re) {
-		t.Fatalf("err = %v (%T), want *RPCError", err, err)
+		t.Fatalf("err = %v (%T), want an *rpcerr.Error", err, err)
 	}
-	if re.Code != 4202 || re.Message != "page out of range" || re.Server != "fake" {
-		t.Errorf("rpc error = %+v", re)
+	if re.Code != 4202 || re.Message != "page out of range" || !strings.HasPrefix(err.Error(), "fake resources/read: ") {
+		t.Errorf("rpc error = %+v (%v)", re, err)
 	}
 	if d, _ := re.Data.(map[string]any); d["page_count"] != 2.0 {
 		t.Errorf("data = %#v", re.Data)

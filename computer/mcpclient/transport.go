@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
 )
@@ -198,82 +197,6 @@ func logStderr(r io.ReadCloser, log *slog.Logger, server string) {
 		}
 		log.Debug("mcp server stderr", "server", server, "line", line)
 	}
-}
-
-// --- error capture ----------------------------------------------------------------
-
-// mcp-go turns a JSON-RPC error with an application code (such as the
-// Finder's 4201-4204) into a plain error holding only its message. The
-// wrapper below keeps the error object of the response for the caller that
-// asked for it through its context, so codes and data survive the trip.
-
-type captureKey struct{}
-
-type captured struct {
-	mu  sync.Mutex
-	err *mcp.JSONRPCErrorDetails
-}
-
-func (c *captured) get() *mcp.JSONRPCErrorDetails {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
-
-func withCapture(ctx context.Context) (context.Context, *captured) {
-	c := &captured{}
-	return context.WithValue(ctx, captureKey{}, c), c
-}
-
-type captureTransport struct {
-	transport.Interface
-}
-
-func (t *captureTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	resp, err := t.Interface.SendRequest(ctx, req)
-	if err == nil && resp != nil && resp.Error != nil {
-		if c, ok := ctx.Value(captureKey{}).(*captured); ok {
-			e := *resp.Error
-			c.mu.Lock()
-			c.err = &e
-			c.mu.Unlock()
-		}
-	}
-	return resp, err
-}
-
-// The optional interfaces mcp-go's client looks for are forwarded.
-
-func (t *captureTransport) SetRequestHandler(h transport.RequestHandler) {
-	if b, ok := t.Interface.(transport.BidirectionalInterface); ok {
-		b.SetRequestHandler(h)
-	}
-}
-
-func (t *captureTransport) SetConnectionLostHandler(h func(error)) {
-	if s, ok := t.Interface.(interface{ SetConnectionLostHandler(func(error)) }); ok {
-		s.SetConnectionLostHandler(h)
-	}
-}
-
-func (t *captureTransport) RequiresLegacyProtocol() bool {
-	l, ok := t.Interface.(interface{ RequiresLegacyProtocol() bool })
-	return ok && l.RequiresLegacyProtocol()
-}
-
-type captureHTTPTransport struct {
-	captureTransport
-}
-
-func (t *captureHTTPTransport) SetProtocolVersion(v string) {
-	t.Interface.(transport.HTTPConnection).SetProtocolVersion(v)
-}
-
-func wrapCapture(t transport.Interface) transport.Interface {
-	if _, ok := t.(transport.HTTPConnection); ok {
-		return &captureHTTPTransport{captureTransport{t}}
-	}
-	return &captureTransport{t}
 }
 
 // errTransportClosed reports whether err means the connection is gone.

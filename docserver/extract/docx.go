@@ -26,6 +26,7 @@ type docxStyle struct {
 	level int
 	numID string // numbering defined on the style (e.g. "List Bullet")
 	list  int    // 1 bulleted, 2 numbered by the style's name, 0 neither
+	code  bool   // a code style ("Source Code", "HTML Preformatted", ...)
 }
 
 // docxStyles reads word/styles.xml. The part is large (hundreds of KiB
@@ -71,7 +72,7 @@ func docxStyles(p *pkg) map[string]docxStyle {
 			}
 		case xml.EndElement:
 			if t.Name.Local == "style" && inStyle {
-				st := docxStyle{level: headingLevel(name), numID: numID}
+				st := docxStyle{level: headingLevel(name), numID: numID, code: codeStyle(name) || codeStyle(id)}
 				switch {
 				case strings.HasPrefix(name, "list bullet"):
 					st.list = 1
@@ -84,6 +85,50 @@ func docxStyles(p *pkg) map[string]docxStyle {
 		}
 	}
 	return out
+}
+
+// codeStyle reports whether a paragraph or character style name is one
+// that word processors and converters use for code: pandoc's "Source
+// Code" and "Verbatim Char", Word's "HTML Preformatted" and "Macro Text",
+// LibreOffice's "Preformatted Text", and any style named "Code...".
+func codeStyle(name string) bool {
+	n := strings.ToLower(strings.ReplaceAll(name, " ", ""))
+	return strings.Contains(n, "code") || strings.Contains(n, "preformatted") || strings.Contains(n, "verbatim") ||
+		n == "macrotext" || n == "plaintext"
+}
+
+// monospaceFonts are the fonts whose runs make a paragraph code.
+var monospaceFonts = map[string]bool{
+	"courier": true, "courier new": true, "consolas": true, "menlo": true, "monaco": true, "lucida console": true,
+	"source code pro": true, "dejavu sans mono": true, "liberation mono": true, "cascadia code": true,
+	"cascadia mono": true, "fira code": true, "fira mono": true, "jetbrains mono": true, "roboto mono": true,
+}
+
+// monospaceParagraph reports whether every run with text in a paragraph
+// is set in a monospace font or a code character style.
+func monospaceParagraph(pn *xnode) bool {
+	runs := 0
+	for _, run := range pn.all("r") {
+		if run.first("t") == nil {
+			continue
+		}
+		runs++
+		rpr := run.child("rPr")
+		if rpr == nil {
+			return false
+		}
+		mono := false
+		if f := rpr.child("rFonts"); f != nil {
+			mono = monospaceFonts[strings.ToLower(f.attr("ascii"))] || monospaceFonts[strings.ToLower(f.attr("hAnsi"))]
+		}
+		if rs := rpr.child("rStyle"); rs != nil && codeStyle(rs.attr("val")) {
+			mono = true
+		}
+		if !mono {
+			return false
+		}
+	}
+	return runs > 0
 }
 
 // headingLevel reads "heading 2" / "Heading2" / "title" style names.
@@ -100,20 +145,21 @@ func headingLevel(name string) int {
 	return 0
 }
 
-// docxNumbering maps numId to whether level 0 of its list is ordered.
-func docxNumbering(p *pkg) map[string]bool {
-	out := map[string]bool{}
+// docxNumbering maps numId to whether each level (w:ilvl 0-8) of its list
+// is ordered.
+func docxNumbering(p *pkg) map[string][]bool {
+	out := map[string][]bool{}
 	t, err := p.tree("word/numbering.xml")
 	if err != nil {
 		return out
 	}
-	abstract := map[string]bool{}
+	abstract := map[string][]bool{}
 	for _, a := range t.all("abstractNum") {
-		ordered := false
+		ordered := make([]bool, 9)
 		for _, l := range a.kids("lvl") {
-			if l.attr("ilvl") == "0" {
+			if n, err := strconv.Atoi(l.attr("ilvl")); err == nil && n >= 0 && n < len(ordered) {
 				f := l.child("numFmt").attr("val")
-				ordered = f != "" && f != "bullet" && f != "none"
+				ordered[n] = f != "" && f != "bullet" && f != "none"
 			}
 		}
 		abstract[a.attr("abstractNumId")] = ordered
@@ -126,18 +172,21 @@ func docxNumbering(p *pkg) map[string]bool {
 
 // docxReader walks a document body into pages.
 type docxReader struct {
-	p       *parser
-	pkg     *pkg
-	styles  map[string]docxStyle
-	ordered map[string]bool
-	rels    map[string]rel
-	pages   []Page
-	cur     *Page
-	list    *Element // the list being built from consecutive numbered paragraphs
-	listNum string
-	title   string // first Title / Heading 1 paragraph
-	summary string
-	cut     bool
+	p        *parser
+	pkg      *pkg
+	styles   map[string]docxStyle
+	ordered  map[string][]bool // numId → ordered, per level
+	rels     map[string]rel
+	pages    []Page
+	cur      *Page
+	list     *Element // the list being built from consecutive numbered paragraphs
+	listNum  string
+	counts   [9]int    // item numbers per level of the list being built
+	code     *Element  // the code block being built from consecutive code paragraphs
+	listRefs []Element // links of the list's items, added after it
+	title    string    // first Title / Heading 1 paragraph
+	summary  string
+	cut      bool
 }
 
 func (r *docxReader) page() *Page {
@@ -151,7 +200,18 @@ func (r *docxReader) page() *Page {
 // a break at the end of the document leaves no empty page.
 func (r *docxReader) breakPage() {
 	r.endList()
+	r.endCode()
 	r.cur = nil
+}
+
+// endCode adds the pending code block.
+func (r *docxReader) endCode() {
+	if r.code != nil {
+		c := *r.code
+		r.code = nil
+		c.Content["code"] = strings.TrimRight(c.Content["code"].(string), "\n")
+		r.add(c)
+	}
 }
 
 func (r *docxReader) newPage() {
@@ -165,6 +225,7 @@ func (r *docxReader) newPage() {
 }
 
 func (r *docxReader) add(e Element) {
+	r.endCode() // anything else ends a code block
 	pg := r.page()
 	if len(pg.Elements) >= r.p.opts.MaxElements {
 		r.cut = true
@@ -177,10 +238,115 @@ func (r *docxReader) add(e Element) {
 }
 
 func (r *docxReader) endList() {
-	if r.list != nil {
-		r.add(*r.list)
-		r.list, r.listNum = nil, ""
+	if r.list == nil {
+		return
 	}
+	el := *r.list
+	refs := r.listRefs
+	r.list, r.listNum, r.listRefs = nil, "", nil
+	c := el.Content
+	flat, plainMD := true, true
+	for i, lv := range c["levels"].([]int) {
+		flat = flat && lv == 0
+		plainMD = plainMD && c["items_markdown"].([]string)[i] == dpe.EscapeInline(c["items"].([]string)[i])
+	}
+	if flat {
+		// One level: the spec's ordered/start say it all.
+		delete(c, "levels")
+		delete(c, "markers")
+	}
+	if plainMD {
+		delete(c, "items_markdown")
+	}
+	r.add(el)
+	for _, ref := range refs {
+		r.add(ref)
+	}
+}
+
+// addItem adds a numbered or bulleted paragraph to the list being built
+// (opening one for a new numbering): its text, Markdown, level and marker,
+// numbered per level.
+func (r *docxReader) addItem(numID string, ilvl int, text, md string) {
+	ordered := r.ordered[numID]
+	isOrdered := func(l int) bool { return l < len(ordered) && ordered[l] }
+	if r.list == nil || r.listNum != numID {
+		r.endList()
+		r.list = &Element{Category: dpe.List, Content: map[string]any{
+			"ordered": isOrdered(0), "items": []string{}, "levels": []int{}, "markers": []string{}, "items_markdown": []string{},
+		}}
+		if isOrdered(0) {
+			r.list.Content["start"] = 1
+		}
+		r.listNum = numID
+		r.counts = [9]int{}
+	}
+	r.counts[ilvl]++
+	for l := ilvl + 1; l < len(r.counts); l++ {
+		r.counts[l] = 0
+	}
+	marker := "-"
+	if isOrdered(ilvl) {
+		marker = strconv.Itoa(r.counts[ilvl]) + "."
+	}
+	if md == "" {
+		md = dpe.EscapeInline(text)
+	}
+	c := r.list.Content
+	c["items"] = append(c["items"].([]string), collapse(text))
+	c["levels"] = append(c["levels"].([]int), ilvl)
+	c["markers"] = append(c["markers"].([]string), marker)
+	c["items_markdown"] = append(c["items_markdown"].([]string), collapse(md))
+}
+
+// runFormat is the character formatting of a run that Markdown can show.
+type runFormat struct {
+	bold, italic, strike, code bool
+}
+
+// delims are the emphasis delimiters of f, innermost first.
+func (f runFormat) delims() []string {
+	var d []string
+	if f.italic {
+		d = append(d, "*")
+	}
+	if f.bold {
+		d = append(d, "**")
+	}
+	if f.strike {
+		d = append(d, "~~")
+	}
+	return d
+}
+
+// runFormat reads a run's w:rPr: bold, italic, strike-through, and code (a
+// code character style or a monospace font).
+func (r *docxReader) runFormat(run *xnode) runFormat {
+	var f runFormat
+	rpr := run.child("rPr")
+	if rpr == nil {
+		return f
+	}
+	on := func(name string) bool {
+		n := rpr.child(name)
+		if n == nil {
+			return false
+		}
+		switch strings.ToLower(n.attr("val")) {
+		case "0", "false", "off", "none":
+			return false
+		}
+		return true
+	}
+	f.bold, f.italic = on("b"), on("i")
+	f.strike = on("strike") || on("dstrike")
+	if rs := rpr.child("rStyle"); rs != nil && codeStyle(rs.attr("val")) {
+		f.code = true
+	}
+	if fn := rpr.child("rFonts"); fn != nil && (monospaceFonts[strings.ToLower(fn.attr("ascii"))] || monospaceFonts[strings.ToLower(fn.attr("hAnsi"))]) {
+		f.code = true
+	}
+	return f
 }
 
 // parseDOCX reads a .docx file.
@@ -220,6 +386,7 @@ func readDOCX(p *parser, ra io.ReaderAt, size int64, peek bool) (*Document, erro
 		r.blocks(b, peek)
 	}
 	r.endList()
+	r.endCode()
 	if doc.Title == "" {
 		doc.Title = r.title
 	}
@@ -261,9 +428,12 @@ func (r *docxReader) paragraph(pn *xnode) {
 	ppr := pn.child("pPr")
 	level := 0
 	numID := ""
+	ilvl := 0
+	code := false
 	if ppr != nil {
 		if ps := ppr.child("pStyle"); ps != nil {
 			st := r.styles[ps.attr("val")]
+			code = st.code || codeStyle(ps.attr("val"))
 			level = st.level
 			if level == 0 {
 				level = headingLevel(ps.attr("val"))
@@ -271,7 +441,7 @@ func (r *docxReader) paragraph(pn *xnode) {
 			numID = st.numID
 			if numID == "" && st.list != 0 {
 				numID = "style:" + ps.attr("val")
-				r.ordered[numID] = st.list == 2
+				r.ordered[numID] = []bool{st.list == 2}
 			}
 		}
 		if np := ppr.child("numPr"); np != nil {
@@ -279,44 +449,91 @@ func (r *docxReader) paragraph(pn *xnode) {
 			if numID == "0" {
 				numID = ""
 			}
+			if n, err := strconv.Atoi(np.child("ilvl").attr("val")); err == nil && n >= 0 && n < 9 {
+				ilvl = n
+			}
 		}
 		if ppr.child("pageBreakBefore") != nil {
 			r.breakPage()
 		}
 	}
-	var segs []string // text between page breaks
-	var b strings.Builder
+	type seg struct{ raw, plain, md string }
+	var segs []seg // text between page breaks
+	var in inline
 	var refs []Element
-	var walk func(n *xnode, link *rel)
-	walk = func(n *xnode, link *rel) {
+	// Runs with the same formatting are written together, so that two bold
+	// runs make one **strong** span.
+	var pending strings.Builder
+	pendingFmt := runFormat{}
+	flushRun := func() {
+		if pending.Len() == 0 {
+			return
+		}
+		text := pending.String()
+		pending.Reset()
+		switch {
+		case pendingFmt.code:
+			in.code(text)
+		default:
+			write := func() { in.text(text) }
+			for _, d := range pendingFmt.delims() {
+				inner := write
+				write = func() { in.wrap(d, inner) }
+			}
+			write()
+		}
+	}
+	endSeg := func() {
+		flushRun()
+		raw := clean(in.plain.String())
+		plain, md := in.result()
+		segs = append(segs, seg{raw, plain, md})
+		refs = append(refs, in.refs...)
+		in = inline{}
+	}
+	var walk func(n *xnode, f runFormat)
+	walk = func(n *xnode, f runFormat) {
 		for _, c := range n.children {
 			switch c.name {
+			case "r":
+				walk(c, r.runFormat(c))
 			case "t":
-				b.WriteString(c.text())
+				if f != pendingFmt {
+					flushRun()
+					pendingFmt = f
+				}
+				pending.WriteString(c.text())
 			case "tab":
-				b.WriteByte('\t')
+				if f != pendingFmt {
+					flushRun()
+					pendingFmt = f
+				}
+				pending.WriteByte('\t')
 			case "br", "cr":
 				if c.attr("type") == "page" {
-					segs = append(segs, b.String())
-					b.Reset()
+					endSeg()
 				} else {
-					b.WriteByte('\n')
+					flushRun()
+					in.hardBreak()
 				}
 			case "hyperlink":
-				start := b.Len()
-				var l *rel
+				flushRun()
+				url := ""
 				if rl, ok := r.rels[c.relID()]; ok {
-					l = &rl
-				}
-				walk(c, l)
-				if l != nil {
-					label := collapse(b.String()[start:])
-					refs = append(refs, Element{Category: dpe.Link, Content: map[string]any{"text": clean(label), "url": clean(l.target)}})
+					url = rl.target
 				} else if a := c.attr("anchor"); a != "" {
-					label := collapse(b.String()[start:])
-					refs = append(refs, Element{Category: dpe.Link, Content: map[string]any{"text": clean(label), "url": "#" + clean(a)}})
+					url = "#" + a
 				}
+				if url == "" {
+					walk(c, f)
+					continue
+				}
+				in.link(clean(url), "", func() {
+					walk(c, f)
+					flushRun()
+				})
 			case "drawing", "pict":
+				flushRun()
 				alt := ""
 				if dp := c.first("docPr"); dp != nil {
 					alt = dp.attr("descr")
@@ -331,17 +548,34 @@ func (r *docxReader) paragraph(pn *xnode) {
 			case "pPr", "rPr", "instrText", "delText":
 				// properties, field codes and deleted text carry no visible text
 			default:
-				walk(c, link)
+				walk(c, f)
 			}
 		}
 	}
-	walk(pn, nil)
-	segs = append(segs, b.String())
-	for i, seg := range segs {
+	walk(pn, runFormat{})
+	endSeg()
+	code = code || (level == 0 && numID == "" && monospaceParagraph(pn))
+	for i, sg := range segs {
 		if i > 0 {
 			r.breakPage()
 		}
-		text := clean(strings.TrimSpace(seg))
+		if code {
+			// A code paragraph keeps its indentation and line breaks;
+			// consecutive ones (one per line, as LibreOffice writes them)
+			// make one block, blank lines included.
+			r.endList()
+			line := strings.TrimRight(sg.raw, " \n")
+			if r.code == nil {
+				if strings.TrimSpace(line) == "" {
+					continue
+				}
+				r.code = &Element{Category: dpe.Code, Content: map[string]any{"language": "", "code": line}}
+			} else {
+				r.code.Content["code"] = r.code.Content["code"].(string) + "\n" + line
+			}
+			continue
+		}
+		text := strings.TrimSpace(sg.plain)
 		if text == "" {
 			continue
 		}
@@ -352,27 +586,32 @@ func (r *docxReader) paragraph(pn *xnode) {
 			if l < 0 {
 				l = 1
 			}
-			r.add(Element{Category: dpe.Heading, Content: map[string]any{"level": min(l, 6), "text": collapse(text)}})
+			h := Element{Category: dpe.Heading, Content: map[string]any{"level": min(l, 6), "text": collapse(text)}}
+			if sg.md != "" {
+				h.Content["markdown"] = collapse(sg.md)
+			}
+			r.add(h)
 			if r.title == "" && level <= 1 {
 				r.title = collapse(text)
 			}
 		case numID != "":
-			if r.list == nil || r.listNum != numID {
-				r.endList()
-				r.list = &Element{Category: dpe.List, Content: map[string]any{"ordered": r.ordered[numID], "items": []string{}}}
-				if r.ordered[numID] {
-					r.list.Content["start"] = 1
-				}
-				r.listNum = numID
-			}
-			r.list.Content["items"] = append(r.list.Content["items"].([]string), collapse(text))
+			r.addItem(numID, ilvl, text, sg.md)
 		default:
 			r.endList()
-			r.add(Element{Category: dpe.Text, Content: map[string]any{"text": text}})
+			el := Element{Category: dpe.Text, Content: map[string]any{"text": text}}
+			if sg.md != "" {
+				el.Content["markdown"] = sg.md
+			}
+			r.add(el)
 			if r.summary == "" {
 				r.summary = firstSentences(text, SummaryChars)
 			}
 		}
+	}
+	if numID != "" && !code {
+		// Links of list items are shown within the list.
+		r.listRefs = append(r.listRefs, refs...)
+		refs = nil
 	}
 	r.endListIfRefs(refs)
 	for _, e := range refs {

@@ -1,4 +1,4 @@
-// Package extract turns real files (Markdown, plain text, source code,
+// Package extract turns real files (Markdown, HTML, plain text, source code,
 // CSV/TSV, XLSX, PDF, DOCX, PPTX) into the Document-Page-Element model the
 // document server serves. Each format has a full parser (Parse) and a cheap,
 // bounded peek (Peek) that finds the title and summary without parsing the
@@ -41,6 +41,7 @@ const (
 	KindPDF
 	KindDOCX
 	KindPPTX
+	KindHTML
 )
 
 // String names the kind for logs.
@@ -64,6 +65,8 @@ func (k Kind) String() string {
 		return "docx"
 	case KindPPTX:
 		return "pptx"
+	case KindHTML:
+		return "html"
 	}
 	return "unknown"
 }
@@ -111,6 +114,8 @@ func KindOf(name string) (Kind, string) {
 		return KindDOCX, ""
 	case "pptx":
 		return KindPPTX, ""
+	case "html", "htm", "xhtml":
+		return KindHTML, ""
 	}
 	if lang, ok := codeLanguages[ext]; ok {
 		return KindCode, lang
@@ -265,6 +270,8 @@ func (ps *Parser) Parse(ctx context.Context, src Source) (doc *Document, err err
 		doc, err = parseDOCX(p, src.Data)
 	case KindPPTX:
 		doc, err = parsePPTX(p, src.Data)
+	case KindHTML:
+		doc, err = parseHTML(p, src.Data)
 	default:
 		return nil, fmt.Errorf("%s: %w", src.Name, ErrUnsupported)
 	}
@@ -297,7 +304,7 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 		return buf[:k], nil
 	}
 	switch kind {
-	case KindMarkdown, KindText, KindCode, KindCSV, KindTSV:
+	case KindMarkdown, KindText, KindCode, KindCSV, KindTSV, KindHTML:
 		buf, err := prefix()
 		if err != nil {
 			return Meta{}, fmt.Errorf("peek %s: %w", kind, err)
@@ -305,6 +312,8 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 		switch kind {
 		case KindMarkdown:
 			m = peekMarkdown(p, buf)
+		case KindHTML:
+			m = peekHTML(p, buf)
 		case KindText:
 			m = peekText(p, buf)
 		case KindCode:
@@ -404,12 +413,22 @@ func idPrefix(c dpe.Category) string {
 func finish(doc *Document, name string) {
 	for pi := range doc.Pages {
 		counts := map[dpe.Category]int{}
+		container := "" // the last element not shown within another
 		for ei := range doc.Pages[pi].Elements {
 			e := &doc.Pages[pi].Elements[ei]
 			counts[e.Category]++
 			e.ID = idPrefix(e.Category) + "-" + strconv.Itoa(pi) + "-" + strconv.Itoa(counts[e.Category])
 			if e.Content == nil {
 				e.Content = map[string]any{}
+			}
+			if w, ok := e.Content["within"]; ok {
+				if w == withinPrevious && container != "" {
+					e.Content["within"] = container
+				} else if w == withinPrevious {
+					delete(e.Content, "within")
+				}
+			} else {
+				container = e.ID
 			}
 			if e.Summary == "" {
 				e.Summary = elementSummary(*e)

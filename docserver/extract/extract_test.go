@@ -84,10 +84,14 @@ func TestFormats(t *testing.T) {
 				if lst.Content["ordered"] != true || lst.Content["start"] != 1 || len(lst.Content["items"].([]string)) != 3 {
 					t.Errorf("ordered list = %v", lst.Content)
 				}
-				hiring := find(t, d, 3, dpe.List).Content["items"].([]string)
-				want := []string{"Engineering: 4 new hires", "  two backend", "  two frontend", "[x] Sales: 2 new hires", "[ ] Support: position open"}
+				hl := find(t, d, 3, dpe.List)
+				hiring := hl.Content["items"].([]string)
+				want := []string{"Engineering: 4 new hires", "two backend", "two frontend", "[x] Sales: 2 new hires", "[ ] Support: position open"}
 				if !reflect.DeepEqual(hiring, want) {
 					t.Errorf("nested/task list = %q, want %q", hiring, want)
+				}
+				if lv := hl.Content["levels"]; !reflect.DeepEqual(lv, []int{0, 1, 1, 0, 0}) {
+					t.Errorf("levels = %v", lv)
 				}
 				code := find(t, d, 3, dpe.Code)
 				if code.Content["language"] != "python" || !strings.Contains(code.Content["code"].(string), "def growth") {

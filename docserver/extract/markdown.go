@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -10,16 +11,21 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	gmparser "github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
 )
 
 // newMarkdownParser returns a goldmark parser with the GitHub extensions
-// (tables, strikethrough, autolinks, task lists). Building one costs more
+// (tables, strikethrough, autolinks, task lists), footnotes and heading
+// attributes ("## Intro {#intro}"). Building one costs more
 // than parsing a small file, so a Parser keeps one; goldmark parsers are
 // safe for concurrent use.
 func newMarkdownParser() gmparser.Parser {
-	return goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.Footnote),
+		goldmark.WithParserOptions(gmparser.WithHeadingAttribute()),
+	).Parser()
 }
 
 // frontMatter holds the keys of a YAML front matter block the server uses.
@@ -107,9 +113,17 @@ func parseMarkdown(p *parser, src []byte) (*Document, error) {
 			break
 		}
 	}
-	doc := &Document{Title: fm.title, Summary: fm.summary, Keywords: fm.keywords, Truncated: w.truncated}
+	w.flushList()
+	doc := &Document{Title: fm.title, Summary: fm.summary, Keywords: fm.keywords}
+	return paginateBlocks(p, w.blocks, doc, w.truncated), nil
+}
+
+// paginateBlocks fills in doc's title (the first H1) and summary (the
+// first text) when it has none, and splits the blocks into pages at their
+// top-level sections: at every H1 when there are several, else at every H2.
+func paginateBlocks(p *parser, blocks []mdBlock, doc *Document, truncated bool) *Document {
 	h1s, h2s := 0, 0
-	for _, b := range w.blocks {
+	for _, b := range blocks {
 		switch b.level {
 		case 1:
 			h1s++
@@ -122,7 +136,7 @@ func parseMarkdown(p *parser, src []byte) (*Document, error) {
 		split = 2
 	}
 	if doc.Title == "" {
-		for _, b := range w.blocks {
+		for _, b := range blocks {
 			if b.level == 1 {
 				doc.Title, _ = b.el.Content["text"].(string)
 				break
@@ -130,7 +144,7 @@ func parseMarkdown(p *parser, src []byte) (*Document, error) {
 		}
 	}
 	if doc.Summary == "" {
-		for _, b := range w.blocks {
+		for _, b := range blocks {
 			if b.el.Category == dpe.Text {
 				s, _ := b.el.Content["text"].(string)
 				doc.Summary = firstSentences(s, SummaryChars)
@@ -138,8 +152,8 @@ func parseMarkdown(p *parser, src []byte) (*Document, error) {
 			}
 		}
 	}
-	doc.Pages, doc.Truncated = paginate(p, w.blocks, split, doc.Truncated)
-	return doc, nil
+	doc.Pages, doc.Truncated = paginate(p, blocks, split, truncated)
+	return doc
 }
 
 // peekMarkdown runs the Markdown parser over a prefix of the file.
@@ -187,7 +201,7 @@ func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, b
 			if !newPage(section) {
 				return pages, truncated
 			}
-		case len(cur.Elements) > 0 && (used+b.size > p.opts.PageChars || len(cur.Elements) >= p.opts.MaxElements):
+		case len(cur.Elements) > 0 && (used+b.size > p.opts.PageChars && !shownWithin(b.el) || len(cur.Elements) >= p.opts.MaxElements):
 			title := "(continued)"
 			if section != "" {
 				title = section + " (continued)"
@@ -205,77 +219,173 @@ func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, b
 	return pages, truncated
 }
 
-// mdWalker turns goldmark block nodes into elements.
+// shownWithin reports whether an element is shown inside the element
+// before it (a link or image of a paragraph): it stays on that element's
+// page, so that the page's rendering does not repeat it.
+func shownWithin(e Element) bool {
+	_, ok := e.Content["within"]
+	return ok
+}
+
+// mdWalker turns goldmark block nodes into elements. quote is the
+// blockquote depth and indent the list-item depth of the blocks being
+// walked; both are written into the elements so that dpe renders them back
+// in place.
 type mdWalker struct {
 	p         *parser
 	src       []byte
 	blocks    []mdBlock
 	truncated bool
+	quote     int
+	indent    int
+	list      *Element  // list items collected and not yet added
+	listRefs  []Element // links and images of the pending list's items
 }
 
 func (w *mdWalker) add(el Element, level, size int) {
-	w.blocks = append(w.blocks, mdBlock{el: el, level: level, size: size})
+	w.flushList()
+	w.blocks = append(w.blocks, mdBlock{el: placed(el, w.quote, w.indent), level: level, size: size})
 }
 
 func (w *mdWalker) block(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Heading:
-		t := w.inline(n, nil)
-		w.add(Element{Category: dpe.Heading, Content: map[string]any{"level": n.Level, "text": t}}, n.Level, len(t))
+		plain, md := w.inline(n, nil)
+		el := Element{Category: dpe.Heading, Content: map[string]any{"level": n.Level, "text": collapse(plain)}}
+		if md != "" {
+			el.Content["markdown"] = collapse(md)
+		}
+		if id, ok := n.AttributeString("id"); ok {
+			if b, ok := id.([]byte); ok && len(b) > 0 {
+				el.Content["anchor"] = clean(string(b))
+			}
+		}
+		w.add(el, n.Level, len(plain))
 	case *ast.Paragraph, *ast.TextBlock:
 		var refs []Element
-		t := w.inline(n, &refs)
-		if t != "" && !(len(refs) == 1 && refs[0].Category == dpe.Image && strings.TrimSpace(t) == refs[0].Content["alt"]) {
-			w.addText(t)
+		plain, md := w.inline(n, &refs)
+		if len(refs) == 1 && refs[0].Category == dpe.Image && strings.TrimSpace(plain) == refs[0].Content["alt"] {
+			delete(refs[0].Content, "within") // the image is the whole paragraph
+			w.add(refs[0], 0, 40)
+			return
+		}
+		if plain != "" && !w.addText(plain, md) {
+			standalone(refs)
 		}
 		for _, r := range refs {
-			w.add(r, 0, 40)
+			w.add(r, 0, 0)
 		}
 	case *ast.List:
-		items := w.listItems(n, 0)
-		el := Element{Category: dpe.List, Content: map[string]any{"ordered": n.IsOrdered(), "items": items}}
-		if n.IsOrdered() {
-			el.Content["start"] = max(n.Start, 0)
-		}
-		size := 0
-		for _, it := range items {
-			size += len(it)
-		}
-		w.add(el, 0, size)
+		w.listItems(n, 0)
+		w.flushList()
 	case *ast.FencedCodeBlock:
 		w.addCode(string(n.Language(w.src)), w.lines(n))
 	case *ast.CodeBlock:
 		w.addCode("", w.lines(n))
 	case *ast.HTMLBlock:
-		if code := w.lines(n); strings.TrimSpace(code) != "" {
-			w.addCode("html", code)
-		}
+		w.htmlBlock(n)
 	case *ast.Blockquote:
-		var parts []string
+		// dpe writes the quote marks before the list indentation, which
+		// is right for a list inside a quote; a quote inside a list item
+		// is written at the left margin instead (still a quote, outside
+		// the item), because "> " after the indentation would make the
+		// quoted lines an indented code block.
+		w.flushList()
+		indent := w.indent
+		if w.quote == 0 {
+			w.indent = 0
+		}
+		w.quote++
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			if t := w.inline(c, nil); t != "" {
-				parts = append(parts, t)
-			}
+			w.block(c)
 		}
-		if len(parts) > 0 {
-			w.addText(strings.Join(parts, "\n\n"))
-		}
+		w.flushList()
+		w.quote--
+		w.indent = indent
 	case *ast.ThematicBreak:
 		w.add(Element{Category: dpe.Separator, Content: map[string]any{}}, 0, 1)
 	case *east.Table:
 		w.table(n)
+	case *east.FootnoteList:
+		w.add(Element{Category: dpe.Separator, Content: map[string]any{}}, 0, 1)
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			fn, ok := c.(*east.Footnote)
+			if !ok {
+				continue
+			}
+			var in inline
+			in.raw("["+strconv.Itoa(fn.Index)+"] ", "\\["+strconv.Itoa(fn.Index)+"\\] ")
+			for p := fn.FirstChild(); p != nil; p = p.NextSibling() {
+				w.inlineInto(&in, p)
+				in.raw(" ", " ")
+			}
+			plain, md := in.result()
+			w.addText(plain, md)
+		}
 	default:
-		// Unknown blocks (footnote lists, definition lists...): keep their text.
-		if t := w.inline(n, nil); strings.TrimSpace(t) != "" {
-			w.addText(t)
+		// Unknown blocks (definition lists...): keep their text.
+		if plain, md := w.inline(n, nil); strings.TrimSpace(plain) != "" {
+			w.addText(plain, md)
 		}
 	}
 }
 
+// htmlBlock reads a raw HTML block: comments are hidden, anything else is
+// read as HTML (its text, links, images, lists and tables), never shown as
+// tags.
+func (w *mdWalker) htmlBlock(n *ast.HTMLBlock) {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(w.src))
+	}
+	if n.HasClosure() {
+		b.Write(n.ClosureLine.Value(w.src))
+	}
+	src := b.String()
+	if strings.TrimSpace(src) == "" {
+		return
+	}
+	for _, el := range htmlFragmentElements(w.p, src) {
+		w.add(el.el, el.level, el.size)
+	}
+}
+
 // addText adds a text element, split when it alone passes the page budget.
-func (w *mdWalker) addText(t string) {
-	for _, part := range chunkText(t, w.p.opts.PageChars) {
-		w.add(Element{Category: dpe.Text, Content: map[string]any{"text": part}}, 0, len(part))
+// It reports whether the Markdown form was kept: a split text is plain, so
+// the links and images of its paragraph must be shown on their own.
+func (w *mdWalker) addText(plain, md string) bool {
+	els, kept := textElements(plain, md, w.p.opts.PageChars)
+	for _, el := range els {
+		w.add(el, 0, len(el.Content["text"].(string)))
+	}
+	return kept
+}
+
+// textElements makes the text elements of a paragraph: one with its
+// Markdown form when that fits the page budget, else plain pieces of at
+// most limit bytes. It reports whether the Markdown form was kept.
+func textElements(plain, md string, limit int) ([]Element, bool) {
+	if len(md) <= limit && len(plain) <= limit {
+		el := Element{Category: dpe.Text, Content: map[string]any{"text": plain}}
+		if md != "" {
+			el.Content["markdown"] = md
+		}
+		return []Element{el}, true
+	}
+	var out []Element
+	for _, part := range chunkText(plain, limit) {
+		out = append(out, Element{Category: dpe.Text, Content: map[string]any{"text": part}})
+	}
+	return out, md == ""
+}
+
+// standalone drops "within" from elements whose container lost its
+// Markdown form, so that they are shown on their own.
+func standalone(refs []Element) {
+	for _, r := range refs {
+		delete(r.Content, "within")
 	}
 }
 
@@ -297,31 +407,124 @@ func (w *mdWalker) lines(n ast.Node) string {
 	return clean(strings.TrimRight(b.String(), "\n"))
 }
 
-// listItems flattens a list: nested items follow their parent, indented
-// by two spaces per level.
-func (w *mdWalker) listItems(list *ast.List, depth int) []string {
-	var items []string
+// listItems adds the items of list (at nesting level) to the pending list
+// element: each item's plain text, Markdown, level and marker. Blocks of
+// an item other than its first paragraph and its sub-lists (code, quotes,
+// tables, further paragraphs) end the pending list and are added as
+// elements indented into the item; the list resumes after them.
+func (w *mdWalker) listItems(list *ast.List, level int) {
+	num := list.Start
 	for li := list.FirstChild(); li != nil; li = li.NextSibling() {
-		var parts []string
-		var nested []string
+		m := "-"
+		if list.IsOrdered() {
+			m = strconv.Itoa(num) + string(list.Marker)
+			num++
+		}
+		first := true
+		var in inline
+		if cb := taskState(li); cb != "" {
+			in.raw(cb+" ", cb+" ")
+		}
 		for c := li.FirstChild(); c != nil; c = c.NextSibling() {
-			if sub, ok := c.(*ast.List); ok {
-				if depth < 8 {
-					nested = append(nested, w.listItems(sub, depth+1)...)
+			switch c := c.(type) {
+			case *ast.List:
+				if first {
+					w.addItem(&in, level, m, list.IsOrdered(), list.Start)
+					first = false
+				}
+				if level < 8 {
+					w.listItems(c, level+1)
 				}
 				continue
+			case *ast.Paragraph, *ast.TextBlock:
+				if first {
+					w.inlineInto(&in, c)
+					w.addItem(&in, level, m, list.IsOrdered(), list.Start)
+					first = false
+					continue
+				}
 			}
-			if t := w.inline(c, nil); t != "" {
-				parts = append(parts, t)
+			if first {
+				w.addItem(&in, level, m, list.IsOrdered(), list.Start)
+				first = false
 			}
+			w.flushList()
+			w.indent += level + 1
+			w.block(c)
+			w.flushList()
+			w.indent -= level + 1
 		}
-		if cb := taskState(li); cb != "" {
-			parts = append([]string{cb}, parts...)
+		if first {
+			w.addItem(&in, level, m, list.IsOrdered(), list.Start)
 		}
-		items = append(items, strings.Repeat("  ", depth)+collapse(strings.Join(parts, " ")))
-		items = append(items, nested...)
 	}
-	return items
+}
+
+// addItem appends an item to the pending list element, opening one when
+// there is none.
+func (w *mdWalker) addItem(in *inline, level int, marker string, ordered bool, start int) {
+	plain, md := in.result()
+	if w.list == nil {
+		w.list = &Element{Category: dpe.List, Content: map[string]any{
+			"ordered": ordered && level == 0, "items": []string{}, "levels": []int{},
+			"markers": []string{}, "items_markdown": []string{},
+		}}
+		if ordered && level == 0 {
+			n, _ := strconv.Atoi(strings.TrimRight(marker, ".)"))
+			w.list.Content["start"] = max(n, 0)
+		}
+		w.list.Content["quote"], w.list.Content["indent"] = w.quote, w.indent
+	}
+	c := w.list.Content
+	if md == "" {
+		md = dpe.EscapeInline(plain)
+	}
+	c["items"] = append(c["items"].([]string), collapse(plain))
+	c["levels"] = append(c["levels"].([]int), level)
+	c["markers"] = append(c["markers"].([]string), marker)
+	c["items_markdown"] = append(c["items_markdown"].([]string), md)
+	for _, r := range in.refs {
+		r.Content["within"] = withinPrevious
+	}
+	w.listRefs = append(w.listRefs, in.refs...)
+}
+
+// flushList adds the pending list element, then the links and images of
+// its items.
+func (w *mdWalker) flushList() {
+	if w.list == nil {
+		return
+	}
+	el := *w.list
+	w.list = nil
+	c := el.Content
+	q, ind := c["quote"].(int), c["indent"].(int)
+	delete(c, "quote")
+	delete(c, "indent")
+	flat := true
+	for _, l := range c["levels"].([]int) {
+		flat = flat && l == 0
+	}
+	if flat {
+		delete(c, "levels")
+	}
+	plainMD := true
+	for i, md := range c["items_markdown"].([]string) {
+		plainMD = plainMD && md == dpe.EscapeInline(c["items"].([]string)[i])
+	}
+	if plainMD {
+		delete(c, "items_markdown")
+	}
+	size := 0
+	for _, it := range c["items"].([]string) {
+		size += len(it)
+	}
+	refs := w.listRefs
+	w.listRefs = nil
+	w.blocks = append(w.blocks, mdBlock{el: placed(el, q, ind), size: size})
+	for _, r := range refs {
+		w.blocks = append(w.blocks, mdBlock{el: placed(r, q, ind)})
+	}
 }
 
 // taskState returns "[x]" or "[ ]" for a GFM task list item.
@@ -345,17 +548,25 @@ func taskState(li ast.Node) string {
 }
 
 func (w *mdWalker) table(t *east.Table) {
-	var headers []string
-	var rows [][]string
+	var headers, hmd []string
+	var rows, rmd [][]string
+	rich := false
 	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
-		var cells []string
+		var cells, mds []string
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
 			if len(cells) < w.p.opts.MaxColumns {
-				cells = append(cells, truncate(w.inline(c, nil), w.p.opts.MaxCellChars))
+				plain, md := w.inline(c, nil)
+				if md != "" {
+					rich = true
+				} else {
+					md = dpe.EscapeSpan(collapse(plain))
+				}
+				cells = append(cells, truncate(plain, w.p.opts.MaxCellChars))
+				mds = append(mds, md)
 			}
 		}
 		if _, ok := r.(*east.TableHeader); ok {
-			headers = cells
+			headers, hmd = cells, mds
 			continue
 		}
 		if len(rows) >= w.p.opts.MaxRows {
@@ -363,8 +574,32 @@ func (w *mdWalker) table(t *east.Table) {
 			break
 		}
 		rows = append(rows, cells)
+		rmd = append(rmd, mds)
 	}
-	for _, el := range tableElements(headers, rows, w.p.opts.TableRowsPerPage, 1, 0) {
+	var align []string
+	for _, a := range t.Alignments {
+		switch a {
+		case east.AlignLeft:
+			align = append(align, "left")
+		case east.AlignRight:
+			align = append(align, "right")
+		case east.AlignCenter:
+			align = append(align, "center")
+		default:
+			align = append(align, "")
+		}
+	}
+	aligned := strings.Join(align, "") != ""
+	per := w.p.opts.TableRowsPerPage
+	for i, el := range tableElements(headers, rows, per, 1, 0) {
+		if aligned {
+			el.Content["align"] = align
+		}
+		if rich {
+			el.Content["headers_markdown"] = hmd
+			lo := min(i*per, len(rmd))
+			el.Content["rows_markdown"] = rmd[lo:min(lo+per, len(rmd))]
+		}
 		size := 0
 		for _, r := range el.Content["rows"].([][]string) {
 			for _, c := range r {
@@ -375,60 +610,95 @@ func (w *mdWalker) table(t *east.Table) {
 	}
 }
 
-// inline collects the plain text of n's inline content. Links and images
-// found on the way are appended to refs when it is not nil.
-func (w *mdWalker) inline(n ast.Node, refs *[]Element) string {
-	var b strings.Builder
-	var walk func(n ast.Node)
-	walk = func(n ast.Node) {
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			switch c := c.(type) {
-			case *ast.Text:
-				b.Write(c.Value(w.src))
-				if c.HardLineBreak() {
-					b.WriteByte('\n')
-				} else if c.SoftLineBreak() {
-					b.WriteByte(' ')
-				}
-			case *ast.String:
-				b.Write(c.Value)
-			case *ast.CodeSpan:
-				walk(c)
-			case *ast.Link:
-				start := b.Len()
-				walk(c)
-				if refs != nil {
-					label := collapse(b.String()[start:])
-					*refs = append(*refs, Element{Category: dpe.Link, Content: map[string]any{
-						"text": clean(label), "url": clean(string(c.Destination)),
-					}})
-				}
-			case *ast.AutoLink:
-				url := string(c.URL(w.src))
-				b.WriteString(url)
-				if refs != nil {
-					*refs = append(*refs, Element{Category: dpe.Link, Content: map[string]any{
-						"text": clean(url), "url": clean(url),
-					}})
-				}
-			case *ast.Image:
-				start := b.Len()
-				walk(c)
-				alt := collapse(b.String()[start:])
-				if refs != nil {
-					*refs = append(*refs, Element{Category: dpe.Image, Content: map[string]any{
-						"url": clean(string(c.Destination)), "alt": clean(alt), "description": clean(string(c.Title)),
-					}})
-				}
-			case *ast.RawHTML:
-				// Inline HTML tags carry no text of their own.
-			default:
-				walk(c)
+// inline returns the plain text and Markdown of n's inline content (see
+// inlineInto); links and images found on the way are appended to refs when
+// it is not nil.
+func (w *mdWalker) inline(n ast.Node, refs *[]Element) (plain, md string) {
+	var in inline
+	w.inlineInto(&in, n)
+	if refs != nil {
+		*refs = append(*refs, in.refs...)
+	}
+	return in.result()
+}
+
+// inlineInto adds n's inline content to in: plain text with escapes and
+// entities resolved, and Markdown with emphasis, strikethrough, code
+// spans, links, autolinks and images kept; raw HTML tags are dropped
+// (their text stays), <br> is a line break and <img> an image.
+func (w *mdWalker) inlineInto(in *inline, n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			raw := string(c.Value(w.src))
+			if c.HardLineBreak() {
+				raw = strings.TrimSuffix(raw, "\\")
 			}
+			in.raw(unescapeMarkdown(raw), raw)
+			switch {
+			case c.HardLineBreak():
+				in.hardBreak()
+			case c.SoftLineBreak():
+				in.raw(" ", " ")
+			}
+		case *ast.String:
+			in.text(string(c.Value))
+		case *ast.CodeSpan:
+			var b strings.Builder
+			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+				switch t := t.(type) {
+				case *ast.Text:
+					b.Write(t.Value(w.src))
+				case *ast.String:
+					b.Write(t.Value)
+				}
+			}
+			in.code(b.String())
+		case *ast.Emphasis:
+			delim := "*"
+			if c.Level >= 2 {
+				delim = "**"
+			}
+			in.wrap(delim, func() { w.inlineInto(in, c) })
+		case *east.Strikethrough:
+			in.wrap("~~", func() { w.inlineInto(in, c) })
+		case *ast.Link:
+			in.link(string(c.Destination), string(c.Title), func() { w.inlineInto(in, c) })
+		case *ast.AutoLink:
+			in.autolink(string(c.Label(w.src)), string(c.URL(w.src)))
+		case *ast.Image:
+			var alt inline
+			w.inlineInto(&alt, c)
+			a, _ := alt.result()
+			in.image(string(c.Destination), a, string(c.Title))
+		case *ast.RawHTML:
+			var b strings.Builder
+			for i := 0; i < c.Segments.Len(); i++ {
+				seg := c.Segments.At(i)
+				b.Write(seg.Value(w.src))
+			}
+			inlineHTML(in, b.String())
+		case *east.FootnoteLink:
+			n := strconv.Itoa(c.Index)
+			in.raw("["+n+"]", "\\["+n+"\\]")
+		case *east.TaskCheckBox, *east.FootnoteBacklink:
+			// the checkbox is written by listItems; backlinks are noise
+		default:
+			w.inlineInto(in, c)
 		}
 	}
-	walk(n)
-	return clean(strings.TrimSpace(b.String()))
+}
+
+// unescapeMarkdown resolves backslash escapes and entity references of
+// raw Markdown text.
+func unescapeMarkdown(s string) string {
+	if !strings.ContainsAny(s, "\\&") {
+		return s
+	}
+	b := util.UnescapePunctuations([]byte(s))
+	b = util.ResolveNumericReferences(b)
+	b = util.ResolveEntityNames(b)
+	return string(b)
 }
 
 // chunkText splits s into pieces of at most limit bytes, at line breaks

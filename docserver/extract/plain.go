@@ -20,23 +20,38 @@ func decodeText(src []byte) string {
 	return clean(strings.ReplaceAll(string(src), "\r\n", "\n"))
 }
 
-// paragraph is a run of non-blank lines and the one-based line it starts on.
+// paragraph is a run of non-blank lines, the one-based line it starts on,
+// and the blank (or white-space-only) lines between it and the previous
+// paragraph beyond the first, which a page keeps so that its text is the
+// file's lines.
 type paragraph struct {
-	text string
-	line int
+	text  string
+	line  int
+	extra []string
 }
 
 // paragraphs splits text at blank lines.
 func paragraphs(s string) []paragraph {
 	var out []paragraph
-	var cur []string
+	var cur, blanks []string
 	start := 0
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		p := paragraph{text: strings.Join(cur, "\n"), line: start}
+		if len(out) > 0 && len(blanks) > 1 {
+			p.extra = blanks[:len(blanks)-1]
+		}
+		out = append(out, p)
+		cur, blanks = nil, nil
+	}
 	for i, l := range strings.Split(s, "\n") {
 		if strings.TrimSpace(l) == "" {
 			if len(cur) > 0 {
-				out = append(out, paragraph{strings.Join(cur, "\n"), start})
-				cur = nil
+				flush()
 			}
+			blanks = append(blanks, l)
 			continue
 		}
 		if len(cur) == 0 {
@@ -44,9 +59,7 @@ func paragraphs(s string) []paragraph {
 		}
 		cur = append(cur, l)
 	}
-	if len(cur) > 0 {
-		out = append(out, paragraph{strings.Join(cur, "\n"), start})
-	}
+	flush()
 	return out
 }
 
@@ -76,7 +89,7 @@ func parseText(p *parser, src []byte) (*Document, error) {
 	used, pageStart, lastLine := 0, 1, 1
 	for _, para := range paras {
 		line := para.line
-		for _, part := range chunkText(para.text, p.opts.PageChars) {
+		for i, part := range chunkText(para.text, p.opts.PageChars) {
 			n := strings.Count(part, "\n") + 1
 			if cur == nil || (len(cur.Elements) > 0 && (used+len(part) > p.opts.PageChars || len(cur.Elements) >= p.opts.MaxElements)) {
 				if cur != nil {
@@ -90,7 +103,12 @@ func parseText(p *parser, src []byte) (*Document, error) {
 				cur = &doc.Pages[len(doc.Pages)-1]
 				used, pageStart = 0, line
 			}
-			cur.Elements = append(cur.Elements, Element{Category: dpe.Text, Content: map[string]any{"text": part}})
+			text := part
+			if i == 0 && len(para.extra) > 0 && len(cur.Elements) > 0 {
+				// Blank lines beyond the one that separates elements.
+				text = strings.Join(para.extra, "\n") + "\n" + part
+			}
+			cur.Elements = append(cur.Elements, Element{Category: dpe.Text, Content: map[string]any{"text": text}})
 			used += len(part)
 			lastLine = line + n - 1
 			line += n

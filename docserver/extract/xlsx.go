@@ -17,7 +17,9 @@ import (
 // table whose first row is the header, chunked into elements of at most
 // TableRowsPerPage rows, all on the sheet's page. Formula cells are marked
 // (metadata.has_formulas on the table) and the first ones are listed as
-// formula elements. excelize has no chart reader, so charts come from the
+// formula elements with their cell and value, each after the table chunk
+// that holds its cell; a formula without a cached value is computed so that
+// its cell does not show empty. excelize has no chart reader, so charts come from the
 // package itself: sheet → drawing → chart parts.
 
 // maxFormulaCells bounds the cells checked for formulas per sheet, and
@@ -76,7 +78,10 @@ func parseXLSX(p *parser, src []byte) (*Document, error) {
 }
 
 func workbookSummary(sheets []string) string {
-	if len(sheets) == 1 {
+	switch len(sheets) {
+	case 0:
+		return "Workbook with 0 sheets: its workbook part lists no sheet"
+	case 1:
 		return truncate("Workbook with 1 sheet: "+clean(sheets[0]), SummaryChars)
 	}
 	return truncate(fmt.Sprintf("Workbook with %d sheets: %s", len(sheets), clean(strings.Join(sheets, ", "))), SummaryChars)
@@ -151,21 +156,46 @@ func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
 		}
 	}
 	left = max(left, 0)
-	headers, body := rows[0], rows[1:]
-	cols := len(headers)
-	for _, r := range body {
+	cols := 0
+	for _, r := range rows {
 		cols = max(cols, len(r))
 	}
 	formulas, hasFormulas := sheetFormulas(f, name, top+1, left, len(rows), cols)
-	for _, el := range tableElements(headers, body, p.opts.TableRowsPerPage, top+1, left) {
+	// A formula's value shows in its cell: the cached one, or computed
+	// when the file was saved without calculation.
+	for _, fx := range formulas {
+		v, _ := fx.el.Content["value"].(string)
+		if v == "" || fx.row >= len(rows) {
+			continue
+		}
+		for len(rows[fx.row]) <= fx.col {
+			rows[fx.row] = append(rows[fx.row], "")
+		}
+		if rows[fx.row][fx.col] == "" {
+			rows[fx.row][fx.col] = v
+		}
+	}
+	headers, body := rows[0], rows[1:]
+	per := p.opts.TableRowsPerPage
+	chunks := tableElements(headers, body, per, top+1, left)
+	for i, el := range chunks {
 		el.Metadata["sheet"] = clean(name)
 		el.Metadata["has_formulas"] = hasFormulas
+		if cut && i == len(chunks)-1 {
+			el.Metadata["truncated"] = true
+		}
 		pg.Elements = append(pg.Elements, el)
+		// The formulas of this chunk's rows follow it.
+		for _, fx := range formulas {
+			chunk := 0
+			if fx.row > 0 {
+				chunk = (fx.row - 1) / per
+			}
+			if chunk == i || (i == len(chunks)-1 && chunk >= len(chunks)) {
+				pg.Elements = append(pg.Elements, fx.el)
+			}
+		}
 	}
-	if cut {
-		pg.Elements[len(pg.Elements)-1].Metadata["truncated"] = true
-	}
-	pg.Elements = append(pg.Elements, formulas...)
 	return pg, cut, nil
 }
 
@@ -178,11 +208,19 @@ func allEmpty(r []string) bool {
 	return true
 }
 
+// sheetFormula is a formula element and its cell's position in the used
+// range (row 0 is the header row).
+type sheetFormula struct {
+	el       Element
+	row, col int
+}
+
 // sheetFormulas checks the used range (firstRow one-based, firstCol
 // zero-based) for formula cells: whether there are any, and up to
-// maxFormulaElements formula elements with their cached values.
-func sheetFormulas(f *excelize.File, sheet string, firstRow, firstCol, nrows, ncols int) ([]Element, bool) {
-	var out []Element
+// maxFormulaElements formula elements with their cell and value (the
+// cached result, or one computed by excelize when the file has none).
+func sheetFormulas(f *excelize.File, sheet string, firstRow, firstCol, nrows, ncols int) ([]sheetFormula, bool) {
+	var out []sheetFormula
 	found := false
 	checked := 0
 	for r := 0; r < nrows; r++ {
@@ -200,16 +238,25 @@ func sheetFormulas(f *excelize.File, sheet string, firstRow, firstCol, nrows, nc
 				continue
 			}
 			val, _ := f.GetCellValue(sheet, cell)
+			computed := false
+			if val == "" {
+				if v, err := f.CalcCellValue(sheet, cell); err == nil && v != "" {
+					val, computed = v, true
+				}
+			}
 			if !strings.HasPrefix(fx, "=") {
 				fx = "=" + fx
 			}
 			el := Element{Category: dpe.Formula,
 				Content:  map[string]any{"expression": clean(fx), "cell": cell},
 				Metadata: map[string]any{"sheet": clean(sheet)}}
-			if val != "" { // a cached result; files saved without calculation have none
+			if val != "" {
 				el.Content["value"] = clean(val)
 			}
-			out = append(out, el)
+			if computed {
+				el.Metadata["value_computed"] = true
+			}
+			out = append(out, sheetFormula{el: el, row: r, col: c})
 		}
 	}
 	return out, found

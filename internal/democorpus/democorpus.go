@@ -1,26 +1,18 @@
 // Package democorpus is the sample corpus built into the smcp-browse binary
-// for `smcp-browse --demo`: a copy of testdata/corpus (Markdown, text, Go,
-// CSV, TSV, XLSX, PDF, DOCX, PPTX) embedded with go:embed and extracted to a
-// folder the demo's document server serves.
-//
-// The copy in _corpus/ (a name the go tool skips, so the corpus's Go file
-// is not a package) is written by `go generate ./internal/democorpus`
-// (see gen/); TestInSync fails when it differs from testdata/corpus.
+// for `smcp-browse --demo`: testdata/corpus (Markdown, text, Go, CSV, TSV,
+// XLSX, PDF, DOCX, PPTX), embedded by the module's root package, extracted
+// to a folder the demo's document server serves.
 package democorpus
 
-//go:generate go run ./gen -from ../../testdata/corpus -to _corpus
-
 import (
-	"embed"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
-)
 
-//go:embed all:_corpus
-var files embed.FS
+	smcpbrowse "github.com/smcp-browse/smcp-browse"
+)
 
 // Modified returns the modification time given to extracted files. Embedded
 // files carry no time, so the demo shows the date the corpus generator writes
@@ -28,13 +20,7 @@ var files embed.FS
 func Modified() time.Time { return time.Date(2026, 1, 15, 8, 30, 0, 0, time.UTC) }
 
 // FS returns the embedded corpus, rooted at the corpus folder.
-func FS() fs.FS {
-	sub, err := fs.Sub(files, "_corpus")
-	if err != nil {
-		panic(err) // "_corpus" is a valid path; fs.Sub fails only for invalid ones
-	}
-	return sub
-}
+func FS() fs.FS { return smcpbrowse.SampleCorpus() }
 
 // Extract writes the corpus into dir (created if missing) and returns the
 // number of files written. Existing files of the same names are replaced.

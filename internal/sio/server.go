@@ -17,7 +17,8 @@ import (
 type ServerOptions struct {
 	Logger *slog.Logger
 	// MaxPayloadBytes is engine.io's maxHttpBufferSize: the largest message
-	// a connection accepts. Bigger ones close it.
+	// a connection accepts. Bigger ones close it. Zero fields keep the
+	// library's defaults.
 	MaxPayloadBytes int64
 	// PingInterval and PingTimeout are engine.io's heartbeat.
 	PingInterval, PingTimeout time.Duration
@@ -59,9 +60,15 @@ func NewServer(opts ServerOptions) *Server {
 	s := &Server{opts: opts, log: opts.Logger}
 	so := socket.DefaultServerOptions()
 	so.SetServeClient(false)
-	so.SetMaxHttpBufferSize(opts.MaxPayloadBytes)
-	so.SetPingInterval(opts.PingInterval)
-	so.SetPingTimeout(opts.PingTimeout)
+	if opts.MaxPayloadBytes > 0 {
+		so.SetMaxHttpBufferSize(opts.MaxPayloadBytes)
+	}
+	if opts.PingInterval > 0 {
+		so.SetPingInterval(opts.PingInterval)
+	}
+	if opts.PingTimeout > 0 {
+		so.SetPingTimeout(opts.PingTimeout)
+	}
 	if opts.ConnectTimeout > 0 {
 		so.SetConnectTimeout(opts.ConnectTimeout)
 	}

@@ -6,6 +6,8 @@ package testutil
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,7 +53,7 @@ func Binary(t testing.TB) string {
 	t.Helper()
 	root := RepoRoot(t)
 	buildOnce.Do(func() {
-		dir, err := binDir()
+		dir, err := binDir(root)
 		if err != nil {
 			buildErr = err
 			return
@@ -86,15 +88,17 @@ func Binary(t testing.TB) string {
 	return binPath
 }
 
-// binDir is where Binary builds: the user's cache folder, or a fixed
-// folder in the temporary one. Build leftovers of processes that died
-// over an hour ago are removed.
-func binDir() (string, error) {
+// binDir is where Binary builds for the checkout at root: a folder of the
+// user's cache folder (or of the temporary one) named after the checkout,
+// so that two checkouts tested at once never run each other's binary.
+// Build leftovers of processes that died over an hour ago are removed.
+func binDir(root string) (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
-	dir := filepath.Join(base, "smcp-browse-test-bin")
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(base, "smcp-browse-test-bin", hex.EncodeToString(sum[:6]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("test binary folder: %w", err)
 	}

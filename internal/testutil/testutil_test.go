@@ -11,7 +11,7 @@ import (
 // each time: test runs used to leave a ~50 MB binary per package behind.
 func TestBinaryHasOnePlace(t *testing.T) {
 	p := Binary(t)
-	dir, err := binDir()
+	dir, err := binDir(RepoRoot(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,5 +25,22 @@ func TestBinaryHasOnePlace(t *testing.T) {
 	st, err := os.Stat(p)
 	if err != nil || st.Mode()&0o111 == 0 {
 		t.Fatalf("not an executable: %v %v", st, err)
+	}
+}
+
+// TestCheckoutsDoNotShareABinary: two checkouts of the project tested at
+// once (worktrees, a second clone) must not run each other's binary.
+func TestCheckoutsDoNotShareABinary(t *testing.T) {
+	a, err := binDir("/src/one/smcp-browse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := binDir("/src/two/smcp-browse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(a); os.Remove(b) })
+	if a == b {
+		t.Fatalf("both checkouts build into %s", a)
 	}
 }

@@ -3,8 +3,10 @@
 // it connects to --server, joins --office, lists the room, fetches the
 // tools of --computer, reads the desktop (a Computer may subscribe to its
 // windows only then), calls --tool, optionally waits for a desktop change
-// notification, and checks how a Finder request is answered (--finder). It prints one line per check and exits 1 when any
-// check fails.
+// notification, checks how a Finder request is answered (--finder) and,
+// with --want-resources / --want-config / --want-desktop-order, the
+// get_resources, get_config and desktop answers of the 0.4 line. It prints
+// one line per check and exits 1 when any check fails.
 package main
 
 import (
@@ -28,6 +30,8 @@ type options struct {
 	tool, args, wantToolText             string
 	wantWindow, wantAfterUpdate          string
 	finder, wantVersion                  string
+	wantResources, wantConfig            string
+	wantDesktopOrder                     string
 	timeout, toolTimeout                 time.Duration
 }
 
@@ -45,6 +49,9 @@ func main() {
 	flag.StringVar(&o.wantAfterUpdate, "want-after-update", "", "after the tool call, wait for notify:update_desktop and a desktop containing this text")
 	flag.StringVar(&o.finder, "finder", "", "expected answer to client:get_finder: routed, not-routed or unsupported")
 	flag.StringVar(&o.wantVersion, "want-version", "", "a2c_version list_room must show for this agent")
+	flag.StringVar(&o.wantResources, "want-resources", "", "BUNDLE=URI: client:get_resources of BUNDLE, all pages, must list URI")
+	flag.StringVar(&o.wantConfig, "want-config", "", "comma-separated bundle_ids client:get_config must have as servers keys")
+	flag.StringVar(&o.wantDesktopOrder, "want-desktop-order", "", "comma-separated window identifiers the desktop must show in this order (queries ignored)")
 	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "bound of the whole run")
 	flag.DurationVar(&o.toolTimeout, "tool-timeout", 15*time.Second, "timeout of the tool call (a fractional one checks it goes out as whole seconds)")
 	flag.Parse()
@@ -190,11 +197,96 @@ func run(ctx context.Context, o options) int {
 		}())
 	}
 
+	if o.wantConfig != "" {
+		start = time.Now()
+		c.check("get_config", start, checkConfig(ctx, a, o))
+	}
+	if o.wantResources != "" {
+		start = time.Now()
+		c.check("get_resources", start, checkResources(ctx, a, o))
+	}
+	if o.wantDesktopOrder != "" {
+		start = time.Now()
+		c.check("desktop order", start, checkDesktopOrder(ctx, a, o))
+	}
 	if o.finder != "" {
 		start = time.Now()
 		c.check("get_finder ("+o.finder+")", start, checkFinder(ctx, a, o))
 	}
 	return c.failed
+}
+
+func checkConfig(ctx context.Context, a *agent.Client, o options) error {
+	ret, err := a.GetConfig(ctx, o.computer)
+	if err != nil {
+		return err
+	}
+	for _, id := range strings.Split(o.wantConfig, ",") {
+		var entry struct {
+			BundleID string          `json:"bundle_id"`
+			Type     string          `json:"type"`
+			Params   json.RawMessage `json:"server_parameters"`
+		}
+		if err := json.Unmarshal(ret.Servers[id], &entry); err != nil || entry.Type == "" || len(entry.Params) == 0 {
+			return fmt.Errorf("servers[%q] = %s (%v)", id, ret.Servers[id], err)
+		}
+		fmt.Printf("     %s: type %s, bundle_id %q, server_parameters %s\n", id, entry.Type, entry.BundleID, entry.Params)
+	}
+	return nil
+}
+
+func checkResources(ctx context.Context, a *agent.Client, o options) error {
+	bundle, want, ok := strings.Cut(o.wantResources, "=")
+	if !ok {
+		return fmt.Errorf("--want-resources %q is not BUNDLE=URI", o.wantResources)
+	}
+	var uris []string
+	cursor := ""
+	for pages := 1; ; pages++ {
+		ret, err := a.GetResources(ctx, o.computer, bundle, cursor)
+		if err != nil {
+			return err
+		}
+		for _, r := range ret.Resources {
+			uris = append(uris, r.URI)
+			if r.URI == want {
+				raw, _ := json.Marshal(r)
+				fmt.Printf("     %s\n", raw)
+			}
+		}
+		if cursor = ret.NextCursor; cursor == "" {
+			break
+		}
+		if pages > 100 {
+			return errors.New("more than 100 pages")
+		}
+	}
+	if !slices.Contains(uris, want) {
+		return fmt.Errorf("%s lists %v, not %s", bundle, uris, want)
+	}
+	if _, err := a.GetResources(ctx, o.computer, "no-such-server", ""); protocol.CodeOf(err) != protocol.CodeMCPServerNotFound {
+		return fmt.Errorf("unknown server answered %v, want 4014", err)
+	}
+	return nil
+}
+
+func checkDesktopOrder(ctx context.Context, a *agent.Client, o options) error {
+	ret, err := a.GetDesktop(ctx, o.computer, 0, "")
+	if err != nil {
+		return err
+	}
+	var shown, ids []string
+	for _, d := range ret.Desktops {
+		first, _, _ := strings.Cut(d, "\n\n")
+		shown = append(shown, first)
+		id, _, _ := strings.Cut(first, "?")
+		ids = append(ids, id)
+	}
+	fmt.Printf("     desktop shows: %s\n", strings.Join(shown, ", "))
+	if want := strings.Split(o.wantDesktopOrder, ","); !slices.Equal(ids, want) {
+		return fmt.Errorf("desktop order %v, want %v", ids, want)
+	}
+	return nil
 }
 
 func desktopContains(ctx context.Context, a *agent.Client, computer, want string) error {

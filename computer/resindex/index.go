@@ -1,0 +1,579 @@
+// Package resindex is the Computer's index of the resources its MCP servers
+// list: it routes a read of any listed URI to the server that owns it
+// (Owner), keeps the window:// resources of the Desktop (Windows) and the
+// Finder catalog cache of dpe:// documents (Documents), subscribes to the
+// listed URIs and turns resource notifications into debounced Finder and
+// Desktop change events. It knows no sockets; the Finder organizer lives
+// in package finder, the Desktop organizer in package desktop.
+package resindex
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// Index defaults.
+const (
+	DefaultConcurrency = 8
+	DefaultDebounce    = 75 * time.Millisecond
+	DefaultTimeout     = 15 * time.Second
+	// NegativeTTL is how long a document whose Level 1 read failed stays
+	// out of the catalog before it is read again.
+	NegativeTTL = 30 * time.Second
+	// MaxSummarySize bounds the Level 1 text read for a catalog entry.
+	MaxSummarySize = 1 << 20
+)
+
+// windowScheme is the URI prefix of Desktop windows.
+const windowScheme = "window://"
+
+// Source is one Finder-capable MCP server as the index sees it.
+type Source interface {
+	// ListResources returns one page of resources/list and the cursor of
+	// the next page ("" after the last).
+	ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error)
+	// ReadResource performs resources/read.
+	ReadResource(ctx context.Context, uri string) ([]protocol.ResourceContents, error)
+}
+
+// Subscriber is implemented by sources that must be told which URIs to
+// watch for notifications/resources/updated. The index calls it after
+// every listing with the source's current dpe:// and window:// URIs.
+type Subscriber interface {
+	Subscribe(ctx context.Context, uris []string) error
+}
+
+// Change tells which views changed; it is a bit set.
+type Change uint8
+
+// The views the index watches.
+const (
+	FinderChanged  Change = 1 << iota // emit server:update_finder
+	DesktopChanged                    // emit server:update_desktop
+)
+
+// Has reports whether c includes x.
+func (c Change) Has(x Change) bool { return c&x != 0 }
+
+// Options configure an Index. Zero values take defaults.
+type Options struct {
+	Logger      *slog.Logger
+	Concurrency int           // concurrent Level 1 reads (default 8)
+	Debounce    time.Duration // window that merges a burst of changes (default 75 ms)
+	Timeout     time.Duration // per list or read call (default 15 s)
+	// OnChange is called once per debounce window with the views that
+	// changed. It runs on its own goroutine and may block.
+	OnChange func(Change)
+}
+
+// Window is a listed window:// resource, as the server listed it (with
+// its annotations and _meta), and the server that listed it.
+type Window struct {
+	Server string
+	mcp.Resource
+}
+
+// Index collects the dpe:// documents of MCP servers, caches their
+// catalog entries by URI and turns resource notifications into debounced
+// Finder and Desktop change events. The cached listing is the source of
+// truth until the server says its list changed, so a warm Documents call
+// touches no server at all.
+type Index struct {
+	log     *slog.Logger
+	conc    int
+	timeout time.Duration
+	deb     *debouncer
+	flight  singleflight.Group
+
+	mu      sync.Mutex
+	sources map[string]*sourceState
+	closed  bool
+	// catalog is the last collected document list, valid while nothing
+	// changed since (any cache mutation resets it to nil).
+	catalog []protocol.DPEDocumentSummary
+}
+
+type sourceState struct {
+	name string
+	src  Source
+	gen  uint64 // identifies this incarnation of the source
+
+	listed    bool
+	docs      []string            // Level 1 dpe:// URIs in list order
+	docSet    map[string]struct{} // same, as a set
+	hosts     map[string]struct{} // dpe:// hosts seen in the listing
+	paths     map[string]string   // Level 1 URI → _meta.path of its listing
+	windows   []mcp.Resource
+	others    map[string]struct{} // every other listed URI (read bridge routing)
+	summaries map[string]summary
+	versions  map[string]uint64 // bumped when an entry is invalidated
+
+	relisting bool
+	dirty     bool
+	listErr   error // why the last listing failed (nil after a success)
+}
+
+type summary struct {
+	doc protocol.DPEDocumentSummary
+	ok  bool      // false: the Level 1 read failed (negative cache)
+	at  time.Time // when a failed read happened
+}
+
+// New returns an empty index.
+func New(opts Options) *Index {
+	ix := &Index{
+		log:     opts.Logger,
+		conc:    cmp.Or(opts.Concurrency, DefaultConcurrency),
+		timeout: cmp.Or(opts.Timeout, DefaultTimeout),
+		sources: map[string]*sourceState{},
+	}
+	if ix.log == nil {
+		ix.log = slog.New(slog.DiscardHandler)
+	}
+	ix.deb = newDebouncer(cmp.Or(opts.Debounce, DefaultDebounce), opts.OnChange)
+	return ix
+}
+
+// Close stops pending change notifications.
+func (ix *Index) Close() {
+	ix.mu.Lock()
+	ix.closed = true
+	ix.mu.Unlock()
+	ix.deb.stop()
+}
+
+// AddSource registers (or replaces) the source of server name, lists it
+// and subscribes to its URIs. When it lists documents or windows a change
+// is signalled. A failed listing is logged and retried on the next read.
+func (ix *Index) AddSource(ctx context.Context, name string, src Source) {
+	ix.mu.Lock()
+	old := ix.sources[name]
+	st := &sourceState{name: name, src: src, gen: nextGen(old), summaries: map[string]summary{}, versions: map[string]uint64{}}
+	ix.sources[name] = st
+	ix.catalog = nil
+	var c Change
+	if old != nil {
+		c = old.changeIfRemoved()
+	}
+	ix.mu.Unlock()
+	ix.signal(c)
+	ix.relist(ctx, st)
+}
+
+func nextGen(old *sourceState) uint64 {
+	if old == nil {
+		return 1
+	}
+	return old.gen + 1
+}
+
+// RemoveSource forgets server name (it went down); its documents and
+// windows leave the views, which is signalled when there were any.
+func (ix *Index) RemoveSource(name string) {
+	ix.mu.Lock()
+	st := ix.sources[name]
+	delete(ix.sources, name)
+	ix.catalog = nil
+	var c Change
+	if st != nil {
+		c = st.changeIfRemoved()
+	}
+	ix.mu.Unlock()
+	ix.signal(c)
+}
+
+// changeIfRemoved is the change that dropping st causes. Call with ix.mu
+// held or on a state no longer shared.
+func (st *sourceState) changeIfRemoved() Change {
+	var c Change
+	if len(st.docs) > 0 {
+		c |= FinderChanged
+	}
+	if len(st.windows) > 0 {
+		c |= DesktopChanged
+	}
+	return c
+}
+
+// Sources returns the names of the registered sources, sorted.
+func (ix *Index) Sources() []string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return slices.Sorted(maps.Keys(ix.sources))
+}
+
+// ResourceListChanged handles notifications/resources/list_changed from
+// server name: it re-lists the server in the background and signals a
+// change only when its set of dpe:// (or window://) URIs differs from the
+// cached one. Bursts coalesce into at most one listing in flight.
+func (ix *Index) ResourceListChanged(name string) {
+	ix.mu.Lock()
+	st := ix.sources[name]
+	if st == nil || ix.closed {
+		ix.mu.Unlock()
+		return
+	}
+	if st.relisting {
+		st.dirty = true
+		ix.mu.Unlock()
+		return
+	}
+	st.relisting = true
+	ix.mu.Unlock()
+	go func() {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), ix.timeout*4)
+			ix.relistOnce(ctx, st)
+			cancel()
+			ix.mu.Lock()
+			if !st.dirty || ix.sources[name] != st || ix.closed {
+				st.relisting = false
+				st.dirty = false
+				ix.mu.Unlock()
+				return
+			}
+			st.dirty = false
+			ix.mu.Unlock()
+		}
+	}()
+}
+
+// ResourceUpdated handles notifications/resources/updated from server
+// name: a dpe:// URI invalidates that document's cached entry and signals
+// a Finder change at once (no set comparison); a window:// URI signals a
+// Desktop change; any other URI is ignored.
+func (ix *Index) ResourceUpdated(name, uri string) {
+	switch {
+	case strings.HasPrefix(uri, "dpe://"):
+		ix.mu.Lock()
+		if st := ix.sources[name]; st != nil {
+			ix.catalog = nil
+			for _, key := range invalidationKeys(uri) {
+				delete(st.summaries, key)
+				st.versions[key]++
+			}
+		}
+		ix.mu.Unlock()
+		ix.signal(FinderChanged)
+	case strings.HasPrefix(uri, windowScheme):
+		ix.signal(DesktopChanged)
+	}
+}
+
+// invalidationKeys returns uri and, when it parses, the URI of its
+// document, so an update for a page or element drops the document entry.
+func invalidationKeys(uri string) []string {
+	keys := []string{uri}
+	if u, err := dpe.Parse(uri); err == nil && u.Level() >= dpe.LevelDocument {
+		if d := u.DocumentURI().String(); d != uri {
+			keys = append(keys, d)
+		}
+	}
+	return keys
+}
+
+func (ix *Index) signal(c Change) {
+	if c == 0 {
+		return
+	}
+	ix.mu.Lock()
+	closed := ix.closed
+	ix.mu.Unlock()
+	if !closed {
+		ix.deb.trigger(c)
+	}
+}
+
+// relist lists st now (used by AddSource).
+func (ix *Index) relist(ctx context.Context, st *sourceState) {
+	ctx, cancel := context.WithTimeout(ctx, ix.timeout*4)
+	defer cancel()
+	ix.relistOnce(ctx, st)
+}
+
+// relistOnce lists st, updates its cache, subscribes and signals changes.
+func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
+	res, err := ix.listAll(ctx, st.src)
+	if err != nil {
+		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err)
+		ix.mu.Lock()
+		st.listErr = err
+		ix.mu.Unlock()
+		return
+	}
+	l := classify(res, ix.log, st.name)
+	ix.mu.Lock()
+	st.listErr = nil
+	if ix.sources[st.name] != st {
+		ix.mu.Unlock()
+		return // replaced or removed meanwhile
+	}
+	var c Change
+	if !st.listed {
+		if len(l.docs) > 0 {
+			c |= FinderChanged
+		}
+		if len(l.windows) > 0 {
+			c |= DesktopChanged
+		}
+	} else {
+		if !maps.Equal(st.docSet, l.docSet) {
+			c |= FinderChanged
+		}
+		if !sameWindows(st.windows, l.windows) {
+			c |= DesktopChanged
+		}
+	}
+	for uri := range st.summaries {
+		if _, ok := l.docSet[uri]; !ok {
+			delete(st.summaries, uri)
+		}
+	}
+	st.listed = true
+	ix.catalog = nil
+	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
+	st.paths = l.paths
+	watch := l.watch()
+	ix.mu.Unlock()
+
+	if c == 0 {
+		ix.log.Debug("resource index: resource list changed but the dpe:// and window:// sets did not", "server", st.name)
+	}
+	ix.signal(c)
+	if sub, ok := st.src.(Subscriber); ok {
+		if err := sub.Subscribe(ctx, watch); err != nil {
+			ix.log.Warn("resource index: subscribe failed", "server", st.name, "uris", len(watch), "err", err)
+		}
+	}
+}
+
+// maxPages bounds cursor following against a server that never ends.
+const maxPages = 10_000
+
+func (ix *Index) listAll(ctx context.Context, src Source) ([]mcp.Resource, error) {
+	var all []mcp.Resource
+	cursor := ""
+	seen := map[string]bool{}
+	for page := 0; ; page++ {
+		if page >= maxPages {
+			return nil, fmt.Errorf("resources/list: more than %d pages", maxPages)
+		}
+		callCtx, cancel := context.WithTimeout(ctx, ix.timeout)
+		res, next, err := src.ListResources(callCtx, cursor)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("resources/list (cursor %q): %w", cursor, err)
+		}
+		all = append(all, res...)
+		if next == "" {
+			return all, nil
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("resources/list: cursor %q repeats", next)
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+type listing struct {
+	docs    []string
+	docSet  map[string]struct{}
+	hosts   map[string]struct{}
+	paths   map[string]string
+	windows []mcp.Resource
+	others  map[string]struct{}
+}
+
+func (l listing) watch() []string {
+	out := slices.Clone(l.docs)
+	for _, w := range l.windows {
+		out = append(out, w.URI)
+	}
+	return out
+}
+
+func classify(res []mcp.Resource, log *slog.Logger, server string) listing {
+	l := listing{docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}, paths: map[string]string{}}
+	for _, r := range res {
+		switch {
+		case strings.HasPrefix(r.URI, "dpe://"):
+			u, err := dpe.Parse(r.URI)
+			if err != nil {
+				log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
+				continue
+			}
+			l.hosts[u.Host] = struct{}{}
+			if u.Level() != dpe.LevelDocument {
+				l.others[r.URI] = struct{}{}
+				continue
+			}
+			if _, dup := l.docSet[r.URI]; !dup {
+				l.docSet[r.URI] = struct{}{}
+				l.docs = append(l.docs, r.URI)
+				if p := metaPath(r); p != "" {
+					l.paths[r.URI] = p
+				}
+			}
+		case strings.HasPrefix(r.URI, windowScheme):
+			if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
+				l.windows = append(l.windows, r)
+			}
+		default:
+			l.others[r.URI] = struct{}{}
+		}
+	}
+	return l
+}
+
+// metaPath is a listed document's _meta.path: its path relative to its
+// server's root, copied into its catalog entry (DPEDocumentSummary.Path).
+func metaPath(r mcp.Resource) string {
+	if r.Meta == nil {
+		return ""
+	}
+	p, _ := r.Meta.AdditionalFields["path"].(string)
+	return p
+}
+
+func sameWindows(a, b []mcp.Resource) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	set := make(map[string]struct{}, len(a))
+	for _, w := range a {
+		set[w.URI] = struct{}{}
+	}
+	for _, w := range b {
+		if _, ok := set[w.URI]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ensureListed lists every source that has not been listed successfully.
+func (ix *Index) ensureListed(ctx context.Context) {
+	ix.mu.Lock()
+	var todo []*sourceState
+	for _, st := range ix.sources {
+		if !st.listed {
+			todo = append(todo, st)
+		}
+	}
+	ix.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, st := range todo {
+		wg.Go(func() { ix.relistOnce(ctx, st) })
+	}
+	wg.Wait()
+}
+
+// Owner returns the server that serves uri: for dpe:// URIs the server
+// whose listing has that host, for other URIs the server that listed that
+// exact URI (or, for window:// URIs, a window with the same host). Sources
+// not listed yet are listed first.
+func (ix *Index) Owner(ctx context.Context, uri string) (string, bool) {
+	if name, ok := ix.owner(uri); ok {
+		return name, true
+	}
+	ix.ensureListed(ctx)
+	return ix.owner(uri)
+}
+
+func (ix *Index) owner(uri string) (string, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	names := slices.Sorted(maps.Keys(ix.sources))
+	if strings.HasPrefix(uri, "dpe://") {
+		u, err := dpe.Parse(uri)
+		if err != nil {
+			return "", false
+		}
+		for _, n := range names {
+			if _, ok := ix.sources[n].hosts[u.Host]; ok {
+				return n, true
+			}
+		}
+		return "", false
+	}
+	for _, n := range names {
+		st := ix.sources[n]
+		if _, ok := st.others[uri]; ok {
+			return n, true
+		}
+		if slices.ContainsFunc(st.windows, func(w mcp.Resource) bool { return w.URI == uri }) {
+			return n, true
+		}
+	}
+	if strings.HasPrefix(uri, windowScheme) {
+		host := windowHost(uri)
+		for _, n := range names {
+			if slices.ContainsFunc(ix.sources[n].windows, func(w mcp.Resource) bool { return windowHost(w.URI) == host }) {
+				return n, true
+			}
+		}
+	}
+	return "", false
+}
+
+func windowHost(uri string) string {
+	rest := strings.TrimPrefix(uri, windowScheme)
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// Windows returns the listed window:// resources of every source.
+func (ix *Index) Windows(ctx context.Context) []Window {
+	ix.ensureListed(ctx)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out []Window
+	for _, n := range slices.Sorted(maps.Keys(ix.sources)) {
+		for _, w := range ix.sources[n].windows {
+			out = append(out, Window{Server: n, Resource: w})
+		}
+	}
+	return out
+}
+
+// Unlisted returns the sources whose resources have not been listed yet
+// and why: the error of the last failed listing, or nil while the first
+// one is under way. Their documents are missing from Documents.
+func (ix *Index) Unlisted() map[string]error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out map[string]error
+	for name, st := range ix.sources {
+		if !st.listed {
+			if out == nil {
+				out = map[string]error{}
+			}
+			out[name] = st.listErr
+		}
+	}
+	return out
+}
+
+// HasDocuments reports whether server name currently lists documents.
+func (ix *Index) HasDocuments(name string) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	st := ix.sources[name]
+	return st != nil && len(st.docs) > 0
+}

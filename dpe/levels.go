@@ -1,0 +1,125 @@
+package dpe
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// RenderCatalogMarkdown renders a Level 0 catalog to Markdown: a heading
+// with the total, then one item per document (title linked to its URI,
+// path, type, pages, modification time, summary).
+func RenderCatalogMarkdown(c protocol.DPECatalog) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Documents (%d)\n", c.TotalCount)
+	for _, d := range c.Documents {
+		fmt.Fprintf(&b, "\n- [%s](%s) — ", linkText(d.Title), destination(d.URI))
+		if d.Path != "" {
+			b.WriteString(CodeSpan(OneLine(d.Path)) + " · ")
+		}
+		fmt.Fprintf(&b, "%s · %s", EscapeSpan(d.FileType), plural(d.PageCount, "page"))
+		if d.LastModified != "" {
+			fmt.Fprintf(&b, " · %s", EscapeSpan(d.LastModified))
+		}
+		if d.Unreadable != "" {
+			fmt.Fprintf(&b, " · unreadable: %s", EscapeSpan(d.Unreadable))
+		}
+		if d.Summary != "" {
+			fmt.Fprintf(&b, "\n  %s", EscapeSpan(d.Summary))
+		}
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// RenderCatalogText renders a Level 0 catalog to plain text.
+func RenderCatalogText(c protocol.DPECatalog) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Documents: %d\n", c.TotalCount)
+	for _, d := range c.Documents {
+		fmt.Fprintf(&b, "\n%s\n  ", OneLine(d.Title))
+		if d.Path != "" {
+			b.WriteString(OneLine(d.Path) + " · ")
+		}
+		fmt.Fprintf(&b, "%s · %s · %s", d.URI, d.FileType, plural(d.PageCount, "page"))
+		if d.Unreadable != "" {
+			fmt.Fprintf(&b, " · unreadable: %s", OneLine(d.Unreadable))
+		}
+		b.WriteByte('\n')
+		if d.Summary != "" {
+			fmt.Fprintf(&b, "  %s\n", OneLine(d.Summary))
+		}
+	}
+	return b.String()
+}
+
+// RenderDocumentMarkdown renders a Level 1 document to Markdown: title,
+// summary, facts, and with depth=pages its page index.
+func RenderDocumentMarkdown(d protocol.DPEDocument) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", EscapeSpan(d.Title))
+	if d.Summary != "" {
+		fmt.Fprintf(&b, "%s\n\n", EscapeText(d.Summary))
+	}
+	fmt.Fprintf(&b, "- Type: %s · %s\n", EscapeSpan(d.FileType), plural(d.PageCount, "page"))
+	if d.Unreadable != "" {
+		fmt.Fprintf(&b, "- Unreadable: %s\n", EscapeSpan(d.Unreadable))
+	}
+	if d.LastModified != "" {
+		fmt.Fprintf(&b, "- Modified: %s\n", EscapeSpan(d.LastModified))
+	}
+	if len(d.Keywords) > 0 {
+		fmt.Fprintf(&b, "- Keywords: %s\n", EscapeSpan(strings.Join(d.Keywords, ", ")))
+	}
+	fmt.Fprintf(&b, "- File: <%s>\n", angleEscaper.Replace(OneLine(d.FileURI)))
+	switch {
+	case d.PageOffset != nil && len(d.Pages) == 0:
+		fmt.Fprintf(&b, "\n## Pages (none from %d; %d in all)\n", *d.PageOffset, deref(d.PageTotal))
+	case d.PageOffset != nil:
+		fmt.Fprintf(&b, "\n## Pages (%d–%d of %d)\n\n", *d.PageOffset, *d.PageOffset+len(d.Pages)-1, deref(d.PageTotal))
+		for _, p := range d.Pages {
+			fmt.Fprintf(&b, "%d. [%s](%s) — %s\n", p.PageIndex, linkText(p.Title), destination(p.URI), plural(p.ElementCount, "element"))
+		}
+	}
+	return b.String()
+}
+
+// RenderDocumentText renders a Level 1 document to plain text.
+func RenderDocumentText(d protocol.DPEDocument) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", OneLine(d.Title))
+	if d.Summary != "" {
+		fmt.Fprintf(&b, "%s\n", d.Summary)
+	}
+	fmt.Fprintf(&b, "Type: %s, %s\n", d.FileType, plural(d.PageCount, "page"))
+	if d.Unreadable != "" {
+		fmt.Fprintf(&b, "Unreadable: %s\n", OneLine(d.Unreadable))
+	}
+	if d.LastModified != "" {
+		fmt.Fprintf(&b, "Modified: %s\n", d.LastModified)
+	}
+	if len(d.Keywords) > 0 {
+		fmt.Fprintf(&b, "Keywords: %s\n", strings.Join(d.Keywords, ", "))
+	}
+	fmt.Fprintf(&b, "File: %s\n", d.FileURI)
+	for _, p := range d.Pages {
+		fmt.Fprintf(&b, "  %d  %s (%s)\n", p.PageIndex, OneLine(p.Title), plural(p.ElementCount, "element"))
+	}
+	return b.String()
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

@@ -1,0 +1,153 @@
+"""The events of the 0.4 line: the official A2C-SMCP Python Agent
+(a2c-smcp's AsyncSMCPAgentClient) asks our Computer, through whichever
+Server --server is (ours, or the SDK's own, which validates every answer
+with its TypeAdapters and drops what does not pass).
+
+Checks, with the SDK's own calls: get_config_from_computer (and the
+answer validated locally with TypeAdapter(GetComputerConfigRet)),
+get_resources of every configured server with cursor paging and the
+4014 of an unknown one, get_skills / get_skill / get_blob (an empty list,
+4014, 4016, 4018), emit_tool_call of an unknown tool (a CallToolResult with
+isError and meta.error_code 4001), and the desktop order and identifiers
+of desktop.md. Prints one line per check; exits 1 when any check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from a2c_smcp import PROTOCOL_VERSION
+from a2c_smcp.agent import AsyncSMCPAgentClient, DefaultAgentAuthProvider
+from a2c_smcp.agent.errors import SMCPProtocolError
+from a2c_smcp.smcp import GetComputerConfigRet
+from pydantic import TypeAdapter
+
+from checks import Checks, need
+
+NS = "/smcp"
+
+
+async def protocol_error(coro) -> SMCPProtocolError:
+    try:
+        ret = await coro
+    except SMCPProtocolError as e:
+        return e
+    raise AssertionError(f"answered {ret!r:.300} instead of a protocol error")
+
+
+async def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--office", default="interop")
+    ap.add_argument("--computer", required=True)
+    ap.add_argument("--path", default="/socket.io", help="Socket.IO HTTP path (socketio_path)")
+    ap.add_argument("--name", default="py-agent-04")
+    ap.add_argument("--servers", default="docs,win", help="bundle_ids the computer is configured with")
+    args = ap.parse_args()
+    want_servers = set(args.servers.split(","))
+    c = Checks(width=34)
+    auth = DefaultAgentAuthProvider(agent_id=args.name, office_id=args.office)
+    client = AsyncSMCPAgentClient(auth_provider=auth)
+
+    async def connect():
+        await client.connect_to_server(args.server, socketio_path=args.path, wait_timeout=10)
+        await client.join_office(args.office, args.name, namespace=NS)
+        for _ in range(100):  # the SDK's join_office does not wait for the ack
+            try:
+                if any(s.get("name") == args.computer for s in await client.get_computers_in_office(args.office)):
+                    return
+            except Exception:
+                pass
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"{args.computer} never seen in office {args.office}")
+
+    if await c.run(f"connect+join (a2c_version={PROTOCOL_VERSION})", connect()) is None and not client.connected:
+        return 1
+
+    async def get_config():
+        ret = await client.get_config_from_computer(args.computer, timeout=20)
+        TypeAdapter(GetComputerConfigRet).validate_python(ret)
+        need(set(ret["servers"]) == want_servers, f"servers {sorted(ret['servers'])}, want {sorted(want_servers)}")
+        for key, entry in ret["servers"].items():
+            need(entry.get("bundle_id") == key, f"servers[{key}].bundle_id = {entry.get('bundle_id')!r}")
+            if entry["type"] == "stdio":
+                p = entry["server_parameters"]
+                need(p.get("encoding") == "utf-8" and p.get("encoding_error_handler") == "strict", f"stdio defaults: {p}")
+        described = ", ".join(f"{k} ({v['type']})" for k, v in sorted(ret["servers"].items()))
+        print(f"     config: {described}")
+
+    await c.run("get_config (TypeAdapter-valid)", get_config())
+
+    async def get_resources():
+        counts = {}
+        for bundle in sorted(want_servers):
+            cursor, seen, pages = None, [], 0
+            while True:
+                ret = await client.get_resources(args.computer, bundle, cursor, timeout=20)
+                pages += 1
+                seen += ret["resources"]
+                cursor = ret.get("next_cursor")
+                if not cursor:
+                    break
+                need(pages < 100, f"{bundle}: more than 100 pages")
+            counts[bundle] = len(seen)
+            need(seen, f"{bundle}: no resources")
+            for r in seen:
+                need("uri" in r and "name" in r, f"{bundle}: resource {r}")
+            if bundle == "win":
+                status = [r for r in seen if r["uri"] == "window://interop.example/status"]
+                need(status and status[0].get("mime_type") == "text/markdown"
+                     and status[0].get("annotations", {}).get("priority") == 0.9, f"status window as listed: {status}")
+                need(any(r["uri"] == "window://interop.example/legacy?priority=95" for r in seen),
+                     "the listed URI with a query is passed through unchanged")
+            if bundle == "docs":
+                need(any(r["uri"].startswith("dpe://") for r in seen), "no dpe:// document among the docs resources")
+        print(f"     resources: {counts}")
+
+    await c.run("get_resources (paged, every server)", get_resources())
+
+    async def get_resources_errors():
+        e = await protocol_error(client.get_resources(args.computer, "no-such-server"))
+        need(e.code == 4014 and e.mcp_server == "no-such-server", f"unknown server: {e.payload}")
+
+    await c.run("get_resources unknown server 4014", get_resources_errors())
+
+    async def skills():
+        ret = await client.get_skills(args.computer)
+        need(ret.get("skills") == [], f"skills {ret}")
+        e = await protocol_error(client.get_skill(args.computer, "mcp:docs:summarize"))
+        need(e.code == 4014 and e.details.get("name") == "mcp:docs:summarize", f"absent skill: {e.payload}")
+        e = await protocol_error(client.get_skill(args.computer, "Not A Name"))
+        need(e.code == 4016, f"malformed skill name: {e.payload}")
+        e = await protocol_error(client.get_blob(args.computer, "forged-handle"))
+        need(e.code == 4018 and e.reason == "invalid_handle", f"forged blob handle: {e.payload}")
+
+    await c.run("get_skills/get_skill/get_blob", skills())
+
+    async def unknown_tool():
+        res = await client.emit_tool_call(args.computer, "docs__no_such_tool", {}, timeout=15)
+        text = "".join(getattr(b, "text", "") for b in res.content)
+        meta = res.meta or {}
+        need(res.isError and meta.get("error_code") == 4001, f"isError={res.isError} meta={meta} text={text!r}")
+        need("docs__no_such_tool" in text, f"text {text!r} does not name the tool")
+        print(f"     unknown tool: {text!r}")
+
+    await c.run("emit_tool_call unknown tool 4001", unknown_tool())
+
+    async def desktop():
+        ret = await client.get_desktop_from_computer(args.computer)
+        ids = [d.split("\n\n", 1)[0] for d in ret["desktops"]]
+        want = ["window://interop.example/status", "window://interop.example/log", "window://interop.example/legacy"]
+        need(ids == want, f"desktop identifiers {ids}, want {want} (priority from annotations, query dropped)")
+
+    await c.run("get_desktop (desktop.md order)", desktop())
+
+    await client.disconnect()
+    print(f"official agent 0.4: {c.failed} check(s) failed" if c.failed else "official agent 0.4: all checks passed")
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,89 @@
+package protocol
+
+// --- client:get_resources (events.md, data-structures.md) ---------------------
+
+// GetResourcesReq is the payload of client:get_resources: one page of the
+// resources/list of the MCP server whose bundle_id is MCPServer.
+type GetResourcesReq struct {
+	Agent     string `json:"agent"`
+	ReqID     string `json:"req_id"`
+	Computer  string `json:"computer"`
+	MCPServer string `json:"mcp_server"`
+	Cursor    string `json:"cursor,omitempty"`
+}
+
+// GetResourcesRet answers client:get_resources; NextCursor is set when
+// there is another page.
+type GetResourcesRet struct {
+	Resources  []A2CResource `json:"resources"`
+	NextCursor string        `json:"next_cursor,omitempty"`
+	ReqID      string        `json:"req_id"`
+}
+
+// A2CResource is an MCP Resource with the protocol's snake_case names.
+type A2CResource struct {
+	URI         string               `json:"uri"`
+	Name        string               `json:"name"`
+	Description string               `json:"description,omitempty"`
+	MIMEType    string               `json:"mime_type,omitempty"`
+	Size        *int64               `json:"size,omitempty"`
+	Annotations *ResourceAnnotations `json:"annotations,omitempty"`
+	Meta        map[string]any       `json:"_meta,omitempty"`
+}
+
+// ResourceAnnotations are the MCP annotations of an A2CResource.
+type ResourceAnnotations struct {
+	Audience     []string `json:"audience,omitempty"`
+	Priority     *float64 `json:"priority,omitempty"`
+	LastModified string   `json:"last_modified,omitempty"`
+}
+
+// --- SKILL channel and blob transfer (skill.md, blob-transfer.md) --------------
+
+// GetSkillsReq is the payload of client:get_skills.
+type GetSkillsReq = ComputerCall
+
+// GetSkillsRet answers client:get_skills.
+type GetSkillsRet struct {
+	Skills []A2CSkillRef `json:"skills"`
+	ReqID  string        `json:"req_id"`
+}
+
+// A2CSkillRef is one SKILL in a GetSkillsRet (the four fields every
+// source has; the optional ones are omitted).
+type A2CSkillRef struct {
+	Name        string `json:"name"`
+	Source      string `json:"source"`
+	Path        string `json:"path"`
+	Description string `json:"description"`
+}
+
+// GetSkillReq is the payload of client:get_skill; RelPath defaults to
+// SKILL.md.
+type GetSkillReq struct {
+	Agent    string `json:"agent"`
+	ReqID    string `json:"req_id"`
+	Computer string `json:"computer"`
+	Name     string `json:"name"`
+	RelPath  string `json:"rel_path,omitempty"`
+}
+
+// GetBlobReq is the payload of client:get_blob.
+type GetBlobReq struct {
+	Agent         string `json:"agent"`
+	ReqID         string `json:"req_id"`
+	Computer      string `json:"computer"`
+	BlobHandle    string `json:"blob_handle"`
+	ChunkOffset   *int64 `json:"chunk_offset,omitempty"`
+	MaxChunkBytes *int64 `json:"max_chunk_bytes,omitempty"`
+}
+
+// PutBlobReq is the header of client:put_blob (a2c-smcp 0.4 upload
+// channel); the chunk fields are not read by a Computer that accepts no
+// uploads.
+type PutBlobReq struct {
+	Agent    string `json:"agent"`
+	ReqID    string `json:"req_id"`
+	Computer string `json:"computer"`
+	UploadID string `json:"upload_id,omitempty"`
+}

@@ -30,6 +30,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server/cluster"
 )
@@ -46,6 +48,7 @@ const removeRetry = 500 * time.Millisecond
 // scaleOut is the Server's cluster side; nil on a single node.
 type scaleOut struct {
 	node *cluster.Node
+	sub  *redis.Client // the adapter's subscriptions
 
 	mu     sync.Mutex
 	remote map[uint64]*pendingReq // requests sent to other nodes, by routing id

@@ -172,7 +172,8 @@ func New(opts Options) *Server {
 	if opts.Redis != "" {
 		s.so, s.soErr = s.newScaleOut()
 		if s.soErr == nil {
-			so.Adapter = sio.RedisAdapter(context.Background(), s.so.node.Client(), s.so.node.Prefix()+"-sio", s.log)
+			s.so.sub = s.so.node.SubscriberClient()
+			so.Adapter = sio.RedisAdapter(context.Background(), s.so.node.Client(), s.so.sub, s.so.node.Prefix()+"-sio", s.log)
 		}
 	}
 	s.io = sio.NewServer(so)
@@ -323,6 +324,7 @@ func (s *Server) closeCluster() {
 	if err := s.so.node.Close(ctx); err != nil {
 		s.log.Warn("cluster: close", "err", err)
 	}
+	_ = s.so.sub.Close()
 }
 
 // Close refuses new sessions and disconnects every client; their offices

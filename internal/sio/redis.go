@@ -37,15 +37,16 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// RedisAdapter returns the Redis adapter over rdb for ServerOptions.Adapter:
-// nodes with the same Redis and key prefix hear each other's ServerEmit. Redis
+// RedisAdapter returns the Redis adapter for ServerOptions.Adapter, which
+// publishes with rdb and subscribes with sub: nodes with the same Redis and
+// key prefix hear each other's ServerEmit. Redis
 // errors the adapter reports are logged, at most one line per
 // errorLogEvery with the count of the others.
-func RedisAdapter(ctx context.Context, rdb rds.UniversalClient, key string, log *slog.Logger) socket.AdapterConstructor {
+func RedisAdapter(ctx context.Context, rdb, sub rds.UniversalClient, key string, log *slog.Logger) socket.AdapterConstructor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	client := redisad.NewRedisClient(ctx, rdb)
+	client := redisad.NewRedisClientWithSub(ctx, rdb, sub)
 	el := &errorLog{log: log}
 	_ = client.On("error", func(args ...any) { el.report(firstArg(args)) })
 	opts := &adapter.RedisAdapterOptions{}

@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -56,7 +57,31 @@ type scaleOut struct {
 	// The members of each office on this node, with the office's version
 	// at their join; guarded by the registry's mutex.
 	local map[string]map[*session]uint64
+
+	// Notifications for the other nodes, published in order by one
+	// goroutine: a publish waits for Redis (up to its timeout when Redis
+	// hangs), which must not hold up the sender's other requests.
+	notices    chan noticeWire
+	publishing atomic.Bool // publishNotices runs
+	stop       chan struct{}
+	stopped    chan struct{}
 }
+
+// drainNotices stops publishNotices once it has sent what is queued, or
+// after wait.
+func (so *scaleOut) drainNotices(wait time.Duration) {
+	if !so.publishing.Load() {
+		return
+	}
+	close(so.stop)
+	select {
+	case <-so.stopped:
+	case <-time.After(wait):
+	}
+}
+
+// noticeQueue bounds the notifications waiting to be published.
+const noticeQueue = 1 << 14
 
 // noticeEvent carries a notification to the other nodes.
 const noticeEvent = "smcp:notice"
@@ -72,7 +97,8 @@ type noticeWire struct {
 
 // newScaleOut prepares the cluster side; Serve starts it.
 func (s *Server) newScaleOut() (*scaleOut, error) {
-	so := &scaleOut{remote: map[uint64]*pendingReq{}, local: map[string]map[*session]uint64{}}
+	so := &scaleOut{remote: map[uint64]*pendingReq{}, local: map[string]map[*session]uint64{},
+		notices: make(chan noticeWire, noticeQueue), stop: make(chan struct{}), stopped: make(chan struct{})}
 	node, err := cluster.New(cluster.Options{
 		URL: s.opts.Redis, Prefix: s.opts.RedisPrefix, TTL: s.opts.ClusterTTL, Logger: s.log,
 		OnFrame:    s.onFrame,
@@ -128,9 +154,37 @@ func (s *Server) deliver(n notice) {
 		w.Except = n.except.sid
 	}
 	s.deliverLocal(w)
-	b, _ := json.Marshal(w)
-	if err := s.io.ServerEmit(noticeEvent, string(b)); err != nil {
-		s.log.Warn("notification not sent to the other nodes", "event", n.event, "office", n.office, "err", err)
+	select {
+	case s.so.notices <- w:
+	default:
+		s.log.Warn("notification not sent to the other nodes: too many waiting", "event", n.event, "office", n.office)
+	}
+}
+
+// publishNotices sends the queued notifications to the other nodes until
+// stop, then what is still queued.
+func (s *Server) publishNotices() {
+	defer close(s.so.stopped)
+	send := func(w noticeWire) {
+		b, _ := json.Marshal(w)
+		if err := s.io.ServerEmit(noticeEvent, string(b)); err != nil {
+			s.log.Warn("notification not sent to the other nodes", "event", w.Event, "office", w.Office, "err", err)
+		}
+	}
+	for {
+		select {
+		case w := <-s.so.notices:
+			send(w)
+		case <-s.so.stop:
+			for {
+				select {
+				case w := <-s.so.notices:
+					send(w)
+				default:
+					return
+				}
+			}
+		}
 	}
 }
 

@@ -264,6 +264,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		id, _ := s.so.node.ID()
 		s.log.Info("cluster node", "node", id, "redis", s.so.node.Addr())
+		s.so.publishing.Store(true)
+		go s.publishNotices()
 	}
 	idle := newConnTracker()
 	hs := &http.Server{
@@ -333,6 +335,12 @@ func (s *Server) closeCluster() {
 func (s *Server) Close() {
 	if s.draining.Swap(true) {
 		return
+	}
+	if s.so != nil {
+		// The leave notifications of this node's clients must reach the
+		// other nodes before the adapter closes.
+		s.io.DisconnectLocal()
+		s.so.drainNotices(s.opts.ShutdownTimeout)
 	}
 	s.io.Close()
 }

@@ -249,7 +249,7 @@ func (n *Node) key(parts ...string) string {
 func (n *Node) channel(node string) string { return n.key("rpc", node) }
 
 func (n *Node) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, 2*n.opts.OpTimeout)
+	return context.WithTimeout(ctx, n.opts.OpTimeout)
 }
 
 func (n *Node) unavailable(op string, err error) error {

@@ -427,3 +427,56 @@ func TestAdapterIdleWhileRedisDown(t *testing.T) {
 	}
 	t.Logf("%d CPU ticks in %s with Redis down", used, span)
 }
+
+// TestRedisHung: Redis stops answering without closing its connections
+// (SIGSTOP, as an overloaded or partitioned Redis looks). Requests fail
+// with a 500 within the Redis command timeout instead of hanging, the nodes
+// drop their clients after the lease, and when Redis answers again the
+// office comes back whole.
+func TestRedisHung(t *testing.T) {
+	// A lease of 6 s: a node gives up on Redis 2-4 s after it hangs, well
+	// after a command's 1 s timeout has answered the request.
+	r, nodes := cluster(t, 2, 6*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
+	defer cancel()
+	servertest.NewComputer(t, urls(nodes, 1), "o1", "pc", servertest.Handlers{
+		protocol.EventGetTools: servertest.Reply(protocol.GetToolsRet{ReqID: "ok"}),
+	})
+	a := newAgent(t, urls(nodes, 0), "bot", agent.Handlers{})
+	if err := a.JoinOffice(ctx, "o1"); err != nil {
+		t.Fatal(err)
+	}
+	r.Pause()
+	resumed := false
+	defer func() {
+		if !resumed {
+			r.Resume()
+		}
+	}()
+	start := time.Now()
+	_, err := a.GetTools(ctx, "pc")
+	if protocol.CodeOf(err) != protocol.CodeInternalError || !strings.Contains(err.Error(), "Redis") {
+		t.Fatalf("request with Redis hung: %v, want a 500 naming Redis", err)
+	}
+	t.Logf("request refused %s after Redis hung: %v", time.Since(start).Round(time.Millisecond), err)
+	until(t, "the agent dropped by its node", func() error {
+		if a.State() == agent.StateConnected {
+			return errors.New("still connected")
+		}
+		return nil
+	})
+	r.Resume()
+	resumed = true
+	took := until(t, "the office after Redis answered again", func() error {
+		list, err := a.ListRoom(ctx)
+		if err != nil {
+			return err
+		}
+		if len(list) != 2 {
+			return fmt.Errorf("office has %d members", len(list))
+		}
+		_, err = a.GetTools(ctx, "pc")
+		return err
+	})
+	t.Logf("office whole again %s after Redis answered again", took.Round(time.Millisecond))
+}

@@ -31,8 +31,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server/cluster"
 )
@@ -49,7 +47,6 @@ const removeRetry = 500 * time.Millisecond
 // scaleOut is the Server's cluster side; nil on a single node.
 type scaleOut struct {
 	node *cluster.Node
-	sub  *redis.Client // the adapter's subscriptions
 
 	mu     sync.Mutex
 	remote map[uint64]*pendingReq // requests sent to other nodes, by routing id

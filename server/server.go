@@ -172,8 +172,8 @@ func New(opts Options) *Server {
 	if opts.Redis != "" {
 		s.so, s.soErr = s.newScaleOut()
 		if s.soErr == nil {
-			s.so.sub = s.so.node.SubscriberClient()
-			so.Adapter = sio.RedisAdapter(context.Background(), s.so.node.Client(), s.so.sub, s.so.node.Prefix()+"-sio", s.log)
+			pub, sub := s.so.node.AdapterClients()
+			so.Adapter = sio.RedisAdapter(context.Background(), pub, sub, s.so.node.Prefix()+"-sio", s.log)
 		}
 	}
 	s.io = sio.NewServer(so)
@@ -326,7 +326,6 @@ func (s *Server) closeCluster() {
 	if err := s.so.node.Close(ctx); err != nil {
 		s.log.Warn("cluster: close", "err", err)
 	}
-	_ = s.so.sub.Close()
 }
 
 // Close refuses new sessions and disconnects every client; their offices

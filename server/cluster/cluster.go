@@ -100,6 +100,7 @@ type Node struct {
 	opts Options
 	log  *slog.Logger
 	rdb  *redis.Client
+	asub *redis.Client // the adapter's subscriptions (AdapterClients)
 	addr string
 
 	mu     sync.Mutex
@@ -195,17 +196,18 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	return n, nil
 }
 
-// Client is the Redis client, for the Socket.IO adapter's publishing.
-func (n *Node) Client() *redis.Client { return n.rdb }
-
-// SubscriberClient returns a new Redis client for the Socket.IO adapter's
-// subscriptions (close it after the adapter). The adapter's subscription
+// AdapterClients returns the Redis clients of the Socket.IO adapter: the
+// node's own for publishing, and one for its subscriptions, which Close
+// closes. The adapter's subscription
 // loops try again at once after an error: while Redis was down, a node
 // spent 1.4 cores redialling it about 57,000 times a second. go-redis dials
 // a subscription's connection with no backoff of its own, so this client's
 // dialer waits before reporting a failed dial, longer each time in a row
 // (up to a second); TestAdapterIdleWhileRedisDown.
-func (n *Node) SubscriberClient() *redis.Client {
+func (n *Node) AdapterClients() (pub, sub redis.UniversalClient) {
+	if n.asub != nil {
+		return n.rdb, n.asub
+	}
 	ro := *n.rdb.Options()
 	var failures atomic.Int32
 	d := &net.Dialer{Timeout: ro.DialTimeout, KeepAlive: 5 * time.Minute}
@@ -222,7 +224,8 @@ func (n *Node) SubscriberClient() *redis.Client {
 		}
 		return nil, err
 	}
-	return redis.NewClient(&ro)
+	n.asub = redis.NewClient(&ro)
+	return n.rdb, n.asub
 }
 
 // Prefix is the key prefix.
@@ -556,23 +559,14 @@ func (n *Node) List(ctx context.Context, node, csid, office string) ([]Member, e
 	return out, nil
 }
 
-// Send publishes frame to node's channel; delivered is false when no node
-// listens there (it is gone).
-func (n *Node) Send(ctx context.Context, node string, frame []byte) (delivered bool, err error) {
-	ctx, cancel := n.opCtx(ctx)
-	defer cancel()
-	got, err := n.rdb.Publish(ctx, n.channel(node), frame).Result()
-	if err != nil {
-		return false, n.unavailable("send", err)
-	}
-	return got > 0, nil
-}
-
 // Close stops the heartbeat, ends the lease and removes what is left of
 // this node's sessions (their leave notices are reported to OnReaped),
 // then closes the Redis client. Call it after the node's clients are gone.
 func (n *Node) Close(ctx context.Context) error {
 	n.cancel()
+	if n.asub != nil {
+		defer n.asub.Close()
+	}
 	if !n.started.Load() {
 		return n.rdb.Close()
 	}

@@ -281,10 +281,7 @@ func TestFrames(t *testing.T) {
 	r := redistest.Start(t)
 	evB := &events{}
 	a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
-	ok, err := a.Send(context.Background(), id(b), []byte("hello"))
-	if err != nil || !ok {
-		t.Fatalf("send: %v %v", ok, err)
-	}
+	a.SendAsync(id(b), []byte("hello"), func(err error) { t.Errorf("send: %v", err) })
 	select {
 	case f := <-evB.frames:
 		if string(f) != "hello" {
@@ -293,7 +290,14 @@ func TestFrames(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("no frame")
 	}
-	if ok, err := a.Send(context.Background(), "nobody", []byte("x")); err != nil || ok {
-		t.Fatalf("send to no node: %v %v, want not delivered", ok, err)
+	failed := make(chan error, 1)
+	a.SendAsync("nobody", []byte("x"), func(err error) { failed <- err })
+	select {
+	case err := <-failed:
+		if !errors.Is(err, cluster.ErrNotDelivered) {
+			t.Fatalf("send to no node: %v, want ErrNotDelivered", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("a frame to no node was not reported")
 	}
 }

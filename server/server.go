@@ -249,23 +249,36 @@ func (s *Server) authorize(auth map[string]any) *protocol.Error {
 	return protocol.NewError(protocol.CodeUnauthorized, "unauthorized: "+msg)
 }
 
+// Connect joins the cluster (Options.Redis): it takes the node's lease in
+// Redis, and fails when Redis cannot be reached. It does nothing on a
+// single node or when called again; Serve calls it.
+func (s *Server) Connect(ctx context.Context) error {
+	if s.soErr != nil {
+		return fmt.Errorf("cluster: %w", s.soErr)
+	}
+	if s.so == nil || s.so.publishing.Load() {
+		return nil
+	}
+	if err := s.so.node.Start(ctx); err != nil {
+		s.so.node.CloseSubscriber() // the adapter's loops stop redialling
+		s.io.Close()
+		s.closeCluster()
+		return fmt.Errorf("cluster: %w", err)
+	}
+	id, _ := s.so.node.ID()
+	s.log.Info("cluster node", "node", id, "redis", s.so.node.Addr())
+	s.so.publishing.Store(true)
+	go s.publishNotices()
+	return nil
+}
+
 // Serve serves on ln until ctx is done, then shuts down gracefully: it
 // refuses new sessions, disconnects every client, and waits (up to
 // ShutdownTimeout) for HTTP requests in flight. It returns nil after a
 // shutdown caused by ctx, or the listener's error.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.soErr != nil {
-		return fmt.Errorf("cluster: %w", s.soErr)
-	}
-	if s.so != nil {
-		if err := s.so.node.Start(ctx); err != nil {
-			s.io.Close()
-			return fmt.Errorf("cluster: %w", err)
-		}
-		id, _ := s.so.node.ID()
-		s.log.Info("cluster node", "node", id, "redis", s.so.node.Addr())
-		s.so.publishing.Store(true)
-		go s.publishNotices()
+	if err := s.Connect(ctx); err != nil {
+		return err
 	}
 	idle := newConnTracker()
 	hs := &http.Server{
@@ -340,6 +353,9 @@ func (s *Server) Close() {
 		// other nodes before the adapter closes.
 		s.io.DisconnectLocal()
 		s.so.drainNotices(s.opts.ShutdownTimeout)
+		// Closed first, the adapter's subscriptions end at once instead of
+		// redialling a Redis that may be gone.
+		s.so.node.CloseSubscriber()
 	}
 	s.io.Close()
 }

@@ -58,6 +58,10 @@ lease (--cluster-ttl) drops its clients and refuses new ones until Redis is back
 			}
 			srv := server.New(server.Options{Token: token, Logger: log, RequestTimeout: requestTimeout, Version: version,
 				Redis: redisURL, ClusterTTL: clusterTTL})
+			if err := srv.Connect(cmd.Context()); err != nil {
+				_ = ln.Close()
+				return err
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "smcp-browse server listening on http://%s\n", ln.Addr())
 			return srv.Serve(cmd.Context(), ln)
 		},

@@ -97,11 +97,13 @@ var (
 
 // Node is one Server node's link to the shared Redis.
 type Node struct {
-	opts Options
-	log  *slog.Logger
-	rdb  *redis.Client
-	asub *redis.Client // the adapter's subscriptions (AdapterClients)
-	addr string
+	opts       Options
+	log        *slog.Logger
+	rdb        *redis.Client
+	asub       *redis.Client // the adapter's subscriptions (AdapterClients)
+	asubOnce   sync.Once
+	asubClosed chan struct{} // closed by CloseSubscriber
+	addr       string
 
 	mu     sync.Mutex
 	id     string // current lease's node id
@@ -142,6 +144,7 @@ func New(o Options) (*Node, error) {
 	n.done = make(chan struct{})
 	n.sent = make(chan struct{})
 	n.stopSend = make(chan struct{})
+	n.asubClosed = make(chan struct{})
 	return n, nil
 }
 
@@ -210,6 +213,7 @@ func (n *Node) AdapterClients() (pub, sub redis.UniversalClient) {
 	}
 	ro := *n.rdb.Options()
 	var failures atomic.Int32
+	closed := n.asubClosed
 	d := &net.Dialer{Timeout: ro.DialTimeout, KeepAlive: 5 * time.Minute}
 	ro.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
@@ -221,6 +225,7 @@ func (n *Node) AdapterClients() (pub, sub redis.UniversalClient) {
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
+		case <-closed: // CloseSubscriber
 		}
 		return nil, err
 	}
@@ -559,14 +564,23 @@ func (n *Node) List(ctx context.Context, node, csid, office string) ([]Member, e
 	return out, nil
 }
 
+// CloseSubscriber closes the adapter's subscriber client (AdapterClients):
+// its subscriptions end at once. Close does it too.
+func (n *Node) CloseSubscriber() {
+	n.asubOnce.Do(func() {
+		close(n.asubClosed)
+		if n.asub != nil {
+			_ = n.asub.Close()
+		}
+	})
+}
+
 // Close stops the heartbeat, ends the lease and removes what is left of
 // this node's sessions (their leave notices are reported to OnReaped),
 // then closes the Redis client. Call it after the node's clients are gone.
 func (n *Node) Close(ctx context.Context) error {
 	n.cancel()
-	if n.asub != nil {
-		defer n.asub.Close()
-	}
+	n.CloseSubscriber()
 	if !n.started.Load() {
 		return n.rdb.Close()
 	}

@@ -480,3 +480,19 @@ func TestRedisHung(t *testing.T) {
 	})
 	t.Logf("office whole again %s after Redis answered again", took.Round(time.Millisecond))
 }
+
+// TestServerWithoutRedis: `server --redis` with no Redis there does not
+// start: it exits 1 with an error naming Redis, before saying it listens.
+func TestServerWithoutRedis(t *testing.T) {
+	bin := testutil.Binary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "server", "--listen", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1/0").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Redis at 127.0.0.1:1") || strings.Contains(string(out), "listening") {
+		t.Fatalf("output:\n%s", out)
+	}
+}

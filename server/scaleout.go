@@ -207,6 +207,9 @@ func (s *Server) deliverLocal(w noticeWire) {
 		}
 	}
 	s.reg.mu.Unlock()
+	if s.debug {
+		s.log.Debug("notification", "event", w.Event, "office", w.Office, "version", w.Version, "to", len(to))
+	}
 	for _, m := range to {
 		m.emit(w.Event, w.Payload)
 	}

@@ -170,21 +170,29 @@ func (in inbox) handlers() agent.Handlers {
 	}
 }
 
-// expect waits for want, skipping other notifications.
-func (in inbox) expect(t *testing.T, want string) time.Duration {
+// expect waits until every one of want has come, skipping other
+// notifications, and returns when each came. The client delivers each
+// event's notifications in order, but two events' in any order.
+func (in inbox) expect(t *testing.T, want ...string) []time.Duration {
 	t.Helper()
 	start := time.Now()
 	deadline := time.After(wait)
-	for {
+	took := make([]time.Duration, len(want))
+	for left := len(want); left > 0; {
 		select {
 		case got := <-in:
-			if got == want {
-				return time.Since(start)
+			for i, w := range want {
+				if got == w && took[i] == 0 {
+					took[i] = time.Since(start)
+					left--
+					break
+				}
 			}
 		case <-deadline:
-			t.Fatalf("notification %q never came", want)
+			t.Fatalf("notifications %q did not all come (%v)", want, took)
 		}
 	}
+	return took
 }
 
 func newAgent(t *testing.T, url, name string, h agent.Handlers) *agent.Client {
@@ -259,9 +267,8 @@ func TestKillNodeMidRequest(t *testing.T) {
 		t.Fatalf("request held by the killed node's computer: %v, want 404 disconnected", err)
 	}
 	t.Logf("request answered 404 %s after the kill", answered.Round(time.Millisecond))
-	left := in.expect(t, "leave pc")
-	entered := in.expect(t, "enter pc")
-	t.Logf("office heard the computer leave %s and enter again %s after that", left.Round(time.Millisecond), entered.Round(time.Millisecond))
+	took := in.expect(t, "leave pc", "enter pc")
+	t.Logf("office heard the computer leave %s and enter again %s after the 404", took[0].Round(time.Millisecond), took[1].Round(time.Millisecond))
 	var ret *protocol.GetToolsRet
 	until(t, "request after the failover", func() error {
 		ret, err = a.GetTools(ctx, "pc")

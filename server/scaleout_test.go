@@ -81,3 +81,24 @@ func TestDialTriesTheNextNode(t *testing.T) {
 		t.Fatalf("dial with a refused version: %v, want 4008", err)
 	}
 }
+
+// TestLargeAnswerAcrossNodes: a 3 MB answer (a big page) crosses nodes
+// byte for byte, as it crosses one node.
+func TestLargeAnswerAcrossNodes(t *testing.T) {
+	eachTopology(t, server.Options{}, func(t *testing.T, tp topology) {
+		body := strings.Repeat("é<>&\"\\ line\n", 3<<20/12)
+		servertest.NewComputer(t, tp.at(0), "o1", "pc", servertest.Handlers{
+			protocol.EventReadResource: servertest.Reply(protocol.ReadResourceRet{Contents: []protocol.ResourceContents{{URI: "dpe://h/doc", Text: body}}}),
+		})
+		bot := dial(t, tp.at(1))
+		join(t, bot, protocol.RoleAgent, "bot", "o1")
+		raw, err := bot.Call(testCtx(t), protocol.EventReadResource, map[string]any{"computer": "pc", "req_id": "1", "uri": "dpe://h/doc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ret protocol.ReadResourceRet
+		if err := json.Unmarshal(raw, &ret); err != nil || len(ret.Contents) != 1 || ret.Contents[0].Text != body {
+			t.Fatalf("answer of %d bytes does not carry the body (%v)", len(raw), err)
+		}
+	})
+}

@@ -49,52 +49,7 @@ func BenchmarkRoutedRoundTrip(b *testing.B) {
 	for _, agents := range []int{1, 50} {
 		b.Run(fmt.Sprintf("agents=%d", agents), func(b *testing.B) {
 			srv := servertest.Start(b, server.Options{})
-			ctx := context.Background()
-			clients := make([]*agent.Client, agents)
-			for i := range clients {
-				office := fmt.Sprint("bench-", i)
-				servertest.NewComputer(b, srv.URL, office, "pc", servertest.Handlers{protocol.EventGetFinder: benchFinder()})
-				a, err := agent.Connect(ctx, srv.URL, agent.Options{Name: fmt.Sprint("bot-", i)})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { _ = a.Close() })
-				if err := a.JoinOffice(ctx, office); err != nil {
-					b.Fatal(err)
-				}
-				clients[i] = a
-			}
-			lat := make([]time.Duration, b.N)
-			var next atomic.Int64
-			var failed atomic.Value
-			var wg sync.WaitGroup
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for _, a := range clients {
-				wg.Go(func() {
-					for {
-						i := next.Add(1) - 1
-						if i >= int64(b.N) {
-							return
-						}
-						t0 := time.Now()
-						ret, err := a.GetFinder(ctx, "pc", agent.FinderQuery{Keywords: []string{"q3"}, Limit: 5})
-						lat[i] = time.Since(t0)
-						if err != nil || len(ret.Documents) != 5 {
-							failed.Store(fmt.Sprintf("request %d: %v", i, err))
-							return
-						}
-					}
-				})
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
-			if f := failed.Load(); f != nil {
-				b.Fatal(f)
-			}
-			reportLatencies(b, lat, elapsed)
+			runRouted(b, srv.URL, srv.URL, agents)
 		})
 	}
 }

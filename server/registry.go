@@ -328,6 +328,13 @@ func (r *registry) list(s *session, officeID string) ([]protocol.SessionInfo, *p
 			SID: m.sid, Name: m.name, Role: m.role, OfficeID: o.id, A2CVersion: m.version,
 		})
 	}
+	sortMembers(out)
+	return out, nil
+}
+
+// sortMembers orders a list_room answer: the agent first, then the
+// computers by name.
+func sortMembers(out []protocol.SessionInfo) {
 	slices.SortFunc(out, func(a, b protocol.SessionInfo) int {
 		if a.Role != b.Role {
 			if a.Role == protocol.RoleAgent {
@@ -337,7 +344,6 @@ func (r *registry) list(s *session, officeID string) ([]protocol.SessionInfo, *p
 		}
 		return cmp.Compare(a.Name, b.Name)
 	})
-	return out, nil
 }
 
 // target finds the computer named name for a request from s (and returns

@@ -21,7 +21,6 @@ package server
 //     lease; its old sessions are reaped with their leave notifications.
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -336,15 +335,7 @@ func (s *Server) listCluster(sess *session, req *request, in protocol.ListRoomRe
 	for _, m := range members {
 		out = append(out, protocol.SessionInfo{SID: m.SID, Name: m.Name, Role: m.Role, OfficeID: office, A2CVersion: m.Version})
 	}
-	slices.SortFunc(out, func(a, b protocol.SessionInfo) int {
-		if a.Role != b.Role {
-			if a.Role == protocol.RoleAgent {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+	sortMembers(out)
 	s.answer(sess, req, protocol.ListRoomRet{Sessions: out, ReqID: in.ReqID}, nil)
 }
 

@@ -226,6 +226,35 @@ func until(t *testing.T, what string, fn func() error) time.Duration {
 	}
 }
 
+// office seats computer "pc" (answering client:get_tools) on node 1,
+// failing over to the others, and agent "bot" connected to agentURL, in
+// office o1.
+func office(ctx context.Context, t *testing.T, nodes []*node, agentURL string) *agent.Client {
+	t.Helper()
+	servertest.NewComputer(t, urls(nodes, 1), "o1", "pc", servertest.Handlers{
+		protocol.EventGetTools: servertest.Reply(protocol.GetToolsRet{ReqID: "ok"}),
+	})
+	a := newAgent(t, agentURL, "bot", agent.Handlers{})
+	if err := a.JoinOffice(ctx, "o1"); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// officeWhole checks that a's office lists it and one computer, and that
+// a request reaches the computer pc.
+func officeWhole(ctx context.Context, a *agent.Client) error {
+	list, err := a.ListRoom(ctx)
+	if err != nil {
+		return err
+	}
+	if len(list) != 2 {
+		return fmt.Errorf("office has %d members", len(list))
+	}
+	_, err = a.GetTools(ctx, "pc")
+	return err
+}
+
 // TestKillNodeMidRequest: an agent on node 0 waits for a computer on node
 // 1; node 1 is killed with SIGKILL. The agent's request is answered 404
 // within the lease, the computer fails over to node 2 and re-joins, the
@@ -293,28 +322,12 @@ func TestRedisRestart(t *testing.T) {
 	r, nodes := cluster(t, 2, ttl)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
 	defer cancel()
-	servertest.NewComputer(t, urls(nodes, 1), "o1", "pc", servertest.Handlers{
-		protocol.EventGetTools: servertest.Reply(protocol.GetToolsRet{ReqID: "ok"}),
-	})
-	a := newAgent(t, urls(nodes, 0), "bot", agent.Handlers{})
-	if err := a.JoinOffice(ctx, "o1"); err != nil {
-		t.Fatal(err)
-	}
+	a := office(ctx, t, nodes, urls(nodes, 0))
 	if _, err := a.GetTools(ctx, "pc"); err != nil {
 		t.Fatal(err)
 	}
 	r.Restart(200 * time.Millisecond)
-	took := until(t, "request after the Redis restart", func() error {
-		list, err := a.ListRoom(ctx)
-		if err != nil {
-			return err
-		}
-		if len(list) != 2 {
-			return fmt.Errorf("office has %d members", len(list))
-		}
-		_, err = a.GetTools(ctx, "pc")
-		return err
-	})
+	took := until(t, "request after the Redis restart", func() error { return officeWhole(ctx, a) })
 	t.Logf("office whole and routing again %s after Redis came back", took.Round(time.Millisecond))
 }
 
@@ -327,13 +340,7 @@ func TestRedisDown(t *testing.T) {
 	r, nodes := cluster(t, 2, 3*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
 	defer cancel()
-	servertest.NewComputer(t, urls(nodes, 1), "o1", "pc", servertest.Handlers{
-		protocol.EventGetTools: servertest.Reply(protocol.GetToolsRet{ReqID: "ok"}),
-	})
-	a := newAgent(t, nodes[0].URL, "bot", agent.Handlers{})
-	if err := a.JoinOffice(ctx, "o1"); err != nil {
-		t.Fatal(err)
-	}
+	a := office(ctx, t, nodes, nodes[0].URL)
 	rival, err := sio.Dial(ctx, sio.Options{URL: nodes[1].URL})
 	if err != nil {
 		t.Fatal(err)
@@ -370,17 +377,7 @@ func TestRedisDown(t *testing.T) {
 	}
 
 	r.Restart(0)
-	took := until(t, "the office after Redis came back", func() error {
-		list, err := a.ListRoom(ctx)
-		if err != nil {
-			return err
-		}
-		if len(list) != 2 {
-			return fmt.Errorf("office has %d members", len(list))
-		}
-		_, err = a.GetTools(ctx, "pc")
-		return err
-	})
+	took := until(t, "the office after Redis came back", func() error { return officeWhole(ctx, a) })
 	t.Logf("office whole again %s after Redis came back", took.Round(time.Millisecond))
 	// The rival, reconnected too, still cannot take the office's seat.
 	rctx, rcancel := context.WithTimeout(ctx, wait)
@@ -446,13 +443,7 @@ func TestRedisHung(t *testing.T) {
 	r, nodes := cluster(t, 2, 6*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
 	defer cancel()
-	servertest.NewComputer(t, urls(nodes, 1), "o1", "pc", servertest.Handlers{
-		protocol.EventGetTools: servertest.Reply(protocol.GetToolsRet{ReqID: "ok"}),
-	})
-	a := newAgent(t, urls(nodes, 0), "bot", agent.Handlers{})
-	if err := a.JoinOffice(ctx, "o1"); err != nil {
-		t.Fatal(err)
-	}
+	a := office(ctx, t, nodes, urls(nodes, 0))
 	r.Pause()
 	resumed := false
 	defer func() {
@@ -474,17 +465,7 @@ func TestRedisHung(t *testing.T) {
 	})
 	r.Resume()
 	resumed = true
-	took := until(t, "the office after Redis answered again", func() error {
-		list, err := a.ListRoom(ctx)
-		if err != nil {
-			return err
-		}
-		if len(list) != 2 {
-			return fmt.Errorf("office has %d members", len(list))
-		}
-		_, err = a.GetTools(ctx, "pc")
-		return err
-	})
+	took := until(t, "the office after Redis answered again", func() error { return officeWhole(ctx, a) })
 	t.Logf("office whole again %s after Redis answered again", took.Round(time.Millisecond))
 }
 

@@ -3,7 +3,8 @@
 // (one agent, any number of computers, unique names), routes every
 // client:* request by computer name inside the caller's office and returns
 // the computer's ack unchanged, and broadcasts notify:* events to the rest
-// of an office. It knows nothing about MCP.
+// of an office. It knows nothing about MCP. With Options.Redis, several
+// Servers sharing one Redis act as one (scaleout.go, package cluster).
 package server
 
 import (

@@ -152,6 +152,9 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	start = time.Now()
+	var half []int
+	halfTaken := make(chan struct{})
+	time.AfterFunc(duration/2, func() { half = rss(); close(halfTaken) })
 	for i := range pairs {
 		wg.Go(func() {
 			name := fmt.Sprint("pc-", i)
@@ -188,6 +191,7 @@ func TestSoak(t *testing.T) {
 	wg.Wait()
 	took := time.Since(start)
 	after := rss()
+	<-halfTaken
 
 	var all []time.Duration
 	for _, l := range lat {
@@ -205,7 +209,7 @@ func TestSoak(t *testing.T) {
 	t.Logf("soak: %.0f requests/s, p50 %s, p99 %s, max %s",
 		float64(ok.Load())/took.Seconds(), pct(0.50).Round(time.Microsecond), pct(0.99).Round(time.Microsecond), pct(1).Round(time.Microsecond))
 	for i := range nodes {
-		t.Logf("soak: node %d RSS: %d kB idle, %d kB with its clients joined, %d kB after the load", i, idle[i], before[i], after[i])
+		t.Logf("soak: node %d RSS: %d kB idle, %d kB with its clients joined, %d kB half-way, %d kB after the load", i, idle[i], before[i], half[i], after[i])
 	}
 	if lost.Load() != 0 || mismatched.Load() != 0 {
 		t.Fatalf("%d lost and %d mismatched answers, want none", lost.Load(), mismatched.Load())

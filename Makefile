@@ -8,10 +8,14 @@ NODE_STAMP  := $(NODE_DIR)/node_modules/.stamp
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT   := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME    ?= 10s
+# Minimizing each new interesting input takes up to a minute by default;
+# readers of large formats find one at nearly every run and would do
+# nothing else.
+FUZZMINTIME ?= 1s
 FUZZPKGS    ?= ./...
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test unit bench benchstat fuzz lint demo e2e interop node-deps redis-deps cluster soak clean
+.PHONY: all build test test-deps unit bench benchstat fuzz lint demo e2e interop node-deps redis-deps cluster soak clean
 
 all: build
 
@@ -33,8 +37,15 @@ redis-deps:
 
 # Every test, with the race detector; the npm peers must be present. The
 # cluster tests skip without redis-server unless SMCP_REQUIRE_REDIS=1 (CI).
-test: node-deps redis-deps
+test: node-deps test-deps redis-deps
 	SMCP_REQUIRE_NODE=1 $(GO) test -race -count=1 ./...
+
+# System tools some tests compare against (pdftotext; installed as root in
+# CI), and the PDF engine compiled into its on-disk cache once, before the
+# test processes that start serve-docs.
+test-deps:
+	scripts/test-deps.sh
+	$(GO) run ./docserver/extract/internal/warmpdf
 
 # The scale-out tests alone, Redis required: nodes in one process (the
 # single-node suite run across nodes) and as real processes (kill -9, Redis
@@ -75,7 +86,7 @@ fuzz:
 	  for f in $$(echo "$$list" | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$f"; \
 	    before=$$(ls "$$dir/testdata/fuzz/$$f" 2>/dev/null | wc -l); \
-	    { rc=0; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || rc=$$?; echo $$rc > "$$tmp/rc"; } 2>&1 | tee "$$tmp/out"; \
+	    { rc=0; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || rc=$$?; echo $$rc > "$$tmp/rc"; } 2>&1 | tee "$$tmp/out"; \
 	    if [ "$$(cat "$$tmp/rc")" != 0 ]; then \
 	      after=$$(ls "$$dir/testdata/fuzz/$$f" 2>/dev/null | wc -l); \
 	      if [ "$$after" = "$$before" ] && grep -q 'context deadline exceeded' "$$tmp/out" && ! grep -q 'Failing input written' "$$tmp/out"; then \

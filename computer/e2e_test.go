@@ -169,7 +169,18 @@ func cmpOr[T comparable](v, def T) T {
 	return v
 }
 
-// catalog polls get_finder until cond holds.
+// settled reports whether no entry of a catalog page is still pending
+// (built from the listing while its Level 1 read is under way).
+func settled(ret *protocol.GetFinderRet) bool {
+	for _, d := range ret.Documents {
+		if d.Pending {
+			return false
+		}
+	}
+	return true
+}
+
+// catalog polls get_finder until cond holds and no entry is pending.
 func (r *rig) catalog(t *testing.T, q agent.FinderQuery, cond func(*protocol.GetFinderRet) bool) *protocol.GetFinderRet {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -179,7 +190,7 @@ func (r *rig) catalog(t *testing.T, q agent.FinderQuery, cond func(*protocol.Get
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		ret, err := r.agent.GetFinder(ctx, "pc", q)
 		cancel()
-		if err == nil && cond(ret) {
+		if err == nil && cond(ret) && settled(ret) {
 			return ret
 		}
 		last, lastErr = ret, err

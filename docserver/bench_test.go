@@ -109,7 +109,7 @@ func BenchmarkParseCorpus(b *testing.B) {
 		b.Run(e.rel, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := s.parse(context.Background(), e.fileInfo); err != nil {
+				if _, err := s.parse(e.fileInfo); err != nil {
 					b.Fatal(err)
 				}
 			}

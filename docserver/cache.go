@@ -22,21 +22,26 @@ func keyOf(f fileInfo) cacheKey {
 }
 
 // docCache keeps the most recently used parsed documents, keyed by (path,
-// size, mtime), so an edited file is re-parsed on its next read. Concurrent
+// size, mtime), so an edited file is re-parsed on its next read. It is
+// bounded by their number and by their estimated bytes: 64 documents of
+// 100k rows each would otherwise stay in memory. Concurrent
 // loads of the same key share one parse. Parse failures are cached too, so
 // a corrupt file is not re-parsed on every read until it changes.
 type docCache struct {
-	mu    sync.Mutex
-	max   int
-	lru   *list.List // of *cacheItem, front = most recent
-	items map[cacheKey]*list.Element
-	calls map[cacheKey]*loadCall
+	mu       sync.Mutex
+	max      int
+	maxBytes int64
+	bytes    int64
+	lru      *list.List // of *cacheItem, front = most recent
+	items    map[cacheKey]*list.Element
+	calls    map[cacheKey]*loadCall
 }
 
 type cacheItem struct {
-	key cacheKey
-	doc *extract.Document
-	err error
+	key  cacheKey
+	doc  *extract.Document
+	err  error
+	size int64
 }
 
 type loadCall struct {
@@ -45,8 +50,8 @@ type loadCall struct {
 	err  error
 }
 
-func newDocCache(max int) *docCache {
-	return &docCache{max: max, lru: list.New(), items: map[cacheKey]*list.Element{}, calls: map[cacheKey]*loadCall{}}
+func newDocCache(max int, maxBytes int64) *docCache {
+	return &docCache{max: max, maxBytes: maxBytes, lru: list.New(), items: map[cacheKey]*list.Element{}, calls: map[cacheKey]*loadCall{}}
 }
 
 // peek returns a cached document without loading it.
@@ -97,13 +102,28 @@ func (c *docCache) get(ctx context.Context, k cacheKey, load func() (*extract.Do
 }
 
 // store adds an item (c.mu held), evicting the least recently used ones.
+// A document larger than the whole byte bound is not kept.
 func (c *docCache) store(k cacheKey, doc *extract.Document, err error) {
-	c.items[k] = c.lru.PushFront(&cacheItem{key: k, doc: doc, err: err})
-	for c.lru.Len() > c.max {
-		old := c.lru.Back()
-		c.lru.Remove(old)
-		delete(c.items, old.Value.(*cacheItem).key)
+	size := int64(64)
+	if doc != nil {
+		size = doc.EstimatedBytes()
 	}
+	if size > c.maxBytes {
+		return
+	}
+	c.items[k] = c.lru.PushFront(&cacheItem{key: k, doc: doc, err: err, size: size})
+	c.bytes += size
+	for c.lru.Len() > c.max || c.bytes > c.maxBytes {
+		c.remove(c.lru.Back())
+	}
+}
+
+// remove drops one item (c.mu held).
+func (c *docCache) remove(el *list.Element) {
+	it := el.Value.(*cacheItem)
+	c.lru.Remove(el)
+	delete(c.items, it.key)
+	c.bytes -= it.size
 }
 
 // forget drops every cached version of a path.
@@ -112,8 +132,7 @@ func (c *docCache) forget(rel string) {
 	defer c.mu.Unlock()
 	for k, el := range c.items {
 		if k.rel == rel {
-			c.lru.Remove(el)
-			delete(c.items, k)
+			c.remove(el)
 		}
 	}
 }

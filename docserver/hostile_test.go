@@ -2,53 +2,19 @@ package docserver
 
 import (
 	"context"
-	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/docserver/internal/hostile"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
-
-// buildPDF assembles a PDF file from object bodies (object i+1 is objs[i])
-// with a correct cross-reference table; objects may be streams.
-func buildPDF(objs []string) []byte {
-	var b strings.Builder
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj %s endobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer << /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return []byte(b.String())
-}
-
-// pdfStream is the body of a stream object.
-func pdfStream(data string) string {
-	return fmt.Sprintf("<< /Length %d >> stream\n%s\nendstream", len(data), data)
-}
-
-// loopTreePDF is a small PDF whose page tree loops: the root Pages node
-// lists itself among its /Kids. Readers that follow /Kids without
-// remembering where they have been never come back.
-func loopTreePDF() []byte {
-	return buildPDF([]string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
-		pdfStream("BT /F1 24 Tf 72 720 Td (Loop) Tj ET"),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	})
-}
 
 // resourceByPath finds a listed resource by its _meta.path.
 func resourceByPath(all []mcp.Resource, rel string) (mcp.Resource, bool) {
@@ -69,20 +35,21 @@ func listedUnreadable(r mcp.Resource) string {
 	return s
 }
 
-// A PDF whose page tree loops must not stop the folder from being listed:
-// the good documents beside it are listed at once, the bad one is listed
-// as unreadable with its reason, and listing again does not start another
-// endless peek.
+// A PDF whose page tree loops must not stop the folder from being listed
+// (with ledongthuc/pdf it spun for ever, and every listing waited on it):
+// the good documents beside it are listed at once, listing again does not
+// start another peek, and the PDF itself is either read (PDFium sees the
+// loop) or listed as unreadable; its reads answer.
 func TestLoopingPDFDoesNotStallTheListing(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "guide.md"), "# Guide\n\nHow to use the folder.\n")
 	writeFile(t, filepath.Join(dir, "notes.txt"), "Notes\n\nSome notes.\n")
 	writeFile(t, filepath.Join(dir, "table.csv"), "a,b\n1,2\n")
-	loop := loopTreePDF()
+	loop := hostile.LoopTreePDF()
 	writeFile(t, filepath.Join(dir, "loop.pdf"), string(loop))
 	t.Logf("crafted PDF: %d bytes", len(loop))
 
-	_, c, _ := startInProcess(t, dir, Options{PeekTimeout: 2 * time.Second})
+	_, c, _ := startInProcess(t, dir, Options{PeekTimeout: 5 * time.Second})
 	list := func() []mcp.Resource {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -105,56 +72,157 @@ func TestLoopingPDFDoesNotStallTheListing(t *testing.T) {
 			t.Errorf("%s listed as %q (unreadable %q)", rel, r.Name, listedUnreadable(r))
 		}
 	}
-	// The looping PDF is listed too; once its peek has given up it is
-	// marked unreadable with the reason.
-	var bad mcp.Resource
+	// The looping PDF is listed too, and settles (no longer pending).
 	deadline := time.Now().Add(30 * time.Second)
+	var pdf mcp.Resource
 	for {
 		r, ok := resourceByPath(all, "loop.pdf")
 		if !ok {
 			t.Fatalf("loop.pdf is not listed: %v", all)
 		}
-		if listedUnreadable(r) != "" {
-			bad = r
+		if r.Meta.AdditionalFields["pending"] != true {
+			pdf = r
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("loop.pdf never marked unreadable: %+v", r)
+			t.Fatalf("loop.pdf still pending: %+v", r)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		all = list()
 	}
-	if !strings.Contains(bad.Description, listedUnreadable(bad)) || !strings.HasPrefix(bad.Description, "Unreadable") {
-		t.Errorf("unreadable description = %q", bad.Description)
-	}
-	// Listing again answers from what is known: no new endless peek.
+	t.Logf("loop.pdf listed as %q %q (unreadable %q)", pdf.Name, pdf.Description, listedUnreadable(pdf))
+	// Listing again answers from what is known.
 	for range 3 {
-		all = list()
-		if r, _ := resourceByPath(all, "loop.pdf"); listedUnreadable(r) == "" {
-			t.Errorf("loop.pdf lost its unreadable mark: %+v", r)
+		r, _ := resourceByPath(list(), "loop.pdf")
+		if r.Name != pdf.Name || listedUnreadable(r) != listedUnreadable(pdf) {
+			t.Errorf("loop.pdf changed between listings: %+v", r)
 		}
 	}
-	// Its Level 1 read says it is unreadable, and its pages are an error
-	// naming the reason.
 	var doc protocol.DPEDocument
-	readJSON(t, c, bad.URI, &doc)
-	if doc.Unreadable == "" || doc.PageCount != 0 || !strings.HasPrefix(doc.Summary, "Unreadable") {
-		t.Errorf("Level 1 of the looping PDF = %+v", doc)
+	readJSON(t, c, pdf.URI, &doc)
+	if (doc.Unreadable == "") != (listedUnreadable(pdf) == "") {
+		t.Errorf("Level 1 of the looping PDF = %+v, listed %+v", doc, pdf)
 	}
-	e := rpcError(t, c.GetTransport(), 91, bad.URI+"/pages/0")
-	if !strings.Contains(e.Message, "cannot be read") {
-		t.Errorf("page read of the looping PDF: %d %s", e.Code, e.Message)
-	}
-	// The Level 0 catalog lists every document, the bad one marked.
 	var cat protocol.DPECatalog
 	readJSON(t, c, "dpe://"+testHost, &cat)
-	marked := 0
-	for _, d := range cat.Documents {
-		if d.Unreadable != "" {
-			marked++
-		}
+	if cat.TotalCount != 4 || len(cat.Documents) != 4 {
+		t.Errorf("catalog: %d of %d documents", len(cat.Documents), cat.TotalCount)
 	}
-	if cat.TotalCount != 4 || len(cat.Documents) != 4 || marked != 1 {
-		t.Errorf("catalog: %d of %d documents, %d unreadable", len(cat.Documents), cat.TotalCount, marked)
+}
+
+// A peek that does not finish by its deadline gives up, and the document
+// is listed as unreadable with the reason, once: listing again does not
+// peek again. (A docx without core properties is peeked by reading its
+// body: 16 MB of XML take far longer than the 20 ms allowed here.)
+func TestPeekDeadlineListsTheFileUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "good.md"), "# Good\n\ntext\n")
+	writeFile(t, filepath.Join(dir, "slow.docx"), string(hostile.ParagraphBombDOCX(400_000, 100)))
+	s, c, _ := startInProcess(t, dir, Options{PeekTimeout: 20 * time.Millisecond})
+	bad := waitUnreadable(t, c, "slow.docx")
+	if !strings.Contains(listedUnreadable(bad), "took longer than 20ms") || bad.Description != "Unreadable: "+listedUnreadable(bad) {
+		t.Errorf("slow.docx listed as %q, unreadable %q", bad.Description, listedUnreadable(bad))
+	}
+	// The verdict is kept: no peek runs for the next listings.
+	listAll(t, c)
+	s.peeks.mu.Lock()
+	running := len(s.peeks.calls)
+	s.peeks.mu.Unlock()
+	if running != 0 {
+		t.Errorf("%d peeks running after the verdict", running)
+	}
+	var doc protocol.DPEDocument
+	readJSON(t, c, bad.URI, &doc)
+	if doc.Unreadable != listedUnreadable(bad) {
+		t.Errorf("Level 1 = %+v", doc)
+	}
+}
+
+// waitUnreadable lists until the resource at rel is marked unreadable and
+// returns it.
+func waitUnreadable(t *testing.T, c interface {
+	ListResources(context.Context, mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error)
+}, rel string) mcp.Resource {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+		cancel()
+		if err != nil {
+			t.Fatalf("resources/list: %v", err)
+		}
+		r, ok := resourceByPath(res.Resources, rel)
+		if ok && listedUnreadable(r) != "" {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never marked unreadable: %+v", rel, res.Resources)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A file swapped for a FIFO before the watcher has seen it (inside its
+// debounce window) must not block listing or reading: opening a FIFO for
+// reading waits for a writer. It is listed as unreadable instead.
+func TestFIFODoesNotBlockListing(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "good.md"), "# Good\n\ntext\n")
+	writeFile(t, filepath.Join(dir, "swap.md"), "# Swap\n")
+	// A debounce of an hour keeps the watcher from noticing the swap.
+	_, c, _ := startInProcess(t, dir, Options{Debounce: time.Hour})
+	fifo := filepath.Join(dir, "swap.md")
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	bad := waitUnreadable(t, c, "swap.md")
+	if !strings.Contains(listedUnreadable(bad), "not a regular file") {
+		t.Errorf("FIFO listed with reason %q", listedUnreadable(bad))
+	}
+	// Reading it answers (the file is no longer served: 4201).
+	if e := rpcError(t, c.GetTransport(), 5, bad.URI); e.Code != protocol.CodeDocumentNotFound {
+		t.Errorf("read of the FIFO: %d %s", e.Code, e.Message)
+	}
+	all, _ := listAll(t, c)
+	if r, ok := resourceByPath(all, "good.md"); !ok || r.Name != "Good" {
+		t.Errorf("good.md not listed beside the FIFO: %v", all)
+	}
+}
+
+// Four concurrent reads of heavy office files used to run at once and
+// crash serve-docs out of memory. Reads are admitted by a memory budget:
+// with a budget that fits one of these reads, they run one after another
+// and the heap stays near one read's peak (69 MiB measured), where four
+// at once reached 225 MiB.
+func TestConcurrentHeavyReadsShareAMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Repeat(`<w:p><w:r><w:t>word</w:t></w:r></w:p>`, 60_000)
+	core := `<dc:title>Heavy</dc:title><dc:description>Many paragraphs.</dc:description>`
+	for i := range 4 {
+		// About 2.3 MB of XML each, a tree of some 50 MB.
+		writeFile(t, filepath.Join(dir, "heavy"+string(rune('a'+i))+".docx"), string(hostile.DOCX(body, core)))
+	}
+	_, c, _ := startInProcess(t, dir, Options{ListWait: time.Millisecond, MemoryBudget: 64 << 20})
+	all, _ := listAll(t, c) // starts the peeks
+	var wg sync.WaitGroup
+	peak := hostile.PeakHeap(func() {
+		for _, r := range all {
+			wg.Go(func() {
+				var doc protocol.DPEDocument
+				readJSON(t, c, r.URI, &doc)
+				if doc.Unreadable != "" || doc.PageCount == 0 {
+					t.Errorf("%s: %+v", r.URI, doc)
+				}
+			})
+		}
+		wg.Wait()
+	})
+	t.Logf("peak heap of 4 concurrent reads: %d MiB", peak>>20)
+	if peak > 150<<20 {
+		t.Errorf("4 concurrent heavy reads peaked at %d MiB of heap", peak>>20)
 	}
 }

@@ -230,10 +230,8 @@ func (sc *scanner) classify(rel string, mode fs.FileMode) (fileInfo, bool) {
 	if !info.Mode().IsRegular() {
 		return fileInfo{}, false
 	}
-	if info.Size() > sc.maxFileSize {
-		sc.log.Warn("skip file over the size bound", "path", rel, "size", info.Size(), "max", sc.maxFileSize)
-		return fileInfo{}, false
-	}
+	// A file over the size bound is served as unreadable (its peek
+	// fails with the reason), not left out without a word.
 	return fileInfo{
 		rel:      rel,
 		kind:     kind,

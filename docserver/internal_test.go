@@ -3,6 +3,8 @@ package docserver
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,7 +14,7 @@ import (
 )
 
 func TestDocCacheLoadsOnceAndEvicts(t *testing.T) {
-	c := newDocCache(2)
+	c := newDocCache(2, 1<<30)
 	var loads atomic.Int32
 	load := func() (*extract.Document, error) {
 		loads.Add(1)
@@ -56,5 +58,41 @@ func TestDocCacheLoadsOnceAndEvicts(t *testing.T) {
 	slow := func() (*extract.Document, error) { time.Sleep(200 * time.Millisecond); return &extract.Document{}, nil }
 	if _, err := c.get(ctx, cacheKey{rel: "slow"}, slow); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// The parse cache is bounded by bytes as well as by count: it used to keep
+// 64 documents whatever their size.
+func TestDocCacheIsBoundedByBytes(t *testing.T) {
+	big := func() (*extract.Document, error) {
+		rows := make([][]string, 20_000)
+		for i := range rows {
+			rows[i] = []string{strings.Repeat("x", 100)}
+		}
+		return &extract.Document{Pages: []extract.Page{{Elements: []extract.Element{{Content: map[string]any{"rows": rows}}}}}}, nil
+	}
+	d, _ := big()
+	size := d.EstimatedBytes()
+	if size < 2<<20 {
+		t.Fatalf("a 20,000-row table is estimated at %d bytes", size)
+	}
+	c := newDocCache(64, 5*size/2) // room for two
+	for i := range 5 {
+		c.get(context.Background(), cacheKey{rel: strconv.Itoa(i)}, big)
+	}
+	c.mu.Lock()
+	n, bytes := c.lru.Len(), c.bytes
+	c.mu.Unlock()
+	if n != 2 || bytes > 5*size/2 {
+		t.Errorf("cache holds %d documents, %d bytes (bound %d)", n, bytes, 5*size/2)
+	}
+	if _, ok := c.peek(cacheKey{rel: "4"}); !ok {
+		t.Error("newest document evicted")
+	}
+	// A document larger than the whole bound is not kept.
+	small := newDocCache(64, size/2)
+	small.get(context.Background(), cacheKey{rel: "x"}, big)
+	if _, ok := small.peek(cacheKey{rel: "x"}); ok {
+		t.Error("document larger than the bound kept")
 	}
 }

@@ -95,18 +95,17 @@ func (s *Server) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 			calls[j] = s.startPeek(e)
 		}
 	}
-	wait := time.NewTimer(s.opts.ListWait)
-	defer wait.Stop()
+	wait, cancel := context.WithTimeout(ctx, s.opts.ListWait)
+	defer cancel()
 	for _, c := range calls {
 		if c == nil {
 			continue
 		}
 		select {
 		case <-c.done:
-		case <-wait.C:
-		case <-ctx.Done():
+		case <-wait.Done():
 		}
-		if ctx.Err() != nil {
+		if wait.Err() != nil {
 			break
 		}
 	}

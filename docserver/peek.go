@@ -133,8 +133,20 @@ func (s *Server) peekWorker() {
 		p.mu.Unlock()
 
 		m, err := s.runPeek(c.e)
+		s.peeksRun.Add(1)
 		c.item = metaItem{key: c.key, meta: m, err: err}
 		transient := err != nil && (s.baseCtx.Err() != nil || errors.Is(err, fs.ErrNotExist))
+		var timedOut errTimedOut
+		if !transient && !errors.As(err, &timedOut) {
+			// A timeout may be the machine's load: it is not kept across
+			// restarts.
+			s.disk.update(c.key, func(d *diskEntry) {
+				d.Peeked, d.Title, d.Summary, d.PeekErr = true, m.Title, m.Summary, ""
+				if err != nil {
+					d.PeekErr = unreadableReason(err)
+				}
+			})
+		}
 		p.mu.Lock()
 		delete(p.calls, c.key)
 		if !transient {
@@ -152,10 +164,24 @@ func (s *Server) peekWorker() {
 	}
 }
 
-// runPeek peeks at one file within PeekTimeout. A reader that does not
-// return by then is abandoned: its goroutine is left to finish on its own
-// and its result is dropped.
+// runPeek peeks at one file, once the memory gate admits it, within
+// PeekTimeout from then. A reader that does not return by then is
+// abandoned: its goroutine is left to finish on its own (keeping its
+// memory reservation) and its result is dropped.
 func (s *Server) runPeek(e *entry) (extract.Meta, error) {
+	if e.size > s.opts.MaxFileSize {
+		return extract.Meta{}, fmt.Errorf("the file is %d MiB, over this server's bound of %d MiB", e.size>>20, s.opts.MaxFileSize>>20)
+	}
+	f, err := s.openRegular(e.rel)
+	if err != nil {
+		return extract.Meta{}, err
+	}
+	s.warmEngine(e.kind)
+	release, err := s.mem.acquire(s.baseCtx, peekCost(e.kind, f, e.size, s.opts.Extract))
+	if err != nil {
+		f.Close()
+		return extract.Meta{}, err
+	}
 	ctx, cancel := context.WithTimeout(s.baseCtx, s.opts.PeekTimeout)
 	defer cancel()
 	type result struct {
@@ -163,8 +189,12 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 		err error
 	}
 	done := make(chan result, 1)
+	s.work.Add(1)
 	go func() {
-		m, err := s.peek(ctx, e)
+		defer s.work.Done()
+		defer release()
+		defer f.Close()
+		m, err := s.parser.Peek(ctx, e.rel, f, e.size)
 		done <- result{m, err}
 	}()
 	select {
@@ -179,16 +209,6 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 		}
 		return extract.Meta{}, errTimedOut{s.opts.PeekTimeout}
 	}
-}
-
-// peek opens a file and peeks at it.
-func (s *Server) peek(ctx context.Context, e *entry) (extract.Meta, error) {
-	f, err := s.root.Open(e.rel)
-	if err != nil {
-		return extract.Meta{}, fmt.Errorf("open: %w", err)
-	}
-	defer f.Close()
-	return s.parser.Peek(ctx, e.rel, f, e.size)
 }
 
 // metaOf returns the title and summary of a document for listing: from the
@@ -214,5 +234,32 @@ func (s *Server) metaOf(ctx context.Context, e *entry) (extract.Meta, error) {
 		case <-ctx.Done():
 			return extract.Meta{}, ctx.Err()
 		}
+	}
+}
+
+// restorePeeks takes the peek verdicts of unchanged files from the
+// on-disk cache, and drops its entries of files no longer served.
+func (s *Server) restorePeeks(files map[string]fileInfo) {
+	s.disk.mu.Lock()
+	for rel := range s.disk.entries {
+		if _, ok := files[rel]; !ok {
+			delete(s.disk.entries, rel)
+			s.disk.dirty = true
+		}
+	}
+	s.disk.mu.Unlock()
+	s.peeks.mu.Lock()
+	defer s.peeks.mu.Unlock()
+	for _, f := range files {
+		k := keyOf(f)
+		d, ok := s.disk.get(k)
+		if !ok || !d.Peeked {
+			continue
+		}
+		it := metaItem{key: k, meta: extract.Meta{Title: d.Title, Summary: d.Summary}}
+		if d.PeekErr != "" {
+			it.err = errors.New(d.PeekErr)
+		}
+		s.peeks.m[f.rel] = it
 	}
 }

@@ -147,14 +147,19 @@ func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Documen
 		return failed(err)
 	}
 	doc, err := s.docs.get(ctx, keyOf(cur), func() (*extract.Document, error) {
-		pctx, cancel := context.WithTimeout(s.baseCtx, s.opts.ParseTimeout)
-		defer cancel()
 		start := time.Now()
-		d, err := s.parse(pctx, cur)
-		if err != nil {
-			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
-		} else {
+		d, err := s.parse(cur)
+		s.parsesRun.Add(1)
+		var timedOut errTimedOut
+		switch {
+		case err == nil:
 			s.log.Debug("parsed document", "path", cur.rel, "pages", len(d.Pages), "took", time.Since(start))
+			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = infoOf(d) })
+		case errors.As(err, &timedOut) || isContextErr(err) || errors.Is(err, fs.ErrNotExist):
+			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
+		default:
+			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
+			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = &docInfo{Err: unreadableReason(err)} })
 		}
 		return d, err
 	})
@@ -169,40 +174,57 @@ func firstLine(s string) string {
 	return l
 }
 
-// parse reads a file (within the size bound) and parses it. A parser
-// that does not return within the context's deadline (a pathological file
-// that makes a library loop) is abandoned: the read fails with a timeout,
-// which is cached like any parse failure until the file changes.
-func (s *Server) parse(ctx context.Context, f fileInfo) (*extract.Document, error) {
-	file, err := s.root.Open(f.rel)
+// parse reads a file (within the size bound) and parses it, once the
+// memory gate admits it, within ParseTimeout from then. The parsers check
+// their context as they go, so a parse stops soon after its deadline; one
+// that does not (a library loop) is abandoned and keeps its memory
+// reservation until it ends. A timeout is cached like any parse failure
+// until the file changes.
+func (s *Server) parse(f fileInfo) (*extract.Document, error) {
+	file, err := s.openRegular(f.rel)
 	if err != nil {
-		return nil, fmt.Errorf("open: %w", err)
+		return nil, err
 	}
 	defer file.Close()
+	s.warmEngine(f.kind)
+	release, err := s.mem.acquire(s.baseCtx, readCost(f.kind, file, f.size, s.opts.Extract))
+	if err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(file, s.opts.MaxFileSize+1))
 	if err != nil {
+		release()
 		return nil, fmt.Errorf("read: %w", err)
 	}
 	if int64(len(data)) > s.opts.MaxFileSize {
+		release()
 		return nil, fmt.Errorf("file is larger than %d bytes", s.opts.MaxFileSize)
 	}
+	ctx, cancel := context.WithTimeout(s.baseCtx, s.opts.ParseTimeout)
+	defer cancel()
 	type result struct {
 		doc *extract.Document
 		err error
 	}
 	done := make(chan result, 1)
+	s.work.Add(1)
 	go func() {
+		defer s.work.Done()
+		defer release()
 		doc, err := s.parser.Parse(ctx, extract.Source{Name: f.rel, Data: data})
 		done <- result{doc, err}
 	}()
 	select {
 	case r := <-done:
-		if r.err != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("parse timed out after %s", s.opts.ParseTimeout)
+		if r.err != nil && ctx.Err() != nil && s.baseCtx.Err() == nil {
+			return nil, errTimedOut{s.opts.ParseTimeout}
 		}
 		return r.doc, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("parse timed out after %s", s.opts.ParseTimeout)
+		if s.baseCtx.Err() != nil {
+			return nil, s.baseCtx.Err()
+		}
+		return nil, errTimedOut{s.opts.ParseTimeout}
 	}
 }
 
@@ -210,13 +232,6 @@ func (s *Server) parse(ctx context.Context, f fileInfo) (*extract.Document, erro
 func (s *Server) fileURI(rel string) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(s.rootDir, filepath.FromSlash(rel)))}
 	return u.String()
-}
-
-// summaryOf is the catalog entry of a parsed document.
-func (s *Server) summaryOf(e *entry, doc *extract.Document) protocol.DPEDocumentSummary {
-	sum := s.metadata(e, doc).CatalogEntry(s.host)
-	sum.Path = e.rel
-	return sum
 }
 
 // metadata is the Level 1 read of a document without its page index.
@@ -234,6 +249,53 @@ func (s *Server) metadata(e *entry, doc *extract.Document) protocol.DPEDocument 
 		PageCount:    len(doc.Pages),
 		Keywords:     kw,
 		Summary:      doc.Summary,
+		LastModified: e.mtime.UTC().Format(time.RFC3339),
+	}
+}
+
+// level1 is the Level 1 read of ref without its page index: from the
+// on-disk cache when it knows this version of the file (no parse), else
+// from a parse. A document that cannot be read is described as such.
+func (s *Server) level1(ctx context.Context, ref string) (protocol.DPEDocument, error) {
+	if e, ok := s.index.lookup(ref); ok {
+		if cur, ok := s.scan.classify(e.rel, 0); ok {
+			fresh := &entry{fileInfo: cur, docRef: e.docRef}
+			if d, ok := s.disk.get(keyOf(cur)); ok && d.Info != nil {
+				if d.Info.Err != "" {
+					return s.unreadableDocument(fresh, &unreadableError{reason: d.Info.Err}), nil
+				}
+				if _, ok := s.docs.peek(keyOf(cur)); !ok {
+					return s.metadataOf(fresh, d.Info), nil
+				}
+			}
+		}
+	}
+	e, doc, err := s.load(ctx, ref)
+	var ue *unreadableError
+	if errors.As(err, &ue) {
+		return s.unreadableDocument(e, ue), nil
+	}
+	if err != nil {
+		return protocol.DPEDocument{}, err
+	}
+	return s.metadata(e, doc), nil
+}
+
+// metadataOf is the Level 1 read of a document from its cached metadata.
+func (s *Server) metadataOf(e *entry, in *docInfo) protocol.DPEDocument {
+	kw := in.Keywords
+	if kw == nil {
+		kw = []string{}
+	}
+	return protocol.DPEDocument{
+		DocRef:       e.docRef,
+		URI:          dpe.Document(s.host, e.docRef).String(),
+		FileURI:      s.fileURI(e.rel),
+		FileType:     e.fileType,
+		Title:        in.Title,
+		PageCount:    in.Pages,
+		Keywords:     kw,
+		Summary:      in.Summary,
 		LastModified: e.mtime.UTC().Format(time.RFC3339),
 	}
 }
@@ -268,13 +330,12 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 	}
 	cat := protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}, TotalCount: len(entries)}
 	for i := off; i < len(entries) && i < off+lim; i++ {
-		e, doc, err := s.load(ctx, entries[i].docRef)
-		var ue *unreadableError
+		d, err := s.level1(ctx, entries[i].docRef)
 		switch {
 		case err == nil:
-			cat.Documents = append(cat.Documents, s.summaryOf(e, doc))
-		case errors.As(err, &ue):
-			cat.Documents = append(cat.Documents, s.unreadableDocument(e, ue).CatalogEntry(s.host))
+			sum := d.CatalogEntry(s.host)
+			sum.Path = entries[i].rel
+			cat.Documents = append(cat.Documents, sum)
 		case ctx.Err() != nil:
 			return cat, ctx.Err()
 		}
@@ -285,6 +346,9 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 // document is the Level 1 read; depth=pages adds the page index window
 // (offset default 0, limit default 20).
 func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument, error) {
+	if u.Query.Depth != dpe.DepthPages {
+		return s.level1(ctx, u.DocRef)
+	}
 	e, doc, err := s.load(ctx, u.DocRef)
 	var ue *unreadableError
 	if errors.As(err, &ue) {
@@ -294,9 +358,6 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 		return protocol.DPEDocument{}, err
 	}
 	d := s.metadata(e, doc)
-	if u.Query.Depth != dpe.DepthPages {
-		return d, nil
-	}
 	off, lim := 0, dpe.DefaultLimit
 	if u.Query.Offset != nil {
 		off = *u.Query.Offset

@@ -41,6 +41,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -58,6 +59,7 @@ const (
 	DefaultDebounce     = 75 * time.Millisecond
 	DefaultListPageSize = 200
 	DefaultCacheSize    = 64
+	DefaultCacheBytes   = 256 << 20
 	DefaultParseTimeout = 60 * time.Second
 	DefaultPeekTimeout  = 10 * time.Second
 	DefaultListWait     = 250 * time.Millisecond
@@ -71,11 +73,16 @@ type Options struct {
 	Debounce     time.Duration // how long the watcher gathers changes before notifying
 	ListPageSize int           // resources per resources/list page
 	CacheSize    int           // parsed documents kept in memory
+	CacheBytes   int64         // estimated bytes of the parsed documents kept in memory
 	ParseTimeout time.Duration // bound on parsing one file
 	PeekTimeout  time.Duration // bound on peeking at one file for its title
 	ListWait     time.Duration // how long resources/list waits for peeks before listing files as pending
-	Extract      extract.Options
-	Version      string // reported in the MCP initialize result
+	MemoryBudget int64         // bytes the parses and peeks in progress may reserve together
+	// CacheDir holds the on-disk index cache ("" for
+	// $XDG_CACHE_HOME/smcp-browse/docs, "off" for none).
+	CacheDir string
+	Extract  extract.Options
+	Version  string // reported in the MCP initialize result
 }
 
 // Server is a document MCP server over one root directory.
@@ -94,6 +101,11 @@ type Server struct {
 	subs   *subscriptions
 	scan   *scanner
 	parser *extract.Parser
+	mem    *memoryGate
+	disk   *diskCache
+	// counts of the extraction work done, for tests and logs
+	peeksRun, parsesRun atomic.Int64
+	work                sync.WaitGroup // parses and peeks running, abandoned ones too
 
 	baseCtx    context.Context // parses run under it; Close cancels it
 	baseCancel context.CancelFunc
@@ -131,6 +143,12 @@ func New(root string, opts Options) (*Server, error) {
 	if opts.ListWait <= 0 {
 		opts.ListWait = DefaultListWait
 	}
+	if opts.CacheBytes <= 0 {
+		opts.CacheBytes = DefaultCacheBytes
+	}
+	if opts.MemoryBudget <= 0 {
+		opts.MemoryBudget = DefaultMemoryBudget
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -166,10 +184,11 @@ func New(root string, opts Options) (*Server, error) {
 		log:     opts.Logger,
 		ledger:  rpcerr.NewLedger(),
 		index:   newIndex(),
-		docs:    newDocCache(opts.CacheSize),
+		docs:    newDocCache(opts.CacheSize, opts.CacheBytes),
 		peeks:   newPeeks(),
 		subs:    newSubscriptions(),
 		parser:  extract.NewParser(opts.Extract),
+		mem:     newMemoryGate(opts.MemoryBudget),
 	}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, maxFileSize: opts.MaxFileSize, log: s.log}
@@ -179,6 +198,23 @@ func New(root string, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("docserver: scan %s: %w", abs, err)
 	}
 	s.index.replace(files)
+	cacheDir := opts.CacheDir
+	switch cacheDir {
+	case "":
+		cacheDir = defaultCacheDir()
+	case "off":
+		cacheDir = ""
+	}
+	s.disk = openDiskCache(cacheDir, abs, s.host, s.log)
+	s.restorePeeks(files)
+	for _, f := range files {
+		if f.kind == extract.KindPDF {
+			// Build the PDF engine (or load its cached compilation) now
+			// rather than on the first read.
+			go extract.WarmPDFEngine()
+			break
+		}
+	}
 	s.mcp = s.newMCPServer()
 	s.log.Info("document server ready", "root", abs, "host", s.host, "documents", len(files))
 	return s, nil
@@ -255,7 +291,7 @@ func (s *Server) Close() error {
 	if w != nil {
 		errs = append(errs, w.close())
 	}
-	errs = append(errs, s.root.Close())
+	errs = append(errs, s.disk.close(), s.root.Close())
 	return errors.Join(errs...)
 }
 

@@ -384,12 +384,14 @@ func TestCorruptFilesDoNotBreakTheCatalog(t *testing.T) {
 	big := strings.Repeat("x", 2048)
 	writeFile(t, filepath.Join(dir, "big.txt"), big)
 	_, c, _ := startInProcess(t, dir, Options{MaxFileSize: 1024})
-	// Broken files are listed, marked unreadable with the reason; the
-	// good one is listed normally; the file over the size bound is not
-	// served at all.
+	// Broken files and the file over the size bound are listed, marked
+	// unreadable with the reason; the good one is listed normally.
 	all, _ := listAll(t, c)
-	if len(all) != 4 {
-		t.Fatalf("listed %d resources, want 4: %v", len(all), all)
+	if len(all) != 5 {
+		t.Fatalf("listed %d resources, want 5: %v", len(all), all)
+	}
+	if r, _ := resourceByPath(all, "big.txt"); !strings.Contains(listedUnreadable(r), "over this server's bound") {
+		t.Errorf("big.txt listed as %+v", r)
 	}
 	for _, r := range all {
 		rel := r.Meta.AdditionalFields["path"]
@@ -407,7 +409,7 @@ func TestCorruptFilesDoNotBreakTheCatalog(t *testing.T) {
 	}
 	var cat protocol.DPECatalog
 	readJSON(t, c, "dpe://"+testHost, &cat)
-	if cat.TotalCount != 4 || len(cat.Documents) != 4 {
+	if cat.TotalCount != 5 || len(cat.Documents) != 5 {
 		t.Errorf("catalog = %d of %d", len(cat.Documents), cat.TotalCount)
 	}
 	for _, d := range cat.Documents {

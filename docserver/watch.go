@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -153,11 +154,15 @@ func (w *watcher) run(ctx context.Context) {
 }
 
 // apply re-examines the changed paths (files, or whole directories), updates
-// the index and caches, and notifies.
+// the index and caches, and notifies. Its cost is that of the changed
+// paths (a changed path that is a directory finds its files by binary
+// search in the sorted index) plus one pass over the index; looping over
+// every indexed file for every changed path made a batch quadratic.
 func (w *watcher) apply(paths map[string]bool) {
 	s := w.s
 	ctx := s.baseCtx
 	old := s.index.files()
+	sorted := s.index.snapshot() // sorted by rel
 	files := make(map[string]fileInfo, len(old))
 	for rel, fi := range old {
 		files[rel] = fi
@@ -175,10 +180,10 @@ func (w *watcher) apply(paths map[string]bool) {
 			}
 			continue
 		}
-		for rel := range files {
-			if rel == p || strings.HasPrefix(rel, p+"/") {
-				delete(files, rel)
-			}
+		delete(files, p)
+		prefix := p + "/"
+		for i := sort.Search(len(sorted), func(i int) bool { return sorted[i].rel >= prefix }); i < len(sorted) && strings.HasPrefix(sorted[i].rel, prefix); i++ {
+			delete(files, sorted[i].rel)
 		}
 		info, err := s.root.Lstat(p)
 		if err != nil {
@@ -203,6 +208,7 @@ func (w *watcher) apply(paths map[string]bool) {
 		if nf, ok := files[rel]; !ok || !nf.sameVersion(fi) {
 			s.docs.forget(rel)
 			s.peeks.forget(rel)
+			s.disk.forget(rel)
 		}
 	}
 	if setChanged {

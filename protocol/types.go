@@ -197,6 +197,10 @@ type DPEDocumentSummary struct {
 	// root, '/'-separated, so that documents with the same title can be
 	// told apart.
 	Path string `json:"path,omitempty"`
+	// Pending is true while the entry holds only what the document's
+	// listing said (title, summary): its page_count and keywords are not
+	// known yet, and a notify:update_finder follows when they are.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // DPEPageSummary is one entry of a Level 1 page index.

@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/docserver/extract"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
@@ -34,13 +35,17 @@ import (
 //	                        PATH@len is a length) matches REGEXP
 //	startserver [ARGS...]   runs `smcp-browse server` in the background and
 //	                        sets $SERVER_URL
-//	waitcatalog N ARGS...   runs `smcp-browse ls --json ARGS` until the
+//	waitcatalog N ARGS...   runs `smcp-browse ls --json ARGS` until no entry is pending and the
 //	                        catalog holds N documents (30 s)
 //	holdoffice OFFICE       joins OFFICE of $SERVER_URL as an agent until
 //	                        the script ends
 func TestScripts(t *testing.T) {
 	bin := testutil.Binary(t)
 	corpus := filepath.Join(testutil.RepoRoot(t), "testdata", "corpus")
+	engine := extract.PDFCacheDir()
+	if engine != "" {
+		os.MkdirAll(engine, 0o755)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
@@ -58,6 +63,19 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 			env.Setenv("HOME", env.WorkDir)
+			// A cache of the script's own (the document server's index
+			// cache), sharing the user's compiled PDF engine: compiling it
+			// in every script (in a race build) takes longer than a read may.
+			cache := filepath.Join(env.WorkDir, ".cache")
+			env.Setenv("XDG_CACHE_HOME", cache)
+			if engine != "" {
+				if err := os.MkdirAll(filepath.Join(cache, "smcp-browse"), 0o755); err != nil {
+					return err
+				}
+				if err := os.Symlink(engine, filepath.Join(cache, "smcp-browse", "wazero")); err != nil {
+					return err
+				}
+			}
 			env.Setenv("NO_COLOR", "1")
 			for _, k := range []string{"SMCP_SERVER", "SMCP_OFFICE", "SMCP_TOKEN"} {
 				env.Setenv(k, "")
@@ -218,8 +236,17 @@ func cmdWaitCatalog(ts *testscript.TestScript, neg bool, args []string) {
 		out, _ := cmd.Output()
 		var ret struct {
 			TotalCount int `json:"total_count"`
+			Documents  []struct {
+				Pending bool `json:"pending"`
+			} `json:"documents"`
 		}
-		if json.Unmarshal(out, &ret) == nil && ret.TotalCount == want {
+		settled := true // no entry still waiting for its Level 1 read
+		if json.Unmarshal(out, &ret) == nil {
+			for _, d := range ret.Documents {
+				settled = settled && !d.Pending
+			}
+		}
+		if json.Unmarshal(out, &ret) == nil && ret.TotalCount == want && settled {
 			return
 		}
 		last = string(out)
@@ -232,7 +259,7 @@ func cmdWaitCatalog(ts *testscript.TestScript, neg bool, args []string) {
 // command.
 func environ(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "XDG_STATE_HOME", "NO_COLOR", "SMCP_SERVER", "SMCP_OFFICE", "SMCP_TOKEN", "TMPDIR"} {
+	for _, k := range []string{"PATH", "HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "NO_COLOR", "SMCP_SERVER", "SMCP_OFFICE", "SMCP_TOKEN", "TMPDIR"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env

@@ -10,6 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -45,6 +48,9 @@ func (ix *Index) Documents(ctx context.Context) []protocol.DPEDocumentSummary {
 	if len(jobs) == 0 {
 		return ix.collect(nil)
 	}
+	// The reads go on when this call returns early (see below), so they
+	// do not end with its context.
+	rctx := context.WithoutCancel(ctx)
 	sem := make(chan struct{}, ix.conc)
 	var wg sync.WaitGroup
 	fresh := make([]summary, len(jobs))
@@ -55,6 +61,7 @@ func (ix *Index) Documents(ctx context.Context) []protocol.DPEDocumentSummary {
 			case <-ctx.Done():
 				return
 			}
+			ctx := rctx
 			defer func() { <-sem }()
 			// Another call may have cached it while this one waited.
 			ix.mu.Lock()
@@ -78,7 +85,23 @@ func (ix *Index) Documents(ctx context.Context) []protocol.DPEDocumentSummary {
 			ix.mu.Unlock()
 		})
 	}
-	wg.Wait()
+	// A catalog does not stay blank while documents are read: after
+	// firstWait the answer holds the entries known so far and, for the
+	// others, entries built from the listing (Pending); the reads go on and
+	// a Finder change is signalled when they are done.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(ix.firstWait):
+		go func() {
+			<-done
+			ix.signal(FinderChanged)
+		}()
+		return ix.collect(nil)
+	case <-ctx.Done():
+		return ix.collect(nil)
+	}
 	// Entries read for this call are used even when an invalidation that
 	// arrived meanwhile keeps them out of the cache.
 	extra := make(map[*sourceState]map[string]summary)
@@ -120,12 +143,15 @@ func (ix *Index) collect(extra map[*sourceState]map[string]summary) []protocol.D
 				complete = false
 				s, ok = extra[st][uri]
 			}
-			if ok && s.ok {
+			switch {
+			case ok && s.ok:
 				d := s.doc
 				if p := st.paths[uri]; p != "" {
 					d.Path = p
 				}
 				out = append(out, d)
+			case !ok:
+				out = append(out, provisional(st.name, uri, st.listedAs[uri]))
 			}
 		}
 	}
@@ -133,6 +159,40 @@ func (ix *Index) collect(extra map[*sourceState]map[string]summary) []protocol.D
 		ix.catalog = out
 	}
 	return out
+}
+
+// provisional is the catalog entry of a document whose Level 1 read has
+// not arrived yet, from what its listing said: title, summary, modified
+// time, and the _meta keys of the document server (doc_ref, file_type,
+// unreadable).
+func provisional(server, uri string, r mcp.Resource) protocol.DPEDocumentSummary {
+	str := func(k string) string { return metaString(r, k) }
+	d := protocol.DPEDocumentSummary{
+		DocRef: str("doc_ref"), URI: uri, FileType: str("file_type"), Title: r.Name, Path: str("path"),
+		Summary: r.Description, Server: server, Unreadable: str("unreadable"), Pending: true,
+	}
+	if r.Annotations != nil {
+		d.LastModified = r.Annotations.LastModified
+	}
+	if d.DocRef == "" {
+		if u, err := dpe.Parse(uri); err == nil {
+			d.DocRef = u.DocRef
+		}
+	}
+	if d.Title == "" {
+		d.Title = d.DocRef
+	}
+	return d
+}
+
+// metaString is a string of a listed resource's _meta (the document
+// server puts doc_ref, file_type, path and unreadable there).
+func metaString(r mcp.Resource, key string) string {
+	if r.Meta == nil {
+		return ""
+	}
+	v, _ := r.Meta.AdditionalFields[key].(string)
+	return v
 }
 
 // readSummary reads the Level 1 document at uri and builds its entry.
@@ -147,6 +207,11 @@ func (ix *Index) readSummary(ctx context.Context, st *sourceState, uri string) s
 			var doc protocol.DPEDocumentSummary
 			doc, err = buildSummary(uri, st.name, contents)
 			if err == nil {
+				if doc.Path == "" {
+					ix.mu.Lock()
+					doc.Path = metaString(st.listedAs[uri], "path")
+					ix.mu.Unlock()
+				}
 				return summary{doc: doc, ok: true}, nil
 			}
 		}

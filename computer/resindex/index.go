@@ -30,6 +30,9 @@ const (
 	DefaultConcurrency = 8
 	DefaultDebounce    = 75 * time.Millisecond
 	DefaultTimeout     = 15 * time.Second
+	// DefaultFirstWait is how long Documents waits for missing Level 1
+	// reads before answering with entries built from the listing.
+	DefaultFirstWait = 300 * time.Millisecond
 	// NegativeTTL is how long a document whose Level 1 read failed stays
 	// out of the catalog before it is read again.
 	NegativeTTL = 30 * time.Second
@@ -74,6 +77,7 @@ type Options struct {
 	Concurrency int           // concurrent Level 1 reads (default 8)
 	Debounce    time.Duration // window that merges a burst of changes (default 75 ms)
 	Timeout     time.Duration // per list or read call (default 15 s)
+	FirstWait   time.Duration // see DefaultFirstWait
 	// OnChange is called once per debounce window with the views that
 	// changed. It runs on its own goroutine and may block.
 	OnChange func(Change)
@@ -92,11 +96,12 @@ type Window struct {
 // truth until the server says its list changed, so a warm Documents call
 // touches no server at all.
 type Index struct {
-	log     *slog.Logger
-	conc    int
-	timeout time.Duration
-	deb     *debouncer
-	flight  singleflight.Group
+	log       *slog.Logger
+	conc      int
+	timeout   time.Duration
+	firstWait time.Duration
+	deb       *debouncer
+	flight    singleflight.Group
 
 	mu      sync.Mutex
 	sources map[string]*sourceState
@@ -112,10 +117,11 @@ type sourceState struct {
 	gen  uint64 // identifies this incarnation of the source
 
 	listed    bool
-	docs      []string            // Level 1 dpe:// URIs in list order
-	docSet    map[string]struct{} // same, as a set
-	hosts     map[string]struct{} // dpe:// hosts seen in the listing
-	paths     map[string]string   // Level 1 URI → _meta.path of its listing
+	docs      []string                // Level 1 dpe:// URIs in list order
+	docSet    map[string]struct{}     // same, as a set
+	listedAs  map[string]mcp.Resource // the listing's entry of each document
+	hosts     map[string]struct{}     // dpe:// hosts seen in the listing
+	paths     map[string]string       // Level 1 URI → _meta.path of its listing
 	windows   []mcp.Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary
@@ -135,10 +141,11 @@ type summary struct {
 // New returns an empty index.
 func New(opts Options) *Index {
 	ix := &Index{
-		log:     opts.Logger,
-		conc:    cmp.Or(opts.Concurrency, DefaultConcurrency),
-		timeout: cmp.Or(opts.Timeout, DefaultTimeout),
-		sources: map[string]*sourceState{},
+		log:       opts.Logger,
+		conc:      cmp.Or(opts.Concurrency, DefaultConcurrency),
+		timeout:   cmp.Or(opts.Timeout, DefaultTimeout),
+		firstWait: cmp.Or(opts.FirstWait, DefaultFirstWait),
+		sources:   map[string]*sourceState{},
 	}
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
@@ -345,6 +352,7 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	st.listed = true
 	ix.catalog = nil
 	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
+	st.listedAs = l.listedAs
 	st.paths = l.paths
 	watch := l.watch()
 	ix.mu.Unlock()
@@ -390,12 +398,13 @@ func (ix *Index) listAll(ctx context.Context, src Source) ([]mcp.Resource, error
 }
 
 type listing struct {
-	docs    []string
-	docSet  map[string]struct{}
-	hosts   map[string]struct{}
-	paths   map[string]string
-	windows []mcp.Resource
-	others  map[string]struct{}
+	listedAs map[string]mcp.Resource
+	docs     []string
+	docSet   map[string]struct{}
+	hosts    map[string]struct{}
+	paths    map[string]string
+	windows  []mcp.Resource
+	others   map[string]struct{}
 }
 
 func (l listing) watch() []string {
@@ -407,7 +416,7 @@ func (l listing) watch() []string {
 }
 
 func classify(res []mcp.Resource, log *slog.Logger, server string) listing {
-	l := listing{docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}, paths: map[string]string{}}
+	l := listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}, paths: map[string]string{}}
 	for _, r := range res {
 		switch {
 		case strings.HasPrefix(r.URI, "dpe://"):
@@ -424,6 +433,7 @@ func classify(res []mcp.Resource, log *slog.Logger, server string) listing {
 			if _, dup := l.docSet[r.URI]; !dup {
 				l.docSet[r.URI] = struct{}{}
 				l.docs = append(l.docs, r.URI)
+				l.listedAs[r.URI] = r
 				if p := metaPath(r); p != "" {
 					l.paths[r.URI] = p
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -561,4 +562,60 @@ func FuzzBuildSummary(f *testing.F) {
 			t.Fatalf("accepted summary %+v", s)
 		}
 	})
+}
+
+// A catalog is not blank while its documents are read: when Level 1 reads
+// are slow, Documents answers after FirstWait with entries built from the
+// listing (title, summary and doc_ref from resources/list, Pending), the
+// reads go on, and a Finder change is signalled when they are done; the
+// next call has the full entries.
+func TestDocumentsAnswerFromTheListingWhileReading(t *testing.T) {
+	f := newFake("h", "a", "b")
+	block := make(chan struct{})
+	f.block = block
+	changes := make(chan Change, 8)
+	a := New(Options{FirstWait: 20 * time.Millisecond, Debounce: time.Millisecond,
+		OnChange: func(c Change) { changes <- c }})
+	defer a.Close()
+	a.AddSource(context.Background(), "srv", f)
+	for len(changes) > 0 {
+		<-changes
+	}
+	docs := a.Documents(context.Background())
+	if len(docs) != 2 {
+		t.Fatalf("first answer has %d entries", len(docs))
+	}
+	for _, d := range docs {
+		if !d.Pending || d.DocRef == "" || d.Title == "" || d.Server != "srv" || d.PageCount != 0 {
+			t.Errorf("provisional entry %+v", d)
+		}
+	}
+	close(block)
+	select {
+	case c := <-changes:
+		if !c.Has(FinderChanged) {
+			t.Errorf("change = %v", c)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no Finder change when the reads were done")
+	}
+	docs = a.Documents(context.Background())
+	for _, d := range docs {
+		if d.Pending || d.PageCount != 2 || d.Title != "Title "+d.DocRef {
+			t.Errorf("entry after the reads %+v", d)
+		}
+	}
+}
+
+// provisional takes what the document server's listing says.
+func TestProvisionalEntryFromListing(t *testing.T) {
+	r := mcp.Resource{URI: "dpe://h/doc-1a2b3c", Name: "Handbook", Description: "Unreadable: encrypted",
+		Annotated: mcp.Annotated{Annotations: &mcp.Annotations{LastModified: "2026-01-02T03:04:05Z"}},
+		Meta:      &mcp.Meta{AdditionalFields: map[string]any{"doc_ref": "doc-1a2b3c", "file_type": "pdf", "unreadable": "encrypted", "path": "docs/h.pdf"}}}
+	d := provisional("srv", r.URI, r)
+	want := protocol.DPEDocumentSummary{DocRef: "doc-1a2b3c", URI: r.URI, FileType: "pdf", Title: "Handbook",
+		Summary: "Unreadable: encrypted", Server: "srv", LastModified: "2026-01-02T03:04:05Z", Unreadable: "encrypted", Pending: true, Path: "docs/h.pdf"}
+	if !reflect.DeepEqual(d, want) {
+		t.Errorf("provisional = %+v", d)
+	}
 }

@@ -227,7 +227,7 @@ func (r *docxReader) newPage() {
 func (r *docxReader) add(e Element) {
 	r.endCode() // anything else ends a code block
 	pg := r.page()
-	if len(pg.Elements) >= r.p.opts.MaxElements {
+	if len(pg.Elements) >= r.p.opts.MaxElements || !r.p.spend(contentBytes(e.Content)) {
 		r.cut = true
 		return
 	}
@@ -365,7 +365,7 @@ func peekDOCX(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
 }
 
 func readDOCX(p *parser, ra io.ReaderAt, size int64, peek bool) (*Document, error) {
-	pk, err := openPackage(ra, size, p.opts.MaxZipEntry)
+	pk, err := openPackage(p, ra, size)
 	if err != nil {
 		return nil, err
 	}

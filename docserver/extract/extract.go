@@ -146,6 +146,8 @@ type Options struct {
 	MaxPages         int   // pages of one document; default 5000
 	MaxElements      int   // elements of one page; default 2000
 	MaxZipEntry      int64 // decompressed bytes read from one entry of an OOXML package; default 64 MiB
+	MaxUnpacked      int64 // decompressed bytes read from all entries of one OOXML package; default 256 MiB
+	MaxOutputBytes   int64 // estimated bytes of the elements of one document (text plus a per-element cost); default 64 MiB
 	PeekBytes        int   // bytes a text peek reads; default 16 KiB
 }
 
@@ -166,6 +168,12 @@ func (o Options) withDefaults() Options {
 	def(&o.PeekBytes, 16<<10)
 	if o.MaxZipEntry <= 0 {
 		o.MaxZipEntry = 64 << 20
+	}
+	if o.MaxUnpacked <= 0 {
+		o.MaxUnpacked = 256 << 20
+	}
+	if o.MaxOutputBytes <= 0 {
+		o.MaxOutputBytes = 64 << 20
 	}
 	return o
 }
@@ -250,7 +258,7 @@ func (ps *Parser) Parse(ctx context.Context, src Source) (doc *Document, err err
 			doc, err = nil, fmt.Errorf("parse %s: panic: %v\n%s", kind, r, debug.Stack())
 		}
 	}()
-	p := &parser{ctx: ctx, opts: opts, name: src.Name, md: ps.md}
+	p := &parser{ctx: ctx, opts: opts, name: src.Name, md: ps.md, out: opts.MaxOutputBytes}
 	switch kind {
 	case KindMarkdown:
 		doc, err = parseMarkdown(p, src.Data)
@@ -278,6 +286,7 @@ func (ps *Parser) Parse(ctx context.Context, src Source) (doc *Document, err err
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", kind, err)
 	}
+	doc.Truncated = doc.Truncated || p.overBudget
 	finish(doc, src.Name)
 	return doc, nil
 }
@@ -293,7 +302,7 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 			m, err = Meta{}, fmt.Errorf("peek %s: panic: %v", kind, rec)
 		}
 	}()
-	p := &parser{ctx: ctx, opts: opts, name: name, md: ps.md}
+	p := &parser{ctx: ctx, opts: opts, name: name, md: ps.md, out: opts.MaxOutputBytes}
 	prefix := func() ([]byte, error) {
 		n := min(size, int64(opts.PeekBytes))
 		buf := make([]byte, n)
@@ -340,6 +349,8 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 	if m.Title == "" {
 		m.Title = stem(name)
 	}
+	m.Title = truncate(m.Title, MaxTitleChars)
+	m.Summary = SearchForm(m.Summary)
 	return m, nil
 }
 
@@ -349,6 +360,44 @@ type parser struct {
 	opts Options
 	name string
 	md   gmparser.Parser
+	// out is what is left of the output budget (Options.MaxOutputBytes);
+	// overBudget tells that an element was refused for it.
+	out        int64
+	overBudget bool
+}
+
+// elementCost is the estimated memory of an element beside its text: the
+// struct, its content map and ID.
+const elementCost = 512
+
+// spend charges an element of textBytes to the output budget and reports
+// whether it may be added. Memory is bounded by bytes, not by counts of
+// pages and elements: 5,000 pages of 2,000 one-word paragraphs (an 83 KB
+// docx) would otherwise take gigabytes.
+func (p *parser) spend(textBytes int) bool {
+	return p.charge(int64(textBytes) + elementCost)
+}
+
+// charge takes n bytes from the output budget and reports whether they
+// were there.
+func (p *parser) charge(n int64) bool {
+	if p.overBudget {
+		return false
+	}
+	if p.out -= n; p.out < 0 {
+		p.overBudget = true
+		return false
+	}
+	return true
+}
+
+// rowBytes estimates the memory of a table row.
+func rowBytes(cells []string) int64 {
+	n := int64(24)
+	for _, c := range cells {
+		n += int64(len(c)) + 16
+	}
+	return n
 }
 
 // cancelled reports the context's error, checked between pages.
@@ -444,7 +493,14 @@ func finish(doc *Document, name string) {
 	if len(doc.Keywords) == 0 {
 		doc.Keywords = topTerms(doc, 5)
 	}
+	doc.Title = truncate(doc.Title, MaxTitleChars)
+	doc.Summary = SearchForm(doc.Summary)
+	doc.Keywords = searchForms(doc.Keywords)
 }
+
+// MaxTitleChars bounds a document's title: a title property of 400,000
+// characters is a hostile file's, and every catalog would carry it.
+const MaxTitleChars = 300
 
 // FindElement returns the element with id and the index of its page.
 func (d *Document) FindElement(id string) (Element, int, bool) {
@@ -472,4 +528,40 @@ func pageOfID(id string) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// contentBytes estimates the text bytes of an element's content: its
+// strings, string lists and table rows.
+func contentBytes(c map[string]any) int {
+	n := 0
+	for _, v := range c {
+		switch v := v.(type) {
+		case string:
+			n += len(v)
+		case []string:
+			for _, s := range v {
+				n += len(s) + 16
+			}
+		case [][]string:
+			for _, r := range v {
+				for _, s := range r {
+					n += len(s) + 16
+				}
+			}
+		}
+	}
+	return n
+}
+
+// EstimatedBytes estimates the memory a parsed document holds, for
+// caches bounded by bytes.
+func (d *Document) EstimatedBytes() int64 {
+	n := int64(256 + len(d.Title) + len(d.Summary))
+	for _, p := range d.Pages {
+		n += 64 + int64(len(p.Title))
+		for _, e := range p.Elements {
+			n += elementCost + int64(contentBytes(e.Content)+contentBytes(e.Detail)+contentBytes(e.Metadata))
+		}
+	}
+	return n
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	gmparser "github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
@@ -104,9 +103,16 @@ type mdBlock struct {
 // longer than the page budget continues on further pages.
 func parseMarkdown(p *parser, src []byte) (*Document, error) {
 	fm, body := splitFrontMatter(src)
-	root := p.md.Parse(text.NewReader(body))
-	w := &mdWalker{p: p, src: body}
+	rd := newGuardedReader(p.ctx, body)
+	root := p.md.Parse(rd)
+	if err := p.cancelled(); err != nil {
+		return nil, err
+	}
+	w := &mdWalker{p: p, src: body, truncated: rd.exhausted}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		if err := p.cancelled(); err != nil {
+			return nil, err
+		}
 		w.block(n)
 		if len(w.blocks) > p.opts.MaxPages*p.opts.MaxElements/4 {
 			w.truncated = true
@@ -243,6 +249,10 @@ type mdWalker struct {
 }
 
 func (w *mdWalker) add(el Element, level, size int) {
+	if !w.p.spend(size) {
+		w.truncated = true
+		return
+	}
 	w.flushList()
 	w.blocks = append(w.blocks, mdBlock{el: placed(el, w.quote, w.indent), level: level, size: size})
 }

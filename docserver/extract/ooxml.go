@@ -3,6 +3,7 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -18,33 +19,49 @@ import (
 // cannot make them allocate more than MaxZipEntry per part), a small
 // generic XML tree, relationships and the core properties.
 
-// maxXMLDepth and maxXMLNodes bound the trees built from hostile parts.
+// Bounds of the trees built from hostile parts: depth, elements, tokens
+// (elements, character data, comments, processing instructions: a
+// reader that ignores comments still has to step over them) and the
+// estimated bytes a tree holds.
 const (
-	maxXMLDepth = 256
-	maxXMLNodes = 2_000_000
+	maxXMLDepth  = 256
+	maxXMLNodes  = 2_000_000
+	maxXMLTokens = 6_000_000
+	maxXMLBytes  = 256 << 20
 )
 
 // pkg is an opened OOXML package.
 type pkg struct {
+	ctx   context.Context
 	zr    *zip.Reader
 	files map[string]*zip.File // by lower-case name
-	max   int64
+	max   int64                // decompressed bytes of one part
+	left  int64                // decompressed bytes the rest of the package may use
+	total int64                // the package's budget, for messages
+	spent bool                 // a part was refused for the budget
 }
 
-func openPackage(r io.ReaderAt, size int64, maxEntry int64) (*pkg, error) {
+// openPackage opens the zip package of a parse; its parts draw on the
+// parse's decompression budget (Options.MaxUnpacked), so a package of many
+// parts, each under the per-part bound, cannot inflate without limit.
+func openPackage(p *parser, r io.ReaderAt, size int64) (*pkg, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("open package: %w", err)
 	}
-	p := &pkg{zr: zr, files: make(map[string]*zip.File, len(zr.File)), max: maxEntry}
+	pk := &pkg{ctx: p.ctx, zr: zr, files: make(map[string]*zip.File, len(zr.File)), max: p.opts.MaxZipEntry, left: p.opts.MaxUnpacked, total: p.opts.MaxUnpacked}
 	for _, f := range zr.File {
-		p.files[strings.ToLower(strings.TrimPrefix(f.Name, "/"))] = f
+		pk.files[strings.ToLower(strings.TrimPrefix(f.Name, "/"))] = f
 	}
-	return p, nil
+	return pk, nil
 }
 
-// errPartTooLarge reports a part over the decompressed size bound.
-var errPartTooLarge = errors.New("package part exceeds the size bound")
+// errPartTooLarge reports a part over the decompressed size bound, and
+// errUnpackBudget a package whose parts together pass the budget.
+var (
+	errPartTooLarge = errors.New("package part exceeds the size bound")
+	errUnpackBudget = errors.New("package decompresses to more than the budget of one document")
+)
 
 // has reports whether the package holds a part.
 func (p *pkg) has(name string) bool {
@@ -53,8 +70,11 @@ func (p *pkg) has(name string) bool {
 }
 
 // read returns a part's bytes, refusing parts whose declared or actual
-// size passes the bound.
+// size passes the part bound or what is left of the package's budget.
 func (p *pkg) read(name string) ([]byte, error) {
+	if err := p.ctx.Err(); err != nil {
+		return nil, err
+	}
 	f, ok := p.files[strings.ToLower(strings.TrimPrefix(name, "/"))]
 	if !ok {
 		return nil, fmt.Errorf("part %s: %w", name, errPartMissing)
@@ -62,20 +82,32 @@ func (p *pkg) read(name string) ([]byte, error) {
 	if f.UncompressedSize64 > uint64(p.max) {
 		return nil, fmt.Errorf("part %s (%d bytes): %w", name, f.UncompressedSize64, errPartTooLarge)
 	}
+	if f.UncompressedSize64 > uint64(max(p.left, 0)) {
+		p.spent = true
+		return nil, fmt.Errorf("part %s (%d bytes): %w (%d MiB)", name, f.UncompressedSize64, errUnpackBudget, p.budgetMiB())
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("part %s: %w", name, err)
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, p.max+1))
+	limit := min(p.max, p.left)
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("part %s: %w", name, err)
 	}
 	if int64(len(data)) > p.max {
 		return nil, fmt.Errorf("part %s: %w", name, errPartTooLarge)
 	}
+	if int64(len(data)) > p.left {
+		p.left, p.spent = -1, true
+		return nil, fmt.Errorf("part %s: %w (%d MiB)", name, errUnpackBudget, p.budgetMiB())
+	}
+	p.left -= int64(len(data))
 	return data, nil
 }
+
+func (p *pkg) budgetMiB() int64 { return p.total >> 20 }
 
 // errPartMissing is the error of a missing part.
 var errPartMissing = errors.New("part not found")
@@ -86,7 +118,7 @@ func (p *pkg) tree(name string) (*xnode, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := parseXML(data)
+	n, err := parseXML(p.ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("part %s: %w", name, err)
 	}
@@ -151,25 +183,36 @@ func (c coreProps) summary() string {
 }
 
 // xnode is an element of a small XML tree: its local name, attributes (by
-// local name), children and the character data directly inside it.
+// local name), children, and its character data and children in document
+// order (for text extraction that must keep their order).
 type xnode struct {
 	name     string
 	attrs    []xml.Attr
 	children []*xnode
-	data     string // character data directly inside, in order
-	// parts interleaves character data and children, for text extraction
-	// that must keep their order.
-	order []any // string or *xnode
+	order    []any // string (character data) or *xnode
 }
 
-// parseXML builds a tree, refusing documents deeper than maxXMLDepth or
-// larger than maxXMLNodes.
-func parseXML(data []byte) (*xnode, error) {
+// parseXML builds a tree, refusing documents deeper than maxXMLDepth,
+// with more than maxXMLNodes elements or maxXMLTokens tokens, or whose
+// tree would hold more than maxXMLBytes. Adjacent pieces of character data
+// (split by comments or processing instructions) are joined once, in a
+// buffer: appending each piece to a string copies the text for every
+// piece, which is quadratic. The context is checked as tokens are read.
+func parseXML(ctx context.Context, data []byte) (*xnode, error) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.Strict = false
 	root := &xnode{name: "#root"}
 	stack := []*xnode{root}
-	nodes := 0
+	var text []byte // character data of the top element not yet in its order
+	flush := func() {
+		if len(text) > 0 {
+			top := stack[len(stack)-1]
+			top.order = append(top.order, string(text))
+			text = text[:0]
+		}
+	}
+	nodes, tokens := 0, 0
+	size := int64(0) // estimated bytes held by the tree
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -178,27 +221,44 @@ func parseXML(data []byte) (*xnode, error) {
 		if err != nil {
 			return nil, fmt.Errorf("xml: %w", err)
 		}
+		if tokens++; tokens > maxXMLTokens {
+			return nil, fmt.Errorf("xml: more than %d tokens", maxXMLTokens)
+		}
+		if tokens%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			flush()
 			nodes++
 			if nodes > maxXMLNodes || len(stack) > maxXMLDepth {
 				return nil, errors.New("xml: document too large or too deep")
 			}
 			n := &xnode{name: t.Name.Local, attrs: t.Attr}
+			size += 320 + int64(len(t.Name.Local))
+			for _, a := range t.Attr {
+				size += 80 + int64(len(a.Name.Local)+len(a.Name.Space)+len(a.Value))
+			}
 			parent := stack[len(stack)-1]
 			parent.children = append(parent.children, n)
 			parent.order = append(parent.order, n)
 			stack = append(stack, n)
 		case xml.EndElement:
+			flush()
 			if len(stack) > 1 {
 				stack = stack[:len(stack)-1]
 			}
 		case xml.CharData:
-			top := stack[len(stack)-1]
-			top.data += string(t)
-			top.order = append(top.order, string(t))
+			text = append(text, t...)
+			size += int64(len(t))
+		}
+		if size > maxXMLBytes {
+			return nil, fmt.Errorf("xml: the tree would hold more than %d MiB", maxXMLBytes>>20)
 		}
 	}
+	flush()
 	return root, nil
 }
 

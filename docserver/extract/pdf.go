@@ -1,28 +1,41 @@
 package extract
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
-	"github.com/ledongthuc/pdf"
+	"github.com/klippa-app/go-pdfium"
+	pdferrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/responses"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
 )
 
-// PDF is read with github.com/ledongthuc/pdf (pure Go): one page per PDF
-// page. The positioned glyphs of a page are joined into lines (same
-// baseline) and lines into paragraphs (same font size, small vertical
-// gap). A line set in a font clearly larger than the document's body size
-// (the most common glyph size) is a heading; the distinct heading sizes,
-// largest first, give levels 1, 2 and 3.
+// PDF is read with PDFium, the engine of Chrome's viewer, compiled to
+// WebAssembly and run by wazero (pure Go, no cgo): see pdfengine.go for
+// the process's pool, its bounds and its on-disk compilation cache. One
+// page per PDF page. PDFium hands out the page's text as runs ("rects":
+// text on one line in one font) with their position and font size; runs
+// on one baseline are joined into lines and lines into paragraphs (same
+// font size, small vertical gap). A line set in a font clearly larger than
+// the document's body size (the most common size) is a heading; the
+// distinct heading sizes, largest first, give levels 1, 2 and 3.
+//
+// Every document is read on its own, fresh PDFium instance; when the
+// context ends first, the instance is killed (wazero interrupts the
+// running WebAssembly), so a hostile file cannot keep a core busy.
 
-// maxGlyphsPerPage bounds the glyphs read from one page.
-const maxGlyphsPerPage = 500_000
+// maxRunsPerPage bounds the text runs read from one page.
+const maxRunsPerPage = 200_000
 
 // pdfLine is one line of text at one font size.
 type pdfLine struct {
@@ -32,12 +45,19 @@ type pdfLine struct {
 }
 
 func parsePDF(p *parser, src []byte) (*Document, error) {
-	return readPDF(p, bytes.NewReader(src), int64(len(src)), 0)
+	return readPDF(p, src, 0)
 }
 
 // peekPDF reads the document information dictionary and the first page.
 func peekPDF(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
-	doc, err := readPDF(p, ra, size, 1)
+	if size > 1<<31 {
+		return Meta{}, errors.New("pdf too large")
+	}
+	buf := make([]byte, size)
+	if _, err := ra.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+		return Meta{}, err
+	}
+	doc, err := readPDF(p, buf, 1)
 	if err != nil {
 		return Meta{}, err
 	}
@@ -45,36 +65,59 @@ func peekPDF(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
 }
 
 // readPDF reads at most maxPages pages (0: all within MaxPages).
-func readPDF(p *parser, ra io.ReaderAt, size int64, maxPages int) (*Document, error) {
-	r, err := pdf.NewReader(ra, size)
-	if err != nil {
-		return nil, fmt.Errorf("open pdf: %w", err)
-	}
+func readPDF(p *parser, src []byte, maxPages int) (*Document, error) {
 	doc := &Document{}
-	info := r.Trailer().Key("Info")
-	doc.Title = clean(collapse(info.Key("Title").Text()))
-	if s := clean(info.Key("Subject").Text()); s != "" {
-		doc.Summary = firstSentences(s, SummaryChars)
-	}
-	doc.Keywords = splitKeywords(info.Key("Keywords").Text())
-	n := r.NumPage()
-	if n > p.opts.MaxPages {
-		n, doc.Truncated = p.opts.MaxPages, true
-	}
-	if maxPages > 0 {
-		n = min(n, maxPages)
-	}
-	lines := make([][]pdfLine, n)
-	sizes := map[float64]int{}
-	for i := 0; i < n; i++ {
-		if err := p.cancelled(); err != nil {
-			return nil, err
+	var lines [][]pdfLine
+	err := withPDF(p.ctx, src, func(inst pdfium.Pdfium, d references.FPDF_DOCUMENT) error {
+		meta := func(tag string) string {
+			r, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: d, Tag: tag})
+			if err != nil {
+				return ""
+			}
+			return r.Value
 		}
-		ls, err := pdfPageLines(r.Page(i + 1))
+		doc.Title = clean(collapse(meta("Title")))
+		if s := clean(meta("Subject")); s != "" {
+			doc.Summary = firstSentences(s, SummaryChars)
+		}
+		doc.Keywords = splitKeywords(meta("Keywords"))
+		pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: d})
 		if err != nil {
-			ls = []pdfLine{{text: "(the text of this page could not be extracted)", size: 0}}
+			return fmt.Errorf("page count: %w", err)
 		}
-		lines[i] = ls
+		n := pc.PageCount
+		if n > p.opts.MaxPages {
+			n, doc.Truncated = p.opts.MaxPages, true
+		}
+		if maxPages > 0 {
+			n = min(n, maxPages)
+		}
+		lines = make([][]pdfLine, 0, n)
+		for i := range n {
+			if err := p.cancelled(); err != nil {
+				return err
+			}
+			r, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{
+				Page:                   requests.Page{ByIndex: &requests.PageByIndex{Document: d, Index: i}},
+				Mode:                   requests.GetPageTextStructuredModeRects,
+				CollectFontInformation: true,
+			})
+			if err != nil {
+				if p.cancelled() != nil {
+					return p.cancelled()
+				}
+				lines = append(lines, []pdfLine{{text: "(the text of this page could not be extracted)"}})
+				continue
+			}
+			lines = append(lines, pdfPageLines(r.Rects))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sizes := map[float64]int{}
+	for _, ls := range lines {
 		for _, l := range ls {
 			sizes[l.size] += len(l.text)
 		}
@@ -95,13 +138,13 @@ func readPDF(p *parser, ra io.ReaderAt, size int64, maxPages int) (*Document, er
 				}
 				continue
 			}
+			if len(pg.Elements) >= p.opts.MaxElements || !p.spend(len(par.text)) {
+				doc.Truncated = true
+				break
+			}
 			pg.Elements = append(pg.Elements, Element{Category: dpe.Text, Content: map[string]any{"text": par.text}})
 			if doc.Summary == "" {
 				doc.Summary = firstSentences(par.text, SummaryChars)
-			}
-			if len(pg.Elements) >= p.opts.MaxElements {
-				doc.Truncated = true
-				break
 			}
 		}
 		if pg.Title == "" {
@@ -112,58 +155,137 @@ func readPDF(p *parser, ra io.ReaderAt, size int64, maxPages int) (*Document, er
 	return doc, nil
 }
 
-// pdfPageLines extracts the lines of one page; a page the reader chokes on
-// is an error, not a crash.
-func pdfPageLines(pg pdf.Page) (lines []pdfLine, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			lines, err = nil, fmt.Errorf("page content: %v", r)
+// withPDF opens src on a fresh PDFium instance of the process's pool and
+// calls fn with the document. When ctx ends before fn returns, the
+// instance is killed: the WebAssembly it runs is interrupted and fn's
+// PDFium call fails; withPDF then returns ctx's error.
+func withPDF(ctx context.Context, src []byte, fn func(pdfium.Pdfium, references.FPDF_DOCUMENT) error) error {
+	pool, err := pdfPool()
+	if err != nil {
+		return err
+	}
+	inst, err := pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("pdf engine: %w", err)
+	}
+	var killed atomic.Bool
+	stop, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-ctx.Done():
+			killed.Store(true)
+			inst.Kill()
+		case <-stop:
 		}
 	}()
-	if pg.V.IsNull() {
-		return nil, nil
+	err = func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("pdf engine: %v", r)
+			}
+		}()
+		opened, err := inst.OpenDocument(&requests.OpenDocument{File: &src})
+		if err != nil {
+			return openError(err)
+		}
+		defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: opened.Document})
+		return fn(inst, opened.Document)
+	}()
+	close(stop)
+	<-watched
+	if killed.Load() {
+		return ctx.Err()
 	}
-	glyphs := pg.Content().Text
-	if len(glyphs) > maxGlyphsPerPage {
-		glyphs = glyphs[:maxGlyphsPerPage]
+	inst.Close()
+	return err
+}
+
+// openError says why PDFium could not open a file, in words a reader of
+// the catalog understands.
+func openError(err error) error {
+	switch {
+	case errors.Is(err, pdferrors.ErrPassword):
+		return errors.New("the PDF is encrypted (a password is required)")
+	case errors.Is(err, pdferrors.ErrSecurity):
+		return errors.New("the PDF uses an unsupported encryption")
+	case errors.Is(err, pdferrors.ErrFormat), errors.Is(err, pdferrors.ErrFile):
+		return errors.New("not a valid PDF file")
 	}
+	return fmt.Errorf("open pdf: %w", err)
+}
+
+// pdfRun is one run of text PDFium found on a page.
+type pdfRun = responses.GetPageTextStructuredRect
+
+// softHyphen is what PDFium puts where a word was hyphenated at the end
+// of a line.
+const softHyphen = "\x02"
+
+// pdfPageLines joins a page's text runs into lines: a run that starts on
+// a new baseline, or to the left of the previous one, begins a line.
+func pdfPageLines(runs []*pdfRun) []pdfLine {
+	if len(runs) > maxRunsPerPage {
+		runs = runs[:maxRunsPerPage]
+	}
+	var lines []pdfLine
 	var b strings.Builder
 	var cur pdfLine
-	var lastX, lastEnd float64
+	var lastLeft, lastRight float64
 	started := false
 	flush := func() {
 		if t := strings.TrimSpace(b.String()); t != "" {
-			cur.text = clean(t)
+			cur.text = t
 			lines = append(lines, cur)
 		}
 		b.Reset()
 	}
-	for _, g := range glyphs {
-		sz := math.Round(g.FontSize*2) / 2
-		tol := math.Max(sz, 1) * 0.4
-		if !started || math.Abs(g.Y-cur.y) > tol || g.X < lastX-tol*4 {
+	for _, r := range runs {
+		if r == nil {
+			continue
+		}
+		text := strings.NewReplacer("\r", "", "\n", " ").Replace(r.Text)
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		pos := r.PointPosition
+		sz := 0.0
+		if fi := r.FontInformation; fi != nil {
+			sz = fi.RenderedSize
+			if sz <= 0 {
+				sz = fi.Size
+			}
+		}
+		sz = math.Round(sz*2) / 2
+		h := math.Max(pos.Top-pos.Bottom, 1)
+		tol := math.Max(math.Max(sz, h), 1) * 0.4
+		if !started || math.Abs(pos.Bottom-cur.y) > tol || pos.Left < lastLeft-tol*4 {
 			if started {
 				flush()
 			}
-			cur = pdfLine{size: sz, y: g.Y}
+			cur = pdfLine{size: sz, y: pos.Bottom}
 			started = true
-		} else if g.X-lastEnd > math.Max(sz, 1)*0.2 && !strings.HasSuffix(b.String(), " ") && g.S != " " {
+		} else if pos.Left-lastRight > math.Max(sz, 1)*0.2 && !strings.HasSuffix(b.String(), " ") && !strings.HasPrefix(text, " ") {
 			b.WriteByte(' ')
 		}
 		if sz > cur.size {
 			cur.size = sz
 		}
-		b.WriteString(g.S)
-		lastX, lastEnd = g.X, g.X+g.W
+		b.WriteString(text)
+		lastLeft, lastRight = pos.Left, pos.Right
 	}
 	if started {
 		flush()
 	}
-	return lines, nil
+	return lines
 }
 
 // pdfParagraphs joins consecutive lines of one size whose vertical gap is
-// at most 1.8 times that size.
+// at most 1.8 times that size. A line ending in a soft hyphen is joined to
+// the next without a space.
 func pdfParagraphs(lines []pdfLine) []pdfLine {
 	var out []pdfLine
 	for _, l := range lines {
@@ -171,12 +293,19 @@ func pdfParagraphs(lines []pdfLine) []pdfLine {
 			last := &out[n-1]
 			gap := last.y - l.y
 			if l.size == last.size && gap > 0 && gap <= 1.8*math.Max(l.size, 1) {
-				last.text += " " + l.text
+				if strings.HasSuffix(last.text, softHyphen) {
+					last.text = strings.TrimSuffix(last.text, softHyphen) + l.text
+				} else {
+					last.text += " " + l.text
+				}
 				last.y = l.y
 				continue
 			}
 		}
 		out = append(out, l)
+	}
+	for i := range out {
+		out[i].text = clean(strings.ReplaceAll(out[i].text, softHyphen, ""))
 	}
 	return out
 }

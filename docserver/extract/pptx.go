@@ -56,7 +56,7 @@ func peekPPTX(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
 }
 
 func readPPTX(p *parser, ra io.ReaderAt, size int64, peek bool) (*Document, error) {
-	pk, err := openPackage(ra, size, p.opts.MaxZipEntry)
+	pk, err := openPackage(p, ra, size)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +81,10 @@ func readPPTX(p *parser, ra io.ReaderAt, size int64, peek bool) (*Document, erro
 			break
 		}
 		pg, firstText := readSlide(p, pk, part, i)
+		if pk.spent {
+			doc.Truncated = true // the package's decompression budget ran out
+			break
+		}
 		if doc.Title == "" && i == 0 && !strings.HasPrefix(pg.Title, "Slide ") {
 			doc.Title = pg.Title
 		}
@@ -111,7 +115,7 @@ func readSlide(p *parser, pk *pkg, part string, index int) (Page, string) {
 	firstText := ""
 	var title string
 	add := func(e Element) {
-		if len(pg.Elements) < p.opts.MaxElements {
+		if len(pg.Elements) < p.opts.MaxElements && p.spend(contentBytes(e.Content)) {
 			pg.Elements = append(pg.Elements, e)
 		}
 	}

@@ -30,12 +30,12 @@ const (
 )
 
 func excelizeOptions(p *parser) excelize.Options {
-	return excelize.Options{UnzipSizeLimit: 4 * p.opts.MaxZipEntry, UnzipXMLSizeLimit: p.opts.MaxZipEntry}
+	return excelize.Options{UnzipSizeLimit: p.opts.MaxUnpacked, UnzipXMLSizeLimit: min(p.opts.MaxZipEntry, smallSheetBytes)}
 }
 
 // parseXLSX reads a workbook.
 func parseXLSX(p *parser, src []byte) (*Document, error) {
-	pk, err := openPackage(bytes.NewReader(src), int64(len(src)), p.opts.MaxZipEntry)
+	pk, err := openPackage(p, bytes.NewReader(src), int64(len(src)))
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +54,7 @@ func parseXLSX(p *parser, src []byte) (*Document, error) {
 		doc.Summary = workbookSummary(sheets)
 	}
 	charts := sheetCharts(pk)
+	parts := sheetPartNames(pk)
 	for _, name := range sheets {
 		if err := p.cancelled(); err != nil {
 			return nil, err
@@ -62,7 +63,7 @@ func parseXLSX(p *parser, src []byte) (*Document, error) {
 			doc.Truncated = true
 			break
 		}
-		pg, cut, err := readSheet(p, f, name)
+		pg, cut, err := readSheet(p, f, pk, parts[name], name)
 		if err != nil {
 			pg = Page{Title: clean(name), Elements: []Element{{Category: dpe.Text, Content: map[string]any{"text": "(this sheet could not be read)"}}}}
 		}
@@ -88,7 +89,7 @@ func workbookSummary(sheets []string) string {
 }
 
 // readSheet reads the used range of one sheet.
-func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
+func readSheet(p *parser, f *excelize.File, pk *pkg, part, name string) (Page, bool, error) {
 	pg := Page{Title: clean(name)}
 	it, err := f.Rows(name)
 	if err != nil {
@@ -98,7 +99,7 @@ func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
 	var rows [][]string
 	cut := false
 	for it.Next() {
-		if len(rows) > p.opts.MaxRows {
+		if len(rows) > p.opts.MaxRows || p.overBudget {
 			cut = true
 			break
 		}
@@ -119,6 +120,10 @@ func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
 		}
 		if cols == nil {
 			cols = []string{}
+		}
+		if !p.charge(rowBytes(cols)) {
+			cut = true
+			break
 		}
 		rows = append(rows, cols)
 	}
@@ -160,7 +165,7 @@ func readSheet(p *parser, f *excelize.File, name string) (Page, bool, error) {
 	for _, r := range rows {
 		cols = max(cols, len(r))
 	}
-	formulas, hasFormulas := sheetFormulas(f, name, top+1, left, len(rows), cols)
+	formulas, hasFormulas := boundedSheetFormulas(p, pk, part, f, name, top+1, left, len(rows), cols)
 	// A formula's value shows in its cell: the cached one, or computed
 	// when the file was saved without calculation.
 	for _, fx := range formulas {
@@ -297,7 +302,7 @@ func sheetCharts(pk *pkg) map[string][]string {
 
 // peekXLSX reads the core properties and the sheet names.
 func peekXLSX(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
-	pk, err := openPackage(ra, size, p.opts.MaxZipEntry)
+	pk, err := openPackage(p, ra, size)
 	if err != nil {
 		return Meta{}, err
 	}

@@ -76,31 +76,36 @@ func (g *Glob) Match(rel string) bool {
 	return matchSegs(g.segs, strings.Split(rel, "/"))
 }
 
+// matchSegs matches path segments against pattern segments, where a "**"
+// segment matches any number of path segments. It fills a table of
+// "pat[i:] matches parts[j:]" from the end, so its work is
+// O(len(pat) × len(parts)) segment matches whatever the number of "**":
+// trying every split for every "**" (backtracking) is exponential in their
+// number.
 func matchSegs(pat, parts []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 0 && pat[0] == "**" {
-				pat = pat[1:]
+	np, ns := len(pat), len(parts)
+	w := ns + 1
+	next := make([]bool, w) // row i+1 of the table
+	cur := make([]bool, w)  // row i
+	next[ns] = true         // the empty pattern matches only the empty path
+	for i := np - 1; i >= 0; i-- {
+		if pat[i] == "**" {
+			cur[ns] = next[ns]
+			for j := ns - 1; j >= 0; j-- {
+				cur[j] = next[j] || cur[j+1]
 			}
-			if len(pat) == 0 {
-				return true
-			}
-			for i := 0; i <= len(parts); i++ {
-				if matchSegs(pat, parts[i:]) {
-					return true
+		} else {
+			cur[ns] = false
+			for j := ns - 1; j >= 0; j-- {
+				cur[j] = false
+				if next[j+1] {
+					cur[j], _ = path.Match(pat[i], parts[j])
 				}
 			}
-			return false
 		}
-		if len(parts) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], parts[0]); !ok {
-			return false
-		}
-		pat, parts = pat[1:], parts[1:]
+		next, cur = cur, next
 	}
-	return len(parts) == 0
+	return next[0]
 }
 
 // Find walks the search path breadth first and returns the entries whose

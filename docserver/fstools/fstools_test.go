@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // makeTree writes files (path → content) under a temp root and opens it.
@@ -311,5 +312,80 @@ func TestClean(t *testing.T) {
 		if _, err := Clean(in); err == nil {
 			t.Errorf("Clean(%q) accepted", in)
 		}
+	}
+}
+
+func TestGlobMatchSegments(t *testing.T) {
+	for _, tt := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"**", "a/b/c", true},
+		{"a/**", "a", true},
+		{"a/**", "a/b/c", true},
+		{"**/c", "c", true},
+		{"**/c", "a/b/c", true},
+		{"**/c", "a/b/cc", false},
+		{"a/**/b/**/c", "a/x/b/y/z/c", true},
+		{"a/**/b/**/c", "a/b/c", true},
+		{"a/**/b/**/c", "a/x/y/c", false},
+		{"a/*/c", "a/b/c", true},
+		{"a/*/c", "a/b/d/c", false},
+		{"a/**/**/c", "a/c", true},
+		{"x/**", "a/b", false},
+	} {
+		g, err := CompileGlob(tt.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Match(tt.path); got != tt.want {
+			t.Errorf("%q matches %q = %v, want %v", tt.pattern, tt.path, got, tt.want)
+		}
+	}
+}
+
+// A pattern of many "**" segments that almost matches a deep path made the
+// backtracking matcher try every way of splitting the path among them
+// (exponential in their number: a 103-character fs_find pattern burned
+// more than 90 CPU-seconds). The matcher must answer such a pattern on a
+// deep tree at once; the watchdog only catches a matcher that does not.
+func TestFindGlobIsNotExponential(t *testing.T) {
+	depth := 40
+	files := map[string]string{}
+	deep := strings.TrimSuffix(strings.Repeat("a/", depth), "/")
+	files[deep+"/file.txt"] = ""
+	f, _ := makeTree(t, files)
+	pattern := strings.Repeat("**/a*/", 20) + "**/nomatch"
+	if len(pattern) < 100 {
+		t.Fatalf("pattern is %d characters", len(pattern))
+	}
+	g, err := CompileGlob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan FindResult, 1)
+	go func() {
+		if g.Match(deep + "/file.txt") {
+			t.Error("pattern matched")
+		}
+		r, err := f.Find(context.Background(), FindParams{Pattern: pattern})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		if len(r.Matches) != 0 {
+			t.Errorf("matches = %+v", r.Matches)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("fs_find with 21 '**' segments over a 40-deep tree did not finish in a minute")
+	}
+	// A pattern of the same shape that matches.
+	ok := strings.Repeat("**/a*/", 20) + "**/file.txt"
+	r, err := f.Find(context.Background(), FindParams{Pattern: ok})
+	if err != nil || len(r.Matches) != 1 || r.Matches[0].Path != deep+"/file.txt" {
+		t.Errorf("matching pattern: %+v %v", r, err)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -153,11 +155,16 @@ func (f *FS) Grep(ctx context.Context, p GrepParams) (GrepResult, error) {
 
 // readPrefix reads up to len(buf) bytes of a file.
 func (f *FS) readPrefix(rel string, buf []byte) (int, error) {
-	file, err := f.root.Open(rel)
+	// Non-blocking, and checked after the open: a file swapped for a FIFO
+	// since the walk's stat must not block the search.
+	file, err := f.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return 0, err
 	}
 	defer file.Close()
+	if info, err := file.Stat(); err != nil || !info.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s is not a regular file", rel)
+	}
 	n, err := io.ReadFull(file, buf)
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		err = nil

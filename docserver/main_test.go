@@ -1,0 +1,30 @@
+package docserver
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/smcp-browse/smcp-browse/docserver/extract"
+)
+
+// TestMain gives the tests (and the serve-docs binaries they start) a
+// cache directory of their own, so their index caches do not pile up in
+// the user's; the compiled PDF engine is still shared with the user's
+// cache, where compiling it once costs seconds.
+func TestMain(m *testing.M) {
+	engine := extract.PDFCacheDir()
+	tmp, err := os.MkdirTemp("", "docserver-cache-")
+	if err != nil {
+		panic(err)
+	}
+	if engine != "" {
+		os.MkdirAll(engine, 0o755)
+		os.MkdirAll(filepath.Join(tmp, "smcp-browse"), 0o755)
+		os.Symlink(engine, filepath.Join(tmp, "smcp-browse", "wazero"))
+	}
+	os.Setenv("XDG_CACHE_HOME", tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package docserver
+
+const raceBuild = false

@@ -108,9 +108,9 @@ type Node struct {
 	mu     sync.Mutex
 	id     string // current lease's node id
 	leased bool
-	lastOK time.Time // last renewal that succeeded
-	old    []string  // ids of leases lost, to reap once registered again
-	gone   map[string]bool
+	lastOK time.Time       // last renewal that succeeded
+	old    []string        // ids of leases lost, to reap once registered again
+	gone   map[string]bool // nodes the last sweep found gone
 	sub    *redis.PubSub
 
 	out     chan outFrame // frames waiting for sendLoop
@@ -396,26 +396,30 @@ func (n *Node) sweep(ctx context.Context) {
 		n.log.Warn("cluster: cannot list dead nodes", "err", err)
 		return
 	}
+	gone := map[string]bool{}
 	for _, d := range dead {
-		n.nodeGone(d)
+		n.nodeGone(d, gone)
 		n.reap(ctx, d)
 	}
-	if n.opts.Waiting == nil {
-		return
-	}
-	for _, w := range n.opts.Waiting() {
-		subs, err := n.rdb.PubSubNumSub(ctx, n.channel(w)).Result()
-		if err == nil && subs[n.channel(w)] == 0 {
-			n.nodeGone(w)
+	if n.opts.Waiting != nil {
+		for _, w := range n.opts.Waiting() {
+			subs, err := n.rdb.PubSubNumSub(ctx, n.channel(w)).Result()
+			if err == nil && subs[n.channel(w)] == 0 {
+				n.nodeGone(w, gone)
+			}
 		}
 	}
+	n.mu.Lock()
+	n.gone = gone // only the nodes still gone are remembered
+	n.mu.Unlock()
 }
 
-// nodeGone reports node gone once.
-func (n *Node) nodeGone(node string) {
+// nodeGone reports node gone, and logs it the first sweep it is seen
+// gone; gone collects this sweep's.
+func (n *Node) nodeGone(node string, gone map[string]bool) {
+	gone[node] = true
 	n.mu.Lock()
 	seen := n.gone[node]
-	n.gone[node] = true
 	n.mu.Unlock()
 	if !seen {
 		n.log.Warn("cluster: node gone", "node", node)

@@ -52,6 +52,9 @@ lease (--cluster-ttl) drops its clients and refuses new ones until Redis is back
 				return err
 			}
 			defer closeLog()
+			if redisURL != "" {
+				cluster.LogRedisClientTo(log)
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", listen, err)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -774,31 +775,14 @@ func (n *Node) publish(batch []outFrame) {
 }
 
 // slogPrinter is go-redis's logger on a slog.Logger, at most one line
-// every printEvery (it logs every failed dial while Redis is down).
-type slogPrinter struct {
-	log     *slog.Logger
-	mu      sync.Mutex
-	last    time.Time
-	dropped int
-}
+// every 5 s (it logs every failed dial while Redis is down).
+type slogPrinter struct{ rl *ratelog.Logger }
 
-const printEvery = 5 * time.Second
-
-func (p *slogPrinter) Printf(_ context.Context, format string, v ...any) {
-	p.mu.Lock()
-	now := time.Now()
-	if now.Sub(p.last) < printEvery {
-		p.dropped++
-		p.mu.Unlock()
-		return
-	}
-	dropped := p.dropped
-	p.last, p.dropped = now, 0
-	p.mu.Unlock()
-	p.log.Warn("redis client: "+fmt.Sprintf(format, v...), "similar_lines_not_logged", dropped)
+func (p slogPrinter) Printf(_ context.Context, format string, v ...any) {
+	p.rl.Warn("redis client: " + fmt.Sprintf(format, v...))
 }
 
 // LogRedisClientTo sends what go-redis logs (failed dials while Redis is
 // down, ...) to log instead of the process's stderr. go-redis has one
 // logger per process: a command calls this once at start.
-func LogRedisClientTo(log *slog.Logger) { redis.SetLogger(&slogPrinter{log: log}) }
+func LogRedisClientTo(log *slog.Logger) { redis.SetLogger(slogPrinter{rl: &ratelog.Logger{Log: log}}) }

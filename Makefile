@@ -15,7 +15,7 @@ FUZZMINTIME ?= 1s
 FUZZPKGS    ?= ./...
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test test-deps unit bench benchstat fuzz lint demo e2e interop node-deps clean
+.PHONY: all build test test-deps unit bench benchstat fuzz lint demo e2e interop node-deps redis-deps cluster soak clean
 
 all: build
 
@@ -31,8 +31,13 @@ $(NODE_STAMP): $(NODE_DIR)/package.json $(wildcard $(NODE_DIR)/package-lock.json
 	  elif [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 	touch $@
 
-# Every test, with the race detector; the npm peers must be present.
-test: node-deps test-deps
+# redis-server for the cluster tests (installed as root; see scripts/redis.sh).
+redis-deps:
+	scripts/redis.sh
+
+# Every test, with the race detector; the npm peers must be present. The
+# cluster tests skip without redis-server unless SMCP_REQUIRE_REDIS=1 (CI).
+test: node-deps test-deps redis-deps
 	SMCP_REQUIRE_NODE=1 $(GO) test -race -count=1 ./...
 
 # System tools some tests compare against (pdftotext; installed as root in
@@ -41,6 +46,21 @@ test: node-deps test-deps
 test-deps:
 	scripts/test-deps.sh
 	$(GO) run ./docserver/extract/internal/warmpdf
+
+# The scale-out tests alone, Redis required: nodes in one process (the
+# single-node suite run across nodes) and as real processes (kill -9, Redis
+# restarted, Redis down).
+cluster: redis-deps
+	SMCP_REQUIRE_REDIS=1 $(GO) test -race -count=1 ./server/... ./test/cluster/
+
+# 1,000 agents and 1,000 computers over 3 nodes on loopback for 60 s
+# (SOAK_PAIRS, SOAK_SECONDS); prints requests/s, p50/p99, lost and mismatched
+# answers and each node's memory. Not part of make test.
+SOAK_PAIRS   ?= 1000
+SOAK_SECONDS ?= 60
+soak: redis-deps
+	SMCP_REQUIRE_REDIS=1 SMCP_SOAK=1 SMCP_SOAK_PAIRS=$(SOAK_PAIRS) SMCP_SOAK_SECONDS=$(SOAK_SECONDS) \
+	  $(GO) test -count=1 -timeout 30m -run '^TestSoak$$' -v ./test/cluster/
 
 # Go tests only, no npm peers (tests that need them skip).
 unit:

@@ -49,52 +49,7 @@ func BenchmarkRoutedRoundTrip(b *testing.B) {
 	for _, agents := range []int{1, 50} {
 		b.Run(fmt.Sprintf("agents=%d", agents), func(b *testing.B) {
 			srv := servertest.Start(b, server.Options{})
-			ctx := context.Background()
-			clients := make([]*agent.Client, agents)
-			for i := range clients {
-				office := fmt.Sprint("bench-", i)
-				servertest.NewComputer(b, srv.URL, office, "pc", servertest.Handlers{protocol.EventGetFinder: benchFinder()})
-				a, err := agent.Connect(ctx, srv.URL, agent.Options{Name: fmt.Sprint("bot-", i)})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { _ = a.Close() })
-				if err := a.JoinOffice(ctx, office); err != nil {
-					b.Fatal(err)
-				}
-				clients[i] = a
-			}
-			lat := make([]time.Duration, b.N)
-			var next atomic.Int64
-			var failed atomic.Value
-			var wg sync.WaitGroup
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for _, a := range clients {
-				wg.Go(func() {
-					for {
-						i := next.Add(1) - 1
-						if i >= int64(b.N) {
-							return
-						}
-						t0 := time.Now()
-						ret, err := a.GetFinder(ctx, "pc", agent.FinderQuery{Keywords: []string{"q3"}, Limit: 5})
-						lat[i] = time.Since(t0)
-						if err != nil || len(ret.Documents) != 5 {
-							failed.Store(fmt.Sprintf("request %d: %v", i, err))
-							return
-						}
-					}
-				})
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
-			if f := failed.Load(); f != nil {
-				b.Fatal(f)
-			}
-			reportLatencies(b, lat, elapsed)
+			runRouted(b, srv.URL, srv.URL, agents)
 		})
 	}
 }
@@ -149,4 +104,82 @@ func BenchmarkConnectJoin(b *testing.B) {
 		}
 		_ = c.Close()
 	}
+}
+
+// BenchmarkClusterRouted compares a routed client:get_finder on one node
+// without Redis ("single"), on a cluster node whose computer is on the same
+// node ("same-node": the seat lookup in Redis added) and on a cluster whose
+// computer is on another node ("cross-node": the request and its answer
+// also cross Redis pub/sub), with 1 agent and with 50. It needs
+// redis-server (skipped without it).
+func BenchmarkClusterRouted(b *testing.B) {
+	for _, agents := range []int{1, 50} {
+		for _, mode := range []string{"single", "same-node", "cross-node"} {
+			b.Run(fmt.Sprintf("%s/agents=%d", mode, agents), func(b *testing.B) {
+				var agentURL, computerURL string
+				if mode == "single" {
+					srv := servertest.Start(b, server.Options{})
+					agentURL, computerURL = srv.URL, srv.URL
+				} else {
+					nodes := startCluster(b, 2, server.Options{})
+					agentURL, computerURL = nodes[0].URL, nodes[0].URL
+					if mode == "cross-node" {
+						computerURL = nodes[1].URL
+					}
+				}
+				runRouted(b, agentURL, computerURL, agents)
+			})
+		}
+	}
+}
+
+// runRouted has agents agents on agentURL each ask its own computer on
+// computerURL for a catalog page, b.N requests in all.
+func runRouted(b *testing.B, agentURL, computerURL string, agents int) {
+	ctx := context.Background()
+	clients := make([]*agent.Client, agents)
+	for i := range clients {
+		office := fmt.Sprint("bench-", i)
+		servertest.NewComputer(b, computerURL, office, "pc", servertest.Handlers{protocol.EventGetFinder: benchFinder()})
+		a, err := agent.Connect(ctx, agentURL, agent.Options{Name: fmt.Sprint("bot-", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = a.Close() })
+		if err := a.JoinOffice(ctx, office); err != nil {
+			b.Fatal(err)
+		}
+		clients[i] = a
+	}
+	lat := make([]time.Duration, b.N)
+	var next atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for _, a := range clients {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				t0 := time.Now()
+				ret, err := a.GetFinder(ctx, "pc", agent.FinderQuery{Keywords: []string{"q3"}, Limit: 5})
+				lat[i] = time.Since(t0)
+				if err != nil || len(ret.Documents) != 5 {
+					failed.Store(fmt.Sprintf("request %d: %v", i, err))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if f := failed.Load(); f != nil {
+		b.Fatal(f)
+	}
+	reportLatencies(b, lat, elapsed)
 }

@@ -238,6 +238,10 @@ func (s *Server) onJoin(sess *session, req *request) {
 		s.answerOffice(sess, req, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", clip(req.event), protocol.RoleAgent, protocol.RoleComputer, clip(string(in.Role))))
 		return
 	}
+	if s.so != nil {
+		s.joinCluster(sess, req, in)
+		return
+	}
 	notes, e := s.reg.join(sess, in)
 	if e != nil {
 		s.answerOffice(sess, req, e)
@@ -260,6 +264,10 @@ func (s *Server) onLeave(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
+	if s.so != nil {
+		s.leaveCluster(sess, req, in.OfficeID)
+		return
+	}
 	if n, ok := s.reg.leave(sess, in.OfficeID); ok {
 		req.logger().Info("left office", "office", in.OfficeID)
 		n.send()
@@ -279,6 +287,10 @@ func (s *Server) onListRoom(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
+	if s.so != nil {
+		s.listCluster(sess, req, in)
+		return
+	}
 	list, e := s.reg.list(sess, in.OfficeID)
 	if e != nil {
 		s.answer(sess, req, nil, e)
@@ -296,7 +308,7 @@ func (s *Server) onUpdate(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	officeID, role, name, others, ok := s.reg.peers(sess)
+	officeID, role, name, others, ok := s.peers(sess)
 	if !ok {
 		s.answer(sess, req, nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first"))
 		return
@@ -309,8 +321,8 @@ func (s *Server) onUpdate(sess *session, req *request) {
 		req.logger().Warn("update names another computer; using the sender's name", "claimed", in.Computer, "name", name)
 	}
 	notify, _ := protocol.NotificationFor(req.event)
-	n := notice{to: others, event: notify, payload: protocol.UpdateComputerConfigReq{Computer: name}}
-	n.send()
+	n := notice{to: others, office: officeID, except: sess, event: notify, payload: protocol.UpdateComputerConfigReq{Computer: name}}
+	s.deliver(n)
 	req.logger().Debug("broadcast", "office", officeID, "notify", notify, "to", len(others))
 	s.answer(sess, req, nil, nil)
 }
@@ -326,7 +338,7 @@ func (s *Server) onCancel(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	officeID, role, name, others, ok := s.reg.peers(sess)
+	officeID, role, name, others, ok := s.peers(sess)
 	if !ok {
 		s.answer(sess, req, nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first"))
 		return
@@ -335,8 +347,8 @@ func (s *Server) onCancel(sess *session, req *request) {
 		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from an agent", clip(req.event)))
 		return
 	}
-	n := notice{to: others, event: protocol.NotifyToolCallCancel, payload: protocol.AgentCallData{Agent: name, ReqID: in.ReqID}}
-	n.send()
+	n := notice{to: others, office: officeID, except: sess, event: protocol.NotifyToolCallCancel, payload: protocol.AgentCallData{Agent: name, ReqID: in.ReqID}}
+	s.deliver(n)
 	req.logger().Info("tool call cancel relayed", "office", officeID, "req_id", in.ReqID, "to", len(others))
 	s.answer(sess, req, nil, nil)
 }
@@ -344,6 +356,9 @@ func (s *Server) onCancel(sess *session, req *request) {
 // onDisconnect forgets the session, tells its office, and answers every
 // request still waiting on it (as a computer) at once.
 func (s *Server) onDisconnect(sess *session, reason string, log *slog.Logger) {
+	if s.so != nil {
+		s.removeCluster(sess)
+	}
 	n, officeID, inOffice := s.reg.remove(sess)
 	pend := sess.drainPending()
 	log.Info("disconnected", "reason", reason, "office", officeID, "pending", len(pend))

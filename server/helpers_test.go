@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/internal/redistest"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
 )
 
@@ -146,4 +148,42 @@ func echo(event string) sio.Handler {
 	return func(_ context.Context, raw json.RawMessage) (any, error) {
 		return map[string]any{"handled": event, "got": raw}, nil
 	}
+}
+
+// topology places a test's clients on Server nodes: one node, or the
+// nodes of a cluster sharing one Redis, so that every routing, error and
+// notification case runs both on one node and across nodes.
+type topology struct {
+	nodes []*servertest.Server
+}
+
+// at returns the URL of node i (of the only node on a single one).
+func (tp topology) at(i int) string { return tp.nodes[i%len(tp.nodes)].URL }
+
+// clusterNodes is how many nodes the cluster topology starts.
+const clusterNodes = 2
+
+// eachTopology runs fn on a single node ("single") and on a cluster of
+// clusterNodes nodes with a real redis-server ("cluster"; skipped with a
+// message when redis-server is missing, failed under SMCP_REQUIRE_REDIS=1).
+func eachTopology(t *testing.T, opts server.Options, fn func(t *testing.T, tp topology)) {
+	t.Helper()
+	t.Run("single", func(t *testing.T) {
+		fn(t, topology{nodes: []*servertest.Server{servertest.Start(t, opts)}})
+	})
+	t.Run("cluster", func(t *testing.T) {
+		fn(t, topology{nodes: startCluster(t, clusterNodes, opts)})
+	})
+}
+
+// startCluster starts a redis-server and n nodes using it.
+func startCluster(t testing.TB, n int, opts server.Options) []*servertest.Server {
+	t.Helper()
+	r := redistest.Start(t)
+	opts.Redis = r.URL
+	out := make([]*servertest.Server, n)
+	for i := range out {
+		out[i] = servertest.Start(t, opts)
+	}
+	return out
 }

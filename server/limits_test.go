@@ -146,11 +146,14 @@ func burst(t *testing.T, c *sio.Conn, n int, payload func(i int) any) []error {
 // TestInFlightLimits: requests waiting for a computer are bounded per
 // connection and over the Server; one over a limit is answered 429 at once.
 func TestInFlightLimits(t *testing.T) {
-	srv := servertest.Start(t, server.Options{MaxInFlightConn: 3, MaxInFlight: 5})
+	eachTopology(t, server.Options{MaxInFlightConn: 3, MaxInFlight: 5}, testInFlightLimits)
+}
+
+func testInFlightLimits(t *testing.T, tp topology) {
 	for _, office := range []string{"o1", "o2"} {
-		servertest.NewComputer(t, srv.URL, office, "pc", servertest.Handlers{protocol.EventToolCall: silent(t)})
+		servertest.NewComputer(t, tp.at(0), office, "pc", servertest.Handlers{protocol.EventToolCall: silent(t)})
 	}
-	a, b := dial(t, srv.URL), dial(t, srv.URL)
+	a, b := dial(t, tp.at(1)), dial(t, tp.at(1))
 	join(t, a, protocol.RoleAgent, "a", "o1")
 	join(t, b, protocol.RoleAgent, "b", "o2")
 	call := func(i int) any {
@@ -177,9 +180,12 @@ func TestInFlightLimits(t *testing.T) {
 // req_id of one still in flight from the same agent is refused (the older
 // one could no longer be told apart or cancelled).
 func TestDuplicateToolCallIsRefused(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
-	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{protocol.EventToolCall: silent(t)})
-	a := dial(t, srv.URL)
+	eachTopology(t, server.Options{}, testDuplicateToolCallIsRefused)
+}
+
+func testDuplicateToolCallIsRefused(t *testing.T, tp topology) {
+	servertest.NewComputer(t, tp.at(0), "o1", "pc", servertest.Handlers{protocol.EventToolCall: silent(t)})
+	a := dial(t, tp.at(1))
 	join(t, a, protocol.RoleAgent, "a", "o1")
 	errs := burst(t, a, 2, func(int) any {
 		return protocol.ToolCallReq{Agent: "a", ReqID: "same", Computer: "pc", ToolName: "t", Params: map[string]any{}}
@@ -192,10 +198,11 @@ func TestDuplicateToolCallIsRefused(t *testing.T) {
 // TestSenderIsStamped: whatever a request says its agent is (in any case
 // or escape, duplicated), the computer receives the name the sender
 // joined with.
-func TestSenderIsStamped(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
-	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{protocol.EventGetTools: echo(protocol.EventGetTools)})
-	alice := dial(t, srv.URL)
+func TestSenderIsStamped(t *testing.T) { eachTopology(t, server.Options{}, testSenderIsStamped) }
+
+func testSenderIsStamped(t *testing.T, tp topology) {
+	servertest.NewComputer(t, tp.at(0), "o1", "pc", servertest.Handlers{protocol.EventGetTools: echo(protocol.EventGetTools)})
+	alice := dial(t, tp.at(1))
 	join(t, alice, protocol.RoleAgent, "alice", "o1")
 	for _, payload := range []string{
 		`{"agent":"bob","req_id":"1","computer":"pc"}`,
@@ -228,8 +235,11 @@ func TestSenderIsStamped(t *testing.T) {
 // TestLongInputIsNotEchoed: errors quote a client's huge strings (a
 // computer name, an event, a version) shortened, not whole.
 func TestLongInputIsNotEchoed(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
-	a := dial(t, srv.URL)
+	eachTopology(t, server.Options{}, testLongInputIsNotEchoed)
+}
+
+func testLongInputIsNotEchoed(t *testing.T, tp topology) {
+	a := dial(t, tp.at(1))
 	join(t, a, protocol.RoleAgent, "a", "o1")
 	huge := strings.Repeat("x", 100_000)
 	for _, tc := range []struct{ event, computer string }{
@@ -242,7 +252,7 @@ func TestLongInputIsNotEchoed(t *testing.T) {
 			t.Errorf("error of %d bytes: %.200v", len(fmt.Sprint(err)), err)
 		}
 	}
-	resp, err := http.Get(srv.URL + "/socket.io/?EIO=4&transport=polling&a2c_version=0.4." + strings.Repeat("9", 50_000))
+	resp, err := http.Get(tp.at(0) + "/socket.io/?EIO=4&transport=polling&a2c_version=0.4." + strings.Repeat("9", 50_000))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,12 +20,15 @@ import (
 // and size, and events without an ack; each gets a 400 answer or is
 // dropped, and the same connection keeps working afterwards.
 func TestMalformedPayloadsKeepTheConnection(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
+	eachTopology(t, server.Options{}, testMalformedPayloadsKeepTheConnection)
+}
+
+func testMalformedPayloadsKeepTheConnection(t *testing.T, tp topology) {
 	ctx := testCtx(t)
-	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{
+	servertest.NewComputer(t, tp.at(0), "o1", "pc", servertest.Handlers{
 		protocol.EventGetFinder: servertest.Finder(protocol.DPEDocumentSummary{Title: "ok"}),
 	})
-	bot := dial(t, srv.URL)
+	bot := dial(t, tp.at(1))
 	join(t, bot, protocol.RoleAgent, "bot", "o1")
 	sid := bot.ID()
 

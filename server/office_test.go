@@ -25,16 +25,17 @@ func names(list []protocol.SessionInfo) string {
 // TestOfficeLifecycle walks one office through joins, a computer moving
 // to another office, a disconnect and the agent leaving, checking what each
 // member hears and what list_room shows.
-func TestOfficeLifecycle(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
+func TestOfficeLifecycle(t *testing.T) { eachTopology(t, server.Options{}, testOfficeLifecycle) }
+
+func testOfficeLifecycle(t *testing.T, tp topology) {
 	ctx := testCtx(t)
 
-	c1 := servertest.NewComputer(t, srv.URL, "o1", "pc1", nil)
+	c1 := servertest.NewComputer(t, tp.at(0), "o1", "pc1", nil)
 	c1In := newInbox(t)
 	listenAll(c1.Conn, c1In)
 
 	aIn := newInbox(t)
-	a := newAgent(t, srv.URL, "bot", agentHandlers(aIn))
+	a := newAgent(t, tp.at(1), "bot", agentHandlers(aIn))
 	if err := a.JoinOffice(ctx, "o1"); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestOfficeLifecycle(t *testing.T) {
 	}
 	c1In.expect(`notify:enter_office {"agent":"bot","office_id":"o1"}`)
 
-	c2 := servertest.NewComputer(t, srv.URL, "o1", "pc2", nil)
+	c2 := servertest.NewComputer(t, tp.at(0), "o1", "pc2", nil)
 	aIn.expect(`notify:enter_office {"computer":"pc2","office_id":"o1"}`)
 	c1In.expect(`notify:enter_office {"computer":"pc2","office_id":"o1"}`)
 
@@ -91,14 +92,15 @@ func TestOfficeLifecycle(t *testing.T) {
 
 // TestErrorCodes checks every refusal code of the office and routing rules
 // on the real wire.
-func TestErrorCodes(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
+func TestErrorCodes(t *testing.T) { eachTopology(t, server.Options{}, testErrorCodes) }
+
+func testErrorCodes(t *testing.T, tp topology) {
 	ctx := testCtx(t)
-	pc := servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{protocol.EventGetTools: servertest.Reply(protocol.GetToolsRet{})})
-	servertest.NewComputer(t, srv.URL, "o2", "far", nil)
-	bot := dial(t, srv.URL)
+	pc := servertest.NewComputer(t, tp.at(0), "o1", "pc", servertest.Handlers{protocol.EventGetTools: servertest.Reply(protocol.GetToolsRet{})})
+	servertest.NewComputer(t, tp.at(1), "o2", "far", nil)
+	bot := dial(t, tp.at(1))
 	join(t, bot, protocol.RoleAgent, "bot", "o1")
-	lonely := dial(t, srv.URL)
+	lonely := dial(t, tp.at(0))
 
 	tests := []struct {
 		name    string
@@ -200,13 +202,16 @@ func TestHandshakeRefusals(t *testing.T) {
 // error payload) on refusal, which the official SDK's Computer reads as
 // its (success, error) tuple.
 func TestJoinAckIsTheProtocolTuple(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
-	first := openPoll(t, srv.URL)
+	eachTopology(t, server.Options{}, testJoinAckIsTheProtocolTuple)
+}
+
+func testJoinAckIsTheProtocolTuple(t *testing.T, tp topology) {
+	first := openPoll(t, tp.at(0))
 	first.send(`42/smcp,1["server:join_office",{"role":"computer","name":"pc","office_id":"o1"}]`)
 	if got := first.waitFor("43/smcp,1"); got != `43/smcp,1[true,null]` {
 		t.Fatalf("join answered %s, want [true,null]", got)
 	}
-	second := openPoll(t, srv.URL)
+	second := openPoll(t, tp.at(1))
 	second.send(`42/smcp,1["server:join_office",{"role":"computer","name":"pc","office_id":"o1"}]`)
 	got := second.waitFor("43/smcp,1")
 	var args []json.RawMessage

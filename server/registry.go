@@ -29,6 +29,7 @@ type session struct {
 	name   string
 	role   protocol.Role
 	office string
+	lease  string // cluster: the node lease the seat was taken under
 
 	// Requests routed to this session as a Computer, by routing id.
 	pendMu  sync.Mutex
@@ -142,9 +143,14 @@ type office struct {
 	agent   *session
 }
 
-// notice is a notification to send once the registry lock is released.
+// notice is a notification to send once the registry lock is released:
+// to the sessions to, or (cluster) to the office's members on every node
+// but the session except.
 type notice struct {
 	to      []*session
+	office  string
+	except  *session
+	version uint64 // cluster: the office's version after a membership change
 	event   string
 	payload any
 }
@@ -172,6 +178,13 @@ func (r *registry) add(s *session) {
 	r.mu.Lock()
 	r.sessions[s.sid] = s
 	r.mu.Unlock()
+}
+
+// get returns the session sid of this node, or nil.
+func (r *registry) get(sid string) *session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sessions[sid]
 }
 
 // others returns the members of o other than self.
@@ -315,6 +328,13 @@ func (r *registry) list(s *session, officeID string) ([]protocol.SessionInfo, *p
 			SID: m.sid, Name: m.name, Role: m.role, OfficeID: o.id, A2CVersion: m.version,
 		})
 	}
+	sortMembers(out)
+	return out, nil
+}
+
+// sortMembers orders a list_room answer: the agent first, then the
+// computers by name.
+func sortMembers(out []protocol.SessionInfo) {
 	slices.SortFunc(out, func(a, b protocol.SessionInfo) int {
 		if a.Role != b.Role {
 			if a.Role == protocol.RoleAgent {
@@ -324,7 +344,6 @@ func (r *registry) list(s *session, officeID string) ([]protocol.SessionInfo, *p
 		}
 		return cmp.Compare(a.Name, b.Name)
 	})
-	return out, nil
 }
 
 // target finds the computer named name for a request from s (and returns

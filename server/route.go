@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"log/slog"
 	"math"
 	"sync"
 	"time"
@@ -19,24 +20,35 @@ type pendingReq struct {
 	event    string
 	computer string
 	reqID    string
-	from     *session
-	ack      sio.Ack
+	reply    func(args ...any) // answers the agent (or the agent's node)
+	node     string            // the computer's node, for a request sent to another node
 	start    time.Time
-	timer    *time.Timer
 	done     func() // releases the request's in-flight slot
 	once     sync.Once
+
+	mu    sync.Mutex
+	timer *time.Timer
+}
+
+// setTimer arms p's timer.
+func (p *pendingReq) setTimer(d time.Duration, fn func()) {
+	p.mu.Lock()
+	p.timer = time.AfterFunc(d, fn)
+	p.mu.Unlock()
 }
 
 // finish answers the agent with args (passed through unchanged).
 func (p *pendingReq) finish(args ...any) {
 	p.once.Do(func() {
+		p.mu.Lock()
 		if p.timer != nil {
 			p.timer.Stop()
 		}
+		p.mu.Unlock()
 		if p.done != nil {
 			p.done()
 		}
-		p.from.ack(p.ack, args...)
+		p.reply(args...)
 	})
 }
 
@@ -135,16 +147,26 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	req.with("req_id", clip(f.ReqID), "computer", clip(f.Computer))
-	target, officeID, sender, e := s.reg.target(sess, f.Computer)
+	var (
+		target           *session
+		remoteSID, node  string
+		officeID, sender string
+		e                *protocol.Error
+	)
+	if s.so != nil {
+		target, remoteSID, node, officeID, sender, e = s.targetCluster(sess, req.event, f.Computer)
+	} else {
+		target, officeID, sender, e = s.reg.target(sess, f.Computer)
+	}
 	if e != nil {
 		s.answer(sess, req, nil, e)
 		return
 	}
 	req.with("office", officeID)
-	payload := req.payload
+	payload := req.payload.(json.RawMessage)
 	if f.Agent != sender || fields[fieldAgent].Seen != 1 {
 		// The sender is who joined, whatever the request claims.
-		stamped, err := sio.SetField(payload.(json.RawMessage), "agent", sender)
+		stamped, err := sio.SetField(payload, "agent", sender)
 		if err != nil {
 			s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err))
 			return
@@ -159,28 +181,41 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	p := &pendingReq{
-		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID,
-		from: sess, ack: req.ack, start: time.Now(), done: func() { s.release(sess, req.event, f.ReqID) },
+		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID, start: time.Now(),
+		reply: func(args ...any) { sess.ack(req.ack, args...) },
+		done:  func() { s.release(sess, req.event, f.ReqID) },
 	}
-	p.timer = time.AfterFunc(timeout, func() {
+	if target == nil {
+		s.forwardRemote(p, remoteSID, node, officeID, payload, timeout)
+		return
+	}
+	s.forward(p, target, payload, timeout, req.logger)
+}
+
+// forward sends p's request to the computer target on this node and
+// answers p with the computer's ack (an empty one becomes notSupported),
+// with a 408 when timeout passes first, or with a 404 when the computer
+// disconnects first.
+func (s *Server) forward(p *pendingReq, target *session, payload json.RawMessage, timeout time.Duration, log func() *slog.Logger) {
+	p.setTimer(timeout, func() {
 		if _, ok := target.takePending(p.id); ok {
-			req.logger().Warn("computer did not answer in time", "timeout", timeout)
+			log().Warn("computer did not answer in time", "timeout", timeout)
 			p.finish(protocol.Errorf(protocol.CodeTimeout,
-				"computer '%s' did not answer %s within %s", f.Computer, req.event, timeout))
+				"computer '%s' did not answer %s within %s", p.computer, p.event, timeout))
 		}
 	})
 	if !target.addPending(p) {
-		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", f.Computer))
+		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", p.computer))
 		return
 	}
-	target.request(req.event, payload, func(args []json.RawMessage, _ error) {
+	target.request(p.event, payload, func(args []json.RawMessage, _ error) {
 		if _, ok := target.takePending(p.id); ok {
 			if s.debug {
-				req.logger().Debug("routed", "took", time.Since(p.start))
+				log().Debug("routed", "took", time.Since(p.start))
 			}
 			if len(args) == 0 {
-				req.logger().Info("computer answered with an empty ack: the event is not supported there")
-				p.finish(notSupported(req.event, f.Computer))
+				log().Info("computer answered with an empty ack: the event is not supported there")
+				p.finish(notSupported(p.event, p.computer))
 				return
 			}
 			out := make([]any, len(args))

@@ -24,15 +24,18 @@ import (
 // (fields the server does not know included) and that its answer came
 // back unchanged.
 func TestRoutingEveryClientEvent(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
+	eachTopology(t, server.Options{}, testRoutingEveryClientEvent)
+}
+
+func testRoutingEveryClientEvent(t *testing.T, tp topology) {
 	ctx := testCtx(t)
 	h := servertest.Handlers{}
 	for _, ev := range protocol.ClientEvents() {
 		h[ev] = echo(ev)
 	}
-	servertest.NewComputer(t, srv.URL, "o1", "pc", h)
-	servertest.NewComputer(t, srv.URL, "o2", "pc-other", h)
-	bot := dial(t, srv.URL)
+	servertest.NewComputer(t, tp.at(0), "o1", "pc", h)
+	servertest.NewComputer(t, tp.at(1), "o2", "pc-other", h)
+	bot := dial(t, tp.at(1))
 	join(t, bot, protocol.RoleAgent, "bot", "o1")
 
 	for _, ev := range protocol.ClientEvents() {
@@ -71,7 +74,10 @@ func TestRoutingEveryClientEvent(t *testing.T) {
 // a request answers the agent at once with 404 (not after the 30 s
 // timeout), while a request in flight to another computer completes.
 func TestDisconnectMidRequest(t *testing.T) {
-	srv := servertest.Start(t, server.Options{}) // default 30 s request timeout
+	eachTopology(t, server.Options{}, testDisconnectMidRequest)
+}
+
+func testDisconnectMidRequest(t *testing.T, tp topology) {
 	ctx := testCtx(t)
 	started := make(chan string, 2)
 	release := make(chan struct{})
@@ -85,9 +91,9 @@ func TestDisconnectMidRequest(t *testing.T) {
 			return protocol.GetToolsRet{ReqID: name}, nil
 		}
 	}
-	slow := servertest.NewComputer(t, srv.URL, "o1", "slow", servertest.Handlers{protocol.EventGetTools: hold("slow")})
-	servertest.NewComputer(t, srv.URL, "o1", "steady", servertest.Handlers{protocol.EventGetTools: hold("steady")})
-	a := newAgent(t, srv.URL, "bot", agent.Handlers{})
+	slow := servertest.NewComputer(t, tp.at(0), "o1", "slow", servertest.Handlers{protocol.EventGetTools: hold("slow")})
+	servertest.NewComputer(t, tp.at(1), "o1", "steady", servertest.Handlers{protocol.EventGetTools: hold("steady")})
+	a := newAgent(t, tp.at(1), "bot", agent.Handlers{})
 	if err := a.JoinOffice(ctx, "o1"); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +125,10 @@ func TestDisconnectMidRequest(t *testing.T) {
 // TestRequestTimeout checks the server's own timeouts (default and
 // tool_call's) and that a late answer does not disturb later requests.
 func TestRequestTimeout(t *testing.T) {
-	srv := servertest.Start(t, server.Options{RequestTimeout: 300 * time.Millisecond, ToolCallGrace: 100 * time.Millisecond})
+	eachTopology(t, server.Options{RequestTimeout: 300 * time.Millisecond, ToolCallGrace: 100 * time.Millisecond}, testRequestTimeout)
+}
+
+func testRequestTimeout(t *testing.T, tp topology) {
 	ctx := testCtx(t)
 	late := make(chan struct{})
 	mute := func(ctx context.Context, _ json.RawMessage) (any, error) {
@@ -129,14 +138,14 @@ func TestRequestTimeout(t *testing.T) {
 		}
 		return map[string]any{"late": true}, nil
 	}
-	servertest.NewComputer(t, srv.URL, "o1", "mute", servertest.Handlers{
+	servertest.NewComputer(t, tp.at(0), "o1", "mute", servertest.Handlers{
 		protocol.EventGetTools: mute,
 		protocol.EventToolCall: mute,
 		protocol.EventGetConfig: servertest.Reply(protocol.GetComputerConfigRet{
 			Servers: map[string]json.RawMessage{"docs": json.RawMessage(`{"type":"stdio"}`)},
 		}),
 	})
-	a := newAgent(t, srv.URL, "bot", agent.Handlers{})
+	a := newAgent(t, tp.at(1), "bot", agent.Handlers{})
 	if err := a.JoinOffice(ctx, "o1"); err != nil {
 		t.Fatal(err)
 	}
@@ -161,9 +170,12 @@ func TestRequestTimeout(t *testing.T) {
 // connection to a computer that answers in random order; each answer must
 // match its own request.
 func TestConcurrentRequestsCorrelated(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
+	eachTopology(t, server.Options{}, testConcurrentRequestsCorrelated)
+}
+
+func testConcurrentRequestsCorrelated(t *testing.T, tp topology) {
 	ctx := testCtx(t)
-	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{
+	servertest.NewComputer(t, tp.at(0), "o1", "pc", servertest.Handlers{
 		protocol.EventGetFinder: func(_ context.Context, raw json.RawMessage) (any, error) {
 			var req protocol.GetFinderReq
 			if err := json.Unmarshal(raw, &req); err != nil {
@@ -176,7 +188,7 @@ func TestConcurrentRequestsCorrelated(t *testing.T) {
 			}, nil
 		},
 	})
-	a := newAgent(t, srv.URL, "bot", agent.Handlers{})
+	a := newAgent(t, tp.at(1), "bot", agent.Handlers{})
 	if err := a.JoinOffice(ctx, "o1"); err != nil {
 		t.Fatal(err)
 	}
@@ -206,18 +218,21 @@ func TestConcurrentRequestsCorrelated(t *testing.T) {
 // tool_call_cancel reaches the rest of the sender's office only: not the
 // sender, not another office.
 func TestNotificationsStayInTheirOffice(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
+	eachTopology(t, server.Options{}, testNotificationsStayInTheirOffice)
+}
+
+func testNotificationsStayInTheirOffice(t *testing.T, tp topology) {
 	ctx := testCtx(t)
 	a1In, a2In, c1In, c2In, c3In := newInbox(t), newInbox(t), newInbox(t), newInbox(t), newInbox(t)
-	c1 := servertest.NewComputer(t, srv.URL, "o1", "pc1", nil)
+	c1 := servertest.NewComputer(t, tp.at(0), "o1", "pc1", nil)
 	listenAll(c1.Conn, c1In)
-	c2 := servertest.NewComputer(t, srv.URL, "o1", "pc2", nil)
+	c2 := servertest.NewComputer(t, tp.at(1), "o1", "pc2", nil)
 	listenAll(c2.Conn, c2In)
 	c1In.expect(`notify:enter_office {"computer":"pc2","office_id":"o1"}`)
-	c3 := servertest.NewComputer(t, srv.URL, "o2", "pc3", nil)
+	c3 := servertest.NewComputer(t, tp.at(0), "o2", "pc3", nil)
 	listenAll(c3.Conn, c3In)
-	a1 := newAgent(t, srv.URL, "bot1", agentHandlers(a1In))
-	a2 := newAgent(t, srv.URL, "bot2", agentHandlers(a2In))
+	a1 := newAgent(t, tp.at(1), "bot1", agentHandlers(a1In))
+	a2 := newAgent(t, tp.at(0), "bot2", agentHandlers(a2In))
 	if err := a1.JoinOffice(ctx, "o1"); err != nil {
 		t.Fatal(err)
 	}
@@ -394,14 +409,17 @@ func TestConnectChurn(t *testing.T) {
 // e.g. client:get_finder on the official SDK's Computer) reaches the agent
 // at once as a 404 saying the event is not supported there.
 func TestEmptyAckIsNotSupported(t *testing.T) {
-	srv := servertest.Start(t, server.Options{})
+	eachTopology(t, server.Options{}, testEmptyAckIsNotSupported)
+}
+
+func testEmptyAckIsNotSupported(t *testing.T, tp topology) {
 	ctx := testCtx(t)
 	empty := func(context.Context, json.RawMessage) (any, error) { return nil, nil }
-	servertest.NewComputer(t, srv.URL, "o1", "pc", servertest.Handlers{
+	servertest.NewComputer(t, tp.at(0), "o1", "pc", servertest.Handlers{
 		protocol.EventGetFinder:    empty,
 		protocol.EventReadResource: empty,
 	})
-	bot := dial(t, srv.URL)
+	bot := dial(t, tp.at(1))
 	join(t, bot, protocol.RoleAgent, "bot", "o1")
 	for _, ev := range []string{protocol.EventGetFinder, protocol.EventReadResource} {
 		_, err := bot.Call(ctx, ev, map[string]any{"agent": "bot", "req_id": "r1", "computer": "pc", "uri": "dpe://h/"})

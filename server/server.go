@@ -3,7 +3,8 @@
 // (one agent, any number of computers, unique names), routes every
 // client:* request by computer name inside the caller's office and returns
 // the computer's ack unchanged, and broadcasts notify:* events to the rest
-// of an office. It knows nothing about MCP.
+// of an office. It knows nothing about MCP. With Options.Redis, several
+// Servers sharing one Redis act as one (scaleout.go, package cluster).
 package server
 
 import (
@@ -88,6 +89,15 @@ type Options struct {
 	// protocol.Version); clients must send a compatible a2c_version.
 	// An unparsable one is replaced by the default, with a warning.
 	Version string
+	// Redis, a redis:// URL, makes this Server one node of a cluster:
+	// every node with the same Redis (and RedisPrefix) is one Server.
+	// Empty: a single node, no Redis.
+	Redis string
+	// RedisPrefix starts the cluster's keys and channels (default "smcp").
+	RedisPrefix string
+	// ClusterTTL is a node's lease in Redis (default 3 s): the sessions of
+	// a node that stops renewing it leave their offices after that long.
+	ClusterTTL time.Duration
 }
 
 func (o *Options) setDefaults() {
@@ -136,6 +146,8 @@ type Server struct {
 	ids      atomic.Uint64 // routing ids of forwarded requests
 	inFlight atomic.Int64  // client:* requests waiting for a computer
 	draining atomic.Bool   // refuse new sessions during shutdown
+	so       *scaleOut     // the cluster side; nil on a single node
+	soErr    error         // why the cluster side could not be set up
 }
 
 // New returns a Server; mount Handler or call Serve.
@@ -149,7 +161,7 @@ func New(opts Options) *Server {
 	}
 	s.version = v
 	s.debug = s.log.Enabled(context.Background(), slog.LevelDebug)
-	s.io = sio.NewServer(sio.ServerOptions{
+	so := sio.ServerOptions{
 		Logger:          s.log,
 		MaxPayloadBytes: opts.MaxPayloadBytes,
 		PingInterval:    opts.PingInterval,
@@ -157,7 +169,18 @@ func New(opts Options) *Server {
 		ConnectTimeout:  opts.ConnectTimeout,
 		Authorize:       s.authorize,
 		OnConnection:    s.onConnection,
-	})
+	}
+	if opts.Redis != "" {
+		s.so, s.soErr = s.newScaleOut()
+		if s.soErr == nil {
+			pub, sub := s.so.node.AdapterClients()
+			so.Adapter = sio.RedisAdapter(context.Background(), pub, sub, s.so.node.Prefix()+"-sio", s.log)
+		}
+	}
+	s.io = sio.NewServer(so)
+	if s.so != nil {
+		s.io.OnServerEvent(noticeEvent, s.onNotice)
+	}
 	return s
 }
 
@@ -186,6 +209,13 @@ func (s *Server) serveEngine(w http.ResponseWriter, r *http.Request) {
 		// its connection for ever (ReadHeaderTimeout covers the headers
 		// only, and a Server-wide ReadTimeout would also cut WebSockets).
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout))
+	}
+	if r.URL.Query().Get("sid") == "" && s.so != nil {
+		if _, leased := s.so.node.ID(); !leased {
+			s.log.Warn("handshake refused: this node has no lease in Redis", "redis", s.so.node.Addr(), "remote", r.RemoteAddr)
+			http.Error(w, "this Server node has lost contact with its cluster's Redis; try another node or again later", http.StatusServiceUnavailable)
+			return
+		}
 	}
 	if r.URL.Query().Get("sid") == "" {
 		if n := s.io.Sessions(); n >= s.opts.MaxSessions {
@@ -220,11 +250,37 @@ func (s *Server) authorize(auth map[string]any) *protocol.Error {
 	return protocol.NewError(protocol.CodeUnauthorized, "unauthorized: "+msg)
 }
 
+// Connect joins the cluster (Options.Redis): it takes the node's lease in
+// Redis, and fails when Redis cannot be reached. It does nothing on a
+// single node or when called again; Serve calls it.
+func (s *Server) Connect(ctx context.Context) error {
+	if s.soErr != nil {
+		return fmt.Errorf("cluster: %w", s.soErr)
+	}
+	if s.so == nil || s.so.publishing.Load() {
+		return nil
+	}
+	if err := s.so.node.Start(ctx); err != nil {
+		s.so.node.CloseSubscriber() // the adapter's loops stop redialling
+		s.io.Close()
+		s.closeCluster()
+		return fmt.Errorf("cluster: %w", err)
+	}
+	id, _ := s.so.node.ID()
+	s.log.Info("cluster node", "node", id, "redis", s.so.node.Addr())
+	s.so.publishing.Store(true)
+	go s.publishNotices()
+	return nil
+}
+
 // Serve serves on ln until ctx is done, then shuts down gracefully: it
 // refuses new sessions, disconnects every client, and waits (up to
 // ShutdownTimeout) for HTTP requests in flight. It returns nil after a
 // shutdown caused by ctx, or the listener's error.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if err := s.Connect(ctx); err != nil {
+		return err
+	}
 	idle := newConnTracker()
 	hs := &http.Server{
 		Handler:           idle.wrap(s.Handler()),
@@ -239,6 +295,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err := <-errc:
 		s.Close()
+		s.closeCluster()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -267,9 +324,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
+	s.closeCluster()
 	sessions, offices := s.reg.counts()
 	s.log.Info("stopped", "sessions_left", sessions, "offices_left", offices)
 	return nil
+}
+
+// closeCluster ends the node's lease once its clients are gone.
+func (s *Server) closeCluster() {
+	if s.so == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	if err := s.so.node.Close(ctx); err != nil {
+		s.log.Warn("cluster: close", "err", err)
+	}
 }
 
 // Close refuses new sessions and disconnects every client; their offices
@@ -278,6 +348,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) Close() {
 	if s.draining.Swap(true) {
 		return
+	}
+	if s.so != nil {
+		// The leave notifications of this node's clients must reach the
+		// other nodes before the adapter closes.
+		s.io.DisconnectLocal()
+		s.so.drainNotices(s.opts.ShutdownTimeout)
+		// Closed first, the adapter's subscriptions end at once instead of
+		// redialling a Redis that may be gone.
+		s.so.node.CloseSubscriber()
 	}
 	s.io.Close()
 }

@@ -82,7 +82,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&serverURL, "server", "", "SMCP Server URL, e.g. http://127.0.0.1:9000 (required)")
+	f.StringVar(&serverURL, "server", "", "SMCP Server URL, e.g. http://127.0.0.1:9000; the nodes of one Server comma-separated (required)")
 	f.StringVar(&office, "office", "", "office to join (required)")
 	f.StringVar(&name, "name", "", "this computer's name in the office (required)")
 	f.StringVar(&cfgPath, "config", "", "MCP server configuration file (required)")

@@ -58,7 +58,7 @@ func (f *connFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.BoolVar(&f.demo, "demo", false, "run the embedded Server, Computer and document server on this machine")
 	fs.StringVar(&f.docs, "docs", "", "with --demo: serve this folder instead of the built-in sample corpus")
-	fs.StringVar(&f.server, "server", os.Getenv("SMCP_SERVER"), "SMCP Server URL, e.g. http://127.0.0.1:9000 (default $SMCP_SERVER)")
+	fs.StringVar(&f.server, "server", os.Getenv("SMCP_SERVER"), "SMCP Server URL, e.g. http://127.0.0.1:9000; the nodes of one Server comma-separated (default $SMCP_SERVER)")
 	fs.StringVar(&f.office, "office", os.Getenv("SMCP_OFFICE"), "office to join (default $SMCP_OFFICE)")
 	fs.StringVar(&f.computer, "computer", "", "the computer whose documents to show")
 	fs.StringVar(&f.token, "token", os.Getenv("SMCP_TOKEN"), "the Server's shared token (default $SMCP_TOKEN)")

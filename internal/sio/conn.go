@@ -75,7 +75,9 @@ func (s State) String() string {
 // Options configure Dial. Only URL is required.
 type Options struct {
 	// URL is the server's base URL (http, https, ws or wss); its path is
-	// ignored, the namespace is always /smcp.
+	// ignored, the namespace is always /smcp. It may list several URLs
+	// separated by commas, the nodes of one Server: Dial connects to the
+	// first that accepts, and each reconnect attempt tries the next.
 	URL string
 	// Token is sent as auth.token in the Socket.IO connect packet.
 	Token string
@@ -137,9 +139,11 @@ type listener struct {
 // Conn is one SMCP client connection to a Server. It is safe for
 // concurrent use.
 type Conn struct {
-	opts Options
-	log  *slog.Logger
-	base string // scheme://host
+	opts  Options
+	log   *slog.Logger
+	bases []string // scheme://host of each node given
+	cur   int      // the node in use: bases[cur]
+	base  string   // bases[cur]; changed only by the goroutine connecting
 
 	version string // the a2c_version sent
 
@@ -167,26 +171,49 @@ type Conn struct {
 // succeeds the Conn reconnects by itself.
 func Dial(ctx context.Context, opts Options) (*Conn, error) {
 	opts.setDefaults()
-	base, err := baseURL(opts.URL)
-	if err != nil {
-		return nil, err
+	var bases []string
+	for _, u := range strings.Split(opts.URL, ",") {
+		base, err := baseURL(strings.TrimSpace(u))
+		if err != nil {
+			return nil, err
+		}
+		bases = append(bases, base)
 	}
 	c := &Conn{
 		opts:      opts,
-		log:       opts.Logger.With("server", base),
-		base:      base,
+		log:       opts.Logger.With("server", strings.Join(bases, ",")),
+		bases:     bases,
+		base:      bases[0],
 		handlers:  map[string]Handler{},
 		listeners: map[string]*listener{},
 	}
 	c.version = cmp.Or(opts.Version, protocol.Version)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	s, err := c.attempt(ctx)
-	if err != nil {
-		c.cancel()
-		return nil, err
+	var errs []error
+	for i := range bases {
+		c.cur, c.base = i, bases[i]
+		s, err := c.attempt(ctx)
+		if err == nil {
+			c.adopt(s)
+			return c, nil
+		}
+		// A refusal (version, token) is the Server's answer on every node.
+		if isRefusal(err) || ctx.Err() != nil || len(bases) == 1 {
+			c.cancel()
+			return nil, err
+		}
+		errs = append(errs, err)
 	}
-	c.adopt(s)
-	return c, nil
+	c.cancel()
+	return nil, fmt.Errorf("no node of the Server accepted the connection: %w", errors.Join(errs...))
+}
+
+// next makes the next node given the one to connect to.
+func (c *Conn) next() {
+	if len(c.bases) > 1 {
+		c.cur = (c.cur + 1) % len(c.bases)
+		c.base = c.bases[c.cur]
+	}
 }
 
 // baseURL reduces raw to scheme://host, mapping ws/wss to http/https.
@@ -535,9 +562,10 @@ func (c *Conn) reconnect() {
 			return
 		case <-time.After(delay/2 + jitter):
 		}
+		c.next() // the node just left is the likeliest to be down
 		s, err := c.attempt(c.ctx)
 		if err == nil {
-			c.log.Info("reconnected", "attempt", attempt, "sid", s.Id())
+			c.log.Info("reconnected", "attempt", attempt, "sid", s.Id(), "node", c.base)
 			c.adopt(s)
 			c.mu.Lock()
 			fns := append([]func(context.Context){}, c.reconnFns...)

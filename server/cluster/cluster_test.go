@@ -1,0 +1,303 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/internal/redistest"
+	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/server/cluster"
+)
+
+const wait = 10 * time.Second
+
+// events records what a node reports.
+type events struct {
+	mu     sync.Mutex
+	fenced []string
+	reaped []cluster.Left
+	gone   []string
+	frames chan []byte
+}
+
+func open(t *testing.T, url string, ttl time.Duration, ev *events) *cluster.Node {
+	t.Helper()
+	if ev == nil {
+		ev = &events{}
+	}
+	ev.frames = make(chan []byte, 100)
+	n, err := cluster.Open(context.Background(), cluster.Options{
+		URL: url, TTL: ttl,
+		OnFrame:  func(f []byte) { ev.frames <- f },
+		OnFenced: func(r string) { ev.mu.Lock(); ev.fenced = append(ev.fenced, r); ev.mu.Unlock() },
+		OnReaped: func(l []cluster.Left) { ev.mu.Lock(); ev.reaped = append(ev.reaped, l...); ev.mu.Unlock() },
+		OnNodeGone: func(node string) {
+			ev.mu.Lock()
+			ev.gone = append(ev.gone, node)
+			ev.mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close(context.Background()) })
+	return n
+}
+
+func id(n *cluster.Node) string { s, _ := n.ID(); return s }
+
+func join(t *testing.T, n *cluster.Node, sid, name string, role protocol.Role, office string) cluster.JoinResult {
+	t.Helper()
+	r, err := n.Join(context.Background(), cluster.Member{SID: sid, Name: name, Role: role, Office: office, Version: "0.4.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func members(t *testing.T, n *cluster.Node, csid, office string) string {
+	t.Helper()
+	list, err := n.List(context.Background(), id(n), csid, office)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range list {
+		out = append(out, fmt.Sprintf("%s:%s", m.Role, m.Name))
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+// TestSeatRules checks the office rules across two nodes.
+func TestSeatRules(t *testing.T) {
+	r := redistest.Start(t)
+	a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, nil)
+
+	if res := join(t, a, "s1", "bot", protocol.RoleAgent, "o1"); res.Code != 0 {
+		t.Fatalf("first agent: %+v", res)
+	}
+	if res := join(t, b, "s2", "bot2", protocol.RoleAgent, "o1"); res.Code != protocol.CodeRoomFull || res.Holder != "bot" {
+		t.Fatalf("second agent on another node: %+v, want 4101 naming bot", res)
+	}
+	if res := join(t, b, "s3", "pc1", protocol.RoleComputer, "o1"); res.Code != 0 {
+		t.Fatalf("computer: %+v", res)
+	}
+	if res := join(t, a, "s4", "pc1", protocol.RoleComputer, "o1"); res.Code != protocol.CodeNameTaken {
+		t.Fatalf("same name on another node: %+v, want 4105", res)
+	}
+	if res := join(t, a, "s1", "bot", protocol.RoleAgent, "o1"); !res.Noop {
+		t.Fatalf("joining again: %+v, want a no-op", res)
+	}
+	if res := join(t, a, "s1", "bot", protocol.RoleAgent, "o2"); res.Code != protocol.CodeAgentInOtherRoom || res.Holder != "o1" {
+		t.Fatalf("agent into a second office: %+v, want 4106 naming o1", res)
+	}
+	if got := members(t, a, "s1", "o1"); got != "agent:bot computer:pc1" {
+		t.Fatalf("list: %s", got)
+	}
+	// A computer moving leaves its old seat.
+	res := join(t, b, "s3", "pc1", protocol.RoleComputer, "o2")
+	if res.Code != 0 || len(res.Left) != 1 || res.Left[0].Office != "o1" || res.Left[0].Name != "pc1" {
+		t.Fatalf("move: %+v", res)
+	}
+	if _, _, where, err := a.Target(context.Background(), id(a), "s1", "o1", "pc1"); err != nil || where != cluster.Elsewhere {
+		t.Fatalf("target in another office: %v %v, want Elsewhere", where, err)
+	}
+	if _, _, where, err := a.Target(context.Background(), id(a), "s1", "o1", "nobody"); err != nil || where != cluster.Missing {
+		t.Fatalf("unknown target: %v %v", where, err)
+	}
+	join(t, b, "s5", "pc5", protocol.RoleComputer, "o1")
+	sid, at, where, err := a.Target(context.Background(), id(a), "s1", "o1", "pc5")
+	if err != nil || where != cluster.Found || sid != "s5" || at != id(b) {
+		t.Fatalf("target: %q %q %v %v", sid, at, where, err)
+	}
+	// A caller whose seat is gone cannot route nor list.
+	if _, err := a.Leave(context.Background(), "s1", "o1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := a.Target(context.Background(), id(a), "s1", "o1", "pc5"); !errors.Is(err, cluster.ErrSeatLost) {
+		t.Fatalf("target after leaving: %v, want ErrSeatLost", err)
+	}
+}
+
+// TestOneAgentUnderRace has many sessions on two nodes race for one
+// office's agent seat and one computer name: exactly one of each wins.
+func TestOneAgentUnderRace(t *testing.T) {
+	r := redistest.Start(t)
+	nodes := []*cluster.Node{open(t, r.URL, 0, nil), open(t, r.URL, 0, nil)}
+	var agents, computers atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			res, err := nodes[i%2].Join(context.Background(), cluster.Member{SID: fmt.Sprintf("a%d", i), Name: fmt.Sprintf("bot%d", i), Role: protocol.RoleAgent, Office: "race"})
+			if err == nil && res.Code == 0 {
+				agents.Add(1)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			res, err := nodes[i%2].Join(context.Background(), cluster.Member{SID: fmt.Sprintf("c%d", i), Name: "pc", Role: protocol.RoleComputer, Office: "race"})
+			if err == nil && res.Code == 0 {
+				computers.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if agents.Load() != 1 || computers.Load() != 1 {
+		t.Fatalf("%d agents and %d computers named pc seated, want 1 and 1", agents.Load(), computers.Load())
+	}
+}
+
+// TestDeadNodeReaped: a node that stops renewing its lease (Close without
+// cleanup is what a crash looks like: here its heartbeat is stopped by
+// killing its Redis connection) loses its sessions within a few seconds,
+// and exactly one other node reports them.
+func TestDeadNodeReaped(t *testing.T) {
+	r := redistest.Start(t)
+	ttl := 600 * time.Millisecond
+	evA, evB := &events{}, &events{}
+	a, b := open(t, r.URL, ttl, evA), open(t, r.URL, ttl, evB)
+	deadID := id(a)
+	join(t, a, "s1", "pc1", protocol.RoleComputer, "o1")
+	join(t, b, "s2", "bot", protocol.RoleAgent, "o1")
+	crash(t, a)
+	deadline := time.Now().Add(wait)
+	for {
+		evB.mu.Lock()
+		n := len(evB.reaped)
+		evB.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the dead node's session was never reaped")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	evB.mu.Lock()
+	defer evB.mu.Unlock()
+	if len(evB.reaped) != 1 || evB.reaped[0].Name != "pc1" || evB.reaped[0].Office != "o1" {
+		t.Fatalf("reaped %+v", evB.reaped)
+	}
+	if !contains(evB.gone, deadID) {
+		t.Fatalf("node gone not reported: %v", evB.gone)
+	}
+	if got := members(t, b, "s2", "o1"); got != "agent:bot" {
+		t.Fatalf("list after reaping: %s", got)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// crash stops a node's heartbeat without ending its lease or its
+// sessions, as a kill -9 does.
+func crash(t *testing.T, n *cluster.Node) {
+	t.Helper()
+	cluster.Crash(n)
+}
+
+// TestFencedAfterRedisRestart: Redis restarted empty; the node notices its
+// lease is gone, fences, registers again under a new id and can seat
+// sessions again.
+func TestFencedAfterRedisRestart(t *testing.T) {
+	r := redistest.Start(t)
+	ev := &events{}
+	a := open(t, r.URL, 600*time.Millisecond, ev)
+	first := id(a)
+	join(t, a, "s1", "pc1", protocol.RoleComputer, "o1")
+	r.Restart(100 * time.Millisecond)
+	deadline := time.Now().Add(wait)
+	for {
+		now, leased := a.ID()
+		if leased && now != first {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the node never registered again")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ev.mu.Lock()
+	fenced := len(ev.fenced)
+	ev.mu.Unlock()
+	if fenced != 1 {
+		t.Fatalf("fenced %d times, want 1", fenced)
+	}
+	if res := join(t, a, "s1", "pc1", protocol.RoleComputer, "o1"); res.Code != 0 || res.Noop {
+		t.Fatalf("join after the restart: %+v", res)
+	}
+}
+
+// TestRedisDown: while Redis is down a join fails at once with
+// ErrUnavailable, and the node fences after its lease time.
+func TestRedisDown(t *testing.T) {
+	r := redistest.Start(t)
+	ev := &events{}
+	a := open(t, r.URL, 600*time.Millisecond, ev)
+	r.Kill()
+	start := time.Now()
+	_, err := a.Join(context.Background(), cluster.Member{SID: "s1", Name: "pc1", Role: protocol.RoleComputer, Office: "o1"})
+	if !errors.Is(err, cluster.ErrUnavailable) {
+		t.Fatalf("join with Redis down: %v, want ErrUnavailable", err)
+	}
+	t.Logf("join failed after %s: %v", time.Since(start), err)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("join took %s to fail", took)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		if _, leased := a.ID(); !leased {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the node never fenced")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := a.Join(context.Background(), cluster.Member{SID: "s1", Name: "pc1", Role: protocol.RoleComputer, Office: "o1"}); !errors.Is(err, cluster.ErrFenced) {
+		t.Fatalf("join while fenced: %v, want ErrFenced", err)
+	}
+}
+
+// TestFrames: a frame sent to a node reaches it; one sent to a node that
+// is gone is not delivered.
+func TestFrames(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
+	a.SendAsync(id(b), []byte("hello"), func(err error) { t.Errorf("send: %v", err) })
+	select {
+	case f := <-evB.frames:
+		if string(f) != "hello" {
+			t.Fatalf("frame %q", f)
+		}
+	case <-time.After(wait):
+		t.Fatal("no frame")
+	}
+	failed := make(chan error, 1)
+	a.SendAsync("nobody", []byte("x"), func(err error) { failed <- err })
+	select {
+	case err := <-failed:
+		if !errors.Is(err, cluster.ErrNotDelivered) {
+			t.Fatalf("send to no node: %v, want ErrNotDelivered", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("a frame to no node was not reported")
+	}
+}

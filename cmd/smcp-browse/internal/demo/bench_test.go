@@ -101,8 +101,12 @@ func BenchmarkFirstRows10k(b *testing.B) {
 	b.ReportMetric(float64(settled.Milliseconds())/n, "settled-ms")
 }
 
-// settledCatalog reports whether an answer holds no provisional entry.
+// settledCatalog reports whether an answer is settled: the listing is
+// complete and it depends on no provisional entry.
 func settledCatalog(ret *protocol.GetFinderRet) bool {
+	if ret.Pending > 0 || ret.Listing {
+		return false
+	}
 	for _, d := range ret.Documents {
 		if d.Pending {
 			return false

@@ -33,14 +33,14 @@ const (
 	// DefaultFirstWait is how long an unfiltered answer waits for the
 	// Level 1 reads of the entries it shows before showing them as built
 	// from the listing (Pending).
-	DefaultFirstWait = 300 * time.Millisecond
+	DefaultFirstWait = 150 * time.Millisecond
 	// DefaultFilterWait is how long an answer that filters or sorts on
 	// what the Level 1 reads bring (keywords, page counts, titles) waits
 	// for the reads it depends on.
 	DefaultFilterWait = 5 * time.Second
 	// DefaultListWait is how long an answer waits for a first listing that
 	// has more than one page before using the pages listed so far.
-	DefaultListWait = 150 * time.Millisecond
+	DefaultListWait = 50 * time.Millisecond
 	// NegativeTTL is how long a document whose Level 1 read failed stays
 	// out of the catalog before it is read again.
 	NegativeTTL = 30 * time.Second

@@ -188,9 +188,11 @@ type gatedTransport struct {
 	ws *wsTransport // the Server's WebSocket transport, or nil (polling)
 
 	mu         sync.Mutex
-	open       bool // the session was announced
-	inHold     bool // a CONNECT is being handled: later packets wait
-	draining   bool // a goroutine is delivering queued packets
+	open       bool   // the session was announced
+	inHold     bool   // a CONNECT is being handled: later packets wait
+	inLeave    bool   // a DISCONNECT of /smcp is being handled: later packets wait
+	leaves     uint64 // DISCONNECTs of /smcp delivered, to tell their timers apart
+	draining   bool   // a goroutine is delivering queued packets
 	queue      []incoming
 	listeners  []types.EventListener // of "packet"
 	subscribed bool                  // the gate listens to the inner transport's "packet"
@@ -212,6 +214,7 @@ type incoming struct {
 	msg     []byte
 	binary  bool // msg is a binary message
 	connect bool // a CONNECT to /smcp: the packets behind it wait for its outcome
+	leave   bool // a DISCONNECT of /smcp: the packets behind it wait until it is done
 }
 
 // On keeps the "packet" listeners, so that packets reach them through the
@@ -262,7 +265,7 @@ func (g *gatedTransport) pushPacket(p *packet.Packet) {
 	if connect {
 		g.hold()
 	}
-	g.push(incoming{p: p, connect: connect})
+	g.push(incoming{p: p, connect: connect, leave: isDisconnect(p)})
 }
 
 // fromWS queues a message wsTransport read. The events and acks of /smcp
@@ -307,7 +310,7 @@ func (g *gatedTransport) deliver(in incoming, fs *fastSocket, ls []types.EventLi
 		// A text message the fast path does not take ends a binary packet
 		// still waiting for attachments, as in the library's decoder.
 		fs.dropBinary()
-		if isDisconnect(p) {
+		if in.leave {
 			// The client leaves the namespace: what follows is the
 			// library's to judge (it closes the session on an event).
 			g.setFast(nil)
@@ -320,6 +323,9 @@ func (g *gatedTransport) deliver(in incoming, fs *fastSocket, ls []types.EventLi
 
 // isDisconnect reports whether p carries a Socket.IO DISCONNECT of /smcp.
 func isDisconnect(p *packet.Packet) bool {
+	if p.Type != packet.MESSAGE {
+		return false
+	}
 	b, ok := p.Data.(interface{ Bytes() []byte })
 	if !ok {
 		return false
@@ -458,10 +464,27 @@ func (g *gatedTransport) Close(fn ...types.Callable) {
 // it, else after what is.
 func (g *gatedTransport) push(in incoming) {
 	g.mu.Lock()
-	if len(g.queue) == 0 && !g.draining && g.open && !g.inHold {
+	if len(g.queue) == 0 && g.deliverable() {
 		g.deliverLocked(in)
 	} else {
 		g.queue = append(g.queue, in)
+	}
+	g.drainLocked()
+}
+
+// releaseLeave lets the packets behind a DISCONNECT of /smcp go.
+func (g *gatedTransport) releaseLeave() {
+	g.mu.Lock()
+	g.inLeave = false
+	g.drainLocked()
+}
+
+// leaveTimedOut ends the wait behind the leave-th DISCONNECT, unless a
+// later one is being waited for.
+func (g *gatedTransport) leaveTimedOut(leave uint64) {
+	g.mu.Lock()
+	if g.leaves == leave {
+		g.inLeave = false
 	}
 	g.drainLocked()
 }
@@ -485,7 +508,7 @@ func (g *gatedTransport) drain() {
 
 // drainLocked is drain with g.mu held; it returns with g.mu released.
 func (g *gatedTransport) drainLocked() {
-	for len(g.queue) > 0 && !g.draining && g.open && !g.inHold {
+	for len(g.queue) > 0 && g.deliverable() {
 		in := g.queue[0]
 		g.queue[0] = incoming{}
 		if len(g.queue) == 1 {
@@ -498,10 +521,27 @@ func (g *gatedTransport) drainLocked() {
 	g.mu.Unlock()
 }
 
+// deliverable reports whether the next packet may be delivered. g.mu is
+// held.
+func (g *gatedTransport) deliverable() bool {
+	return g.open && !g.draining && !g.inHold && !g.inLeave
+}
+
 // deliverLocked delivers in, with g.mu held except during the delivery.
 func (g *gatedTransport) deliverLocked(in incoming) {
 	if in.connect {
 		g.inHold = true
+	}
+	if in.leave {
+		// The library handles a DISCONNECT on the namespace socket's own
+		// goroutine, after the packets behind it: a CONNECT right behind
+		// it found the namespace still joined and closed the session as
+		// out of order. The packets behind it wait for the socket's
+		// "disconnect" (releaseLeave), or holdLimit.
+		g.inLeave = true
+		g.leaves++
+		leave := g.leaves
+		time.AfterFunc(holdLimit, func() { g.leaveTimedOut(leave) })
 	}
 	g.draining = true
 	fs, ls := g.fast, g.listeners

@@ -56,17 +56,29 @@ func newFastSocket(g *gatedTransport, log *slog.Logger) *fastSocket {
 
 // isFastText reports whether an engine.io text message is a Socket.IO
 // event or ack (plain or binary) of namespace /smcp: "4" (MESSAGE), the
-// Socket.IO type, "/smcp,".
+// Socket.IO type, for a binary one the attachment count and "-", then
+// "/smcp,".
 func isFastText(msg []byte) bool {
 	const prefix = protocol.Namespace + ","
-	if len(msg) < 2+len(prefix) || msg[0] != '4' {
+	if len(msg) < 2 || msg[0] != '4' {
 		return false
 	}
+	rest := msg[2:]
 	switch msg[1] {
-	case '0' + byte(parser.EVENT), '0' + byte(parser.ACK), '0' + byte(parser.BINARY_EVENT), '0' + byte(parser.BINARY_ACK):
-		return string(msg[2:2+len(prefix)]) == prefix
+	case '0' + byte(parser.EVENT), '0' + byte(parser.ACK):
+	case '0' + byte(parser.BINARY_EVENT), '0' + byte(parser.BINARY_ACK):
+		n := 0
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 0 || n >= len(rest) || rest[n] != '-' {
+			return false
+		}
+		rest = rest[n+1:]
+	default:
+		return false
 	}
-	return false
+	return len(rest) >= len(prefix) && string(rest[:len(prefix)]) == prefix
 }
 
 // deliverText decodes and dispatches a message isFastText accepted.

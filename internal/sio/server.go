@@ -107,8 +107,15 @@ func NewServer(opts ServerOptions) *Server {
 		g := s.gates.get(sock.Conn())
 		if g != nil && g.ws != nil && sock.Conn().Transport() == transports.Transport(g) && sock.Conn().Protocol() == 4 {
 			so.fast = newFastSocket(g, s.log)
-			_ = sock.On("disconnect", func(...any) { so.fast.close() })
 		}
+		_ = sock.On("disconnect", func(...any) {
+			if so.fast != nil {
+				so.fast.close()
+			}
+			if g != nil {
+				g.releaseLeave() // the packets behind a client's DISCONNECT may go
+			}
+		})
 		if s.opts.OnConnection != nil {
 			s.opts.OnConnection(so)
 		}

@@ -273,12 +273,14 @@ func (t *wsTransport) Send(packets []*packet.Packet) {
 }
 
 // DoClose closes the connection; the reader then closes the transport.
+// fn (the engine's "forced close") runs first, as in the library's
+// transport: a client that sees its connection end finds its session gone.
 func (t *wsTransport) DoClose(fn types.Callable) {
 	t.w.close()
-	_ = t.conn.Close()
 	if fn != nil {
 		fn()
 	}
+	_ = t.conn.Close()
 }
 
 // writeText writes one text frame holding payload, which starts maxHeader

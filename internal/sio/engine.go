@@ -104,7 +104,62 @@ func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (tran
 	if err != nil {
 		return nil, err
 	}
-	return &gatedTransport{Transport: t}, nil
+	g := &gatedTransport{Transport: t}
+	if p, ok := t.(transports.Polling); ok {
+		p.Prototype(&pollWriter{Polling: p, g: g}) // the library's writes now call pollWriter.DoWrite
+	}
+	return g, nil
+}
+
+// pollWriter is a polling transport whose writes to a long-poll exclude
+// the gate's own answer to it (answerClosed when the session closes). The
+// library sets the poll's response headers and then writes it from its
+// write queue's goroutine; a close packet written to the same poll by
+// another goroutine meanwhile (net/http clones the headers in WriteHeader)
+// was a data race on the response's header map.
+type pollWriter struct {
+	transports.Polling
+	g *gatedTransport
+}
+
+// DoWrite answers the long-poll ctx with data, unless the gate answered it
+// already. callback runs after the lock is released: it may send again or
+// close the session, which take it.
+func (p *pollWriter) DoWrite(ctx *types.HttpContext, data types.BufferInterface, opts *packet.Options, callback func(error)) {
+	var (
+		mu       sync.Mutex
+		locked   = true
+		finished bool
+		result   error
+	)
+	inner := func(err error) {
+		mu.Lock()
+		if locked { // called from inside the library's DoWrite, as it does
+			finished, result = true, err
+			mu.Unlock()
+			return
+		}
+		mu.Unlock()
+		callback(err)
+	}
+	p.g.answerMu.Lock()
+	if ctx.IsDone() {
+		// The gate sent the close packet: the session is closing.
+		if ctx.Cleanup != nil {
+			ctx.Cleanup()
+		}
+		inner(nil)
+	} else {
+		p.Polling.DoWrite(ctx, data, opts, inner)
+	}
+	p.g.answerMu.Unlock()
+	mu.Lock()
+	locked = false
+	done, err := finished, result
+	mu.Unlock()
+	if done {
+		callback(err)
+	}
 }
 
 // gates maps engine session ids to the gate of their first transport, so
@@ -199,6 +254,7 @@ type gatedTransport struct {
 	owner      engine.Socket         // the session, once announced
 	closed     bool                  // Close was called
 	polling    *types.HttpContext    // the long-poll in progress, if any
+	answerMu   sync.Mutex            // orders the writes to a long-poll (see pollWriter)
 	fast       *fastSocket           // the joined /smcp session (WebSocket only)
 
 	sendMu  sync.Mutex // orders sends, held or not
@@ -455,8 +511,12 @@ func (g *gatedTransport) Close(fn ...types.Callable) {
 		g.Discard()
 	}
 	g.Transport.Close(fn...)
-	if poll != nil && !poll.IsDone() {
-		answerClosed(poll)
+	if poll != nil {
+		g.answerMu.Lock()
+		if !poll.IsDone() {
+			answerClosed(poll)
+		}
+		g.answerMu.Unlock()
 	}
 }
 

@@ -50,7 +50,7 @@ func newWSTransport(ctx *types.HttpContext, limit int64) *wsTransport {
 	t.conn = ctx.Websocket
 	t.idle = ctx.IdleTimeout
 	t.limit = limit
-	t.w = newFrameWriter(t.conn.NetConn())
+	t.w = newFrameWriter(t.conn.NetConn(), max(minQueueLimit, 4*limit))
 	t.SetWritable(true)
 	return t
 }
@@ -352,8 +352,9 @@ func makeFrame(op int, payload []byte) []byte {
 // blocking the heartbeat timer (or the routing of another client's answer)
 // on a full socket.
 type frameWriter struct {
-	conn net.Conn
-	raw  syscall.RawConn // nil: every write is queued (no file descriptor)
+	conn     net.Conn
+	raw      syscall.RawConn // nil: every write is queued (no file descriptor)
+	maxQueue int             // a peer that leaves more unread is closed
 
 	mu       sync.Mutex
 	queue    []byte // bytes not written yet, in order
@@ -370,8 +371,12 @@ type frameWriter struct {
 	writeFd func(fd uintptr) bool
 }
 
-func newFrameWriter(conn net.Conn) *frameWriter {
-	w := &frameWriter{conn: conn}
+// minQueueLimit is the least a writer queues for a peer that does not
+// read before it closes the connection (else four of the largest messages).
+const minQueueLimit = 64 << 20
+
+func newFrameWriter(conn net.Conn, maxQueue int64) *frameWriter {
+	w := &frameWriter{conn: conn, maxQueue: int(min(maxQueue, int64(^uint(0)>>1)))}
 	if sc, ok := conn.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			w.raw = raw
@@ -381,8 +386,11 @@ func newFrameWriter(conn net.Conn) *frameWriter {
 	return w
 }
 
-// errWriterClosed marks a writer whose connection is closed.
-var errWriterClosed = errors.New("websocket closed")
+// Errors of the writer.
+var (
+	errWriterClosed   = errors.New("websocket closed")
+	errPeerNotReading = errors.New("websocket: the peer left too much unread; connection closed")
+)
 
 // write sends one complete frame (or several). frame is not retained.
 func (w *frameWriter) write(frame []byte) {
@@ -401,6 +409,12 @@ func (w *frameWriter) write(frame []byte) {
 		if len(frame) == 0 {
 			return
 		}
+	}
+	if len(w.queue)+len(frame) > w.maxQueue {
+		// The heartbeat would close such a peer only after its timeout;
+		// meanwhile what it does not read must not grow without bound.
+		w.fail(errPeerNotReading)
+		return
 	}
 	w.queue = append(w.queue, frame...)
 	if !w.flushing {

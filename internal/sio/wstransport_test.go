@@ -426,3 +426,51 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestPeerThatNeverReadsIsClosed: what a peer leaves unread is bounded: once
+// the writer's queue would pass its limit the connection is closed, instead
+// of growing until the heartbeat notices the peer.
+func TestPeerThatNeverReadsIsClosed(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c
+		}
+	}()
+	peer, err := net.Dial("tcp", ln.Addr().String()) // never reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = peer.Close() }()
+	conn := <-accepted
+	defer func() { _ = conn.Close() }()
+
+	const limit = 1 << 20
+	w := newFrameWriter(conn, limit)
+	frame := makeFrame(websocket.TextMessage, make([]byte, 64<<10))
+	for i := 0; i < 1024; i++ { // 64 MiB: far more than socket buffers and the limit hold
+		w.write(frame)
+		w.mu.Lock()
+		err, queued := w.err, len(w.queue)
+		w.mu.Unlock()
+		if err != nil {
+			if err != errPeerNotReading {
+				t.Fatalf("writer failed with %v", err)
+			}
+			if _, werr := conn.Write([]byte("x")); werr == nil {
+				t.Fatal("the connection is still open")
+			}
+			return
+		}
+		if queued > limit {
+			t.Fatalf("%d bytes queued, over the %d limit", queued, limit)
+		}
+	}
+	t.Fatal("64 MiB written to a peer that reads nothing, and the writer still queues")
+}

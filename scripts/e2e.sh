@@ -114,6 +114,7 @@ mkdir -p "$tmp/state"
 cat >"$tmp/run.sh" <<RUN
 #!/bin/sh
 stty -a > "$tmp/stty-before" 2>&1
+while [ ! -e "$tmp/go" ]; do sleep 0.01; done  # the output is being recorded
 XDG_STATE_HOME="$tmp/state" TERM=xterm-256color "$BIN" --demo --docs "$docs"
 echo \$? > "$tmp/exit"
 stty -a > "$tmp/stty-after" 2>&1
@@ -123,6 +124,8 @@ chmod +x "$tmp/run.sh"
 
 start=$(now_ms)
 t new-session -d -s e2e -x "$COLS" -y "$ROWS" "$tmp/run.sh"
+t pipe-pane -t e2e -o "cat >> $tmp/raw"
+touch "$tmp/go"
 wait_for "1–12 of 12" 20000
 startup=$(( $(now_ms) - start ))
 figures+=("start -> first catalog frame: ${startup} ms")
@@ -270,6 +273,12 @@ while pgrep -f "serve-docs $docs" >/dev/null; do
   sleep 0.02
 done
 echo "e2e: ok  quit: exit 0, terminal restored, children gone"
+# Before its first screen the browser said what it waited for, on the
+# terminal's own screen, and erased the line afterwards.
+grep -qF "smcp-browse: starting the demo; the document server reads $docs" "$tmp/raw" ||
+  fail "no 'starting the demo' line before the first screen"
+grep -qF "smcp-browse: starting" <<<"$last" && fail "the 'starting' line is left on the terminal"
+echo "e2e: ok  start: said what it waited for, then erased it"
 
 # ---- Remote form: a Server and a Computer run as their own processes; the
 # browser attaches with --server/--office and no --computer, so it opens on

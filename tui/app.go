@@ -420,12 +420,20 @@ func helpColumns(h help.Model, groups [][]key.Binding, w int) string {
 }
 
 // crumbs joins the screens' crumbs, dropping the oldest ones when they do
-// not fit in w cells.
+// not fit in w cells. A crumb is cut to crumbWidth cells unless every
+// crumb fits whole.
 func (a *App) crumbs(w int) string {
 	st := a.c.styles
 	parts := make([]string, len(a.stack))
+	whole := 0
 	for i := range a.stack {
-		parts[i] = ansi.Truncate(oneLine(a.crumbOf(i)), 32, "…")
+		parts[i] = oneLine(a.crumbOf(i))
+		whole += ansi.StringWidth(parts[i]) + 3
+	}
+	if whole > w {
+		for i := range parts {
+			parts[i] = ansi.Truncate(parts[i], crumbWidth, "…")
+		}
 	}
 	sep := st.CrumbSep.Render(" › ")
 	render := func(from int) string {
@@ -449,6 +457,9 @@ func (a *App) crumbs(w int) string {
 	}
 	return render(len(parts) - 1)
 }
+
+// crumbWidth is the most a crumb takes when the whole path does not fit.
+const crumbWidth = 32
 
 func (a *App) header() string {
 	var key strings.Builder

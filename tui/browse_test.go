@@ -521,7 +521,7 @@ func TestSaveWholeDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"# 2026 年度报告", "# 2026 年度总结", "| Q4   | 1,560        | +18%     |", "## 收入分析", "1. 新客户", "## 成本", "see the appendix"} {
+	for _, s := range []string{"# 2026 年度报告", "# 2026 年度总结", "| Q4   |        1,560 |   +18%   |", "## 收入分析", "1. 新客户", "## 成本", "see the appendix"} {
 		if !strings.Contains(string(got), s) {
 			t.Errorf("saved document lacks %q:\n%s", s, got)
 		}
@@ -564,7 +564,7 @@ func TestPagerAndEditorGetTheDocument(t *testing.T) {
 	hs.press("j", "j", "j")
 	msg := hs.app.exportCmd(usePager)()
 	ex, ok := msg.(exportedMsg)
-	if !ok || ex.err != nil || !strings.Contains(ex.md, "| Q1   | 1,250        | +12%     |") || !strings.Contains(ex.md, "## 成本") {
+	if !ok || ex.err != nil || !strings.Contains(ex.md, "| Q1   |        1,250 |   +12%   |") || !strings.Contains(ex.md, "## 成本") {
 		t.Fatalf("pager export: %#v", msg)
 	}
 	if hs.app.exported(ex) == nil {
@@ -791,4 +791,101 @@ func TestResizeBurstRendersOnce(t *testing.T) {
 		t.Fatalf("after the last resize: shown width %d, %d renders cached", page.v.shown.width, len(page.v.cache))
 	}
 	checkFrame(t, hs.app.View().Content, 70, 30)
+}
+
+// A notification that comes before the catalog's first answer (the
+// computer announces its documents as the browser opens) is not an
+// "update" of a catalog the user never saw.
+func TestFirstLoadIsNotReportedAsAnUpdate(t *testing.T) {
+	f := newFake()
+	release := f.holdCalls("get_finder")
+	o := testOptions()
+	o.Computer = "laptop"
+	hs := newHarness(t, f, o, 100, 30)
+	hs.requireContains("loading…")
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	release()
+	hs.settle()
+	hs.requireContains("1–7 of 7")
+	hs.requireNotContains("catalog updated", "(0 → 7)")
+	// A later change is reported as usual.
+	f.mutate(func(docs *[]fakeDoc) { *docs = (*docs)[1:] })
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	hs.requireContains("catalog updated: −1 documents")
+}
+
+// Breadcrumbs show a long title whole when the path fits the terminal, and
+// cut it when it does not.
+func TestBreadcrumbsUseTheWidthThereIs(t *testing.T) {
+	const title = "Go, Backwards Compatibility, and GODEBUG"
+	for _, tc := range []struct {
+		w    int
+		want string
+	}{
+		{200, "office-1 › laptop › " + title + " › page 1/1"},
+		{70, "office-1 › laptop › Go, Backwards Compatibility, an… › page 1/1"},
+	} {
+		f := newFake()
+		f.docs = []fakeDoc{mkDoc(testHost, "godebug", "docs", "md", title, nil, "", testNow,
+			protocol.DPEPage{Title: "Intro", Elements: []protocol.DPEElementDetail{el("t", "text", "x", map[string]any{"text": "x"})}})}
+		hs := startOn(t, f, "laptop", tc.w, 30)
+		hs.press("enter", "enter")
+		if got := strings.TrimSpace(hs.crumbs()); got != tc.want {
+			t.Errorf("at %d columns the crumbs are %q, want %q", tc.w, got, tc.want)
+		}
+	}
+}
+
+// A notification that changes nothing the user can see (the computer
+// announcing its catalog as the browser opens) leaves the status bar alone.
+func TestNotificationWithoutVisibleChangeIsQuiet(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	calls := f.countCalls("get_finder")
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	if f.countCalls("get_finder") == calls {
+		t.Fatal("the notification did not re-read the catalog")
+	}
+	hs.requireNotContains("catalog updated")
+	hs.press("r") // asked for: answered
+	hs.requireContains("catalog refreshed")
+}
+
+// An entry the computer lists before it has read the document (pending)
+// shows "…" for its pages, not "0p", and the preview says it is being
+// read; once read, its page count shows.
+func TestPendingEntriesShowNoPageCount(t *testing.T) {
+	f := newFake()
+	setPending := func(pending bool, pages int) {
+		f.mutate(func(docs *[]fakeDoc) {
+			for i := range *docs {
+				if d := &(*docs)[i]; d.sum.FileType == "txt" {
+					d.sum.Pending, d.sum.PageCount = pending, pages
+				}
+			}
+		})
+	}
+	setPending(true, 0)
+	hs := startOn(t, f, "laptop", 140, 30)
+	row := func() string {
+		for l := range strings.SplitSeq(hs.screen(), "\n") {
+			if strings.Contains(l, "Meeting notes") && strings.Contains(l, "TXT ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if r := row(); !strings.Contains(r, "… docs") || strings.Contains(r, "0p") {
+		t.Errorf("pending row: %q", r)
+	}
+	hs.requireContains("TXT · being read")
+	setPending(false, 1)
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	if r := row(); !strings.Contains(r, "1p docs") {
+		t.Errorf("read row: %q", r)
+	}
+	hs.requireContains("TXT · 1 page")
 }

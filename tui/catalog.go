@@ -25,12 +25,18 @@ type catalogScreen struct {
 	presence
 	w, h int
 
-	query     protocol.FinderQuery // keywords, type and sort (offsets per chunk)
-	list      catalogList
-	preview   catalogPreview
-	reload    *catalogReload
-	again     bool // a notification came during a live reload
-	err       string
+	query   protocol.FinderQuery // keywords, type and sort (offsets per chunk)
+	list    catalogList
+	preview catalogPreview
+	reload  *catalogReload
+	again   bool // a notification came during a live reload
+	err     string
+	// waiting: err says the document servers are on their way up (a
+	// 4014 naming them starting, listing or restarting); the catalog
+	// asks again after retryIn, and on notify:update_finder.
+	waiting   bool
+	retryIn   time.Duration
+	retrySeq  int
 	unsorted  bool           // the Computer ignored the sort
 	typeCount map[string]int // file_types of the last answer (the extension)
 
@@ -46,6 +52,20 @@ type finderMsg struct {
 	ret   *protocol.GetFinderRet
 	err   error
 }
+
+// catalogRetryMsg asks again for a catalog whose document servers were
+// still on their way up.
+type catalogRetryMsg struct {
+	owner *catalogScreen
+	seq   int
+}
+
+// Retry delays while the document servers start: the first, and the most
+// (the delay doubles in between).
+const (
+	firstRetry = time.Second
+	maxRetry   = 16 * time.Second
+)
 
 type filterTickMsg struct {
 	owner *catalogScreen
@@ -89,9 +109,8 @@ func (s *catalogScreen) rowsHeight() int {
 	if s.filtering || s.filtered() {
 		h--
 	}
-	if s.err != "" {
-		h--
-	}
+	listW, _ := s.listWidth()
+	h -= len(s.errLines(listW))
 	return max(h, 1)
 }
 
@@ -149,7 +168,9 @@ func (s *catalogScreen) restartCmd(keepRows bool) tea.Cmd {
 		s.reload = nil
 		s.unsorted = false
 	}
-	s.err = ""
+	if !s.waiting {
+		s.err = "" // a wait for the servers stays said until answered
+	}
 	return s.ensureCmd()
 }
 
@@ -157,6 +178,10 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case finderMsg:
 		return s.onFinder(msg)
+	case catalogRetryMsg:
+		if msg.owner == s && msg.seq == s.retrySeq && s.waiting && !s.list.docs.waiting() {
+			return s.refreshCmd(true)
+		}
 	case filterTickMsg:
 		if msg.owner == s && msg.seq == s.filterSeq && s.filtering {
 			return s.applyKeywordsCmd(parseKeywords(s.input.Value()))
@@ -174,7 +199,7 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 				s.again = true // a burst of notifications: one more reload at the end
 				return nil
 			}
-			return s.refreshCmd(true)
+			return s.notifiedCmd()
 		}
 	case reconnectedMsg:
 		s.preview.clear()
@@ -201,6 +226,20 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// retryCmd schedules the next try while the document servers are on
+// their way up (transient), backing off; otherwise it stops trying.
+func (s *catalogScreen) retryCmd(transient bool) tea.Cmd {
+	s.waiting = transient
+	s.retrySeq++
+	if !transient {
+		s.retryIn = 0
+		return nil
+	}
+	s.retryIn = min(max(2*s.retryIn, firstRetry), maxRetry)
+	seq := s.retrySeq
+	return s.c.tick(s.retryIn, func(time.Time) tea.Msg { return catalogRetryMsg{owner: s, seq: seq} })
+}
+
 func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 	if !s.list.docs.answered(msg.chunk, msg.req) {
 		return nil // stale: an older query or generation
@@ -211,9 +250,9 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 		if !s.list.docs.waiting() {
 			s.reload, s.again = nil, false
 		}
-		return nil
+		return s.retryCmd(unavailableTransient(msg.err))
 	}
-	s.err = ""
+	s.err, s.waiting, s.retryIn = "", false, 0
 	ret := msg.ret
 	if ret == nil {
 		ret = &protocol.GetFinderRet{}
@@ -233,7 +272,7 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 		s.finishReload()
 		if s.again {
 			s.again = false
-			cmd = tea.Batch(cmd, s.refreshCmd(true))
+			cmd = tea.Batch(cmd, s.notifiedCmd())
 		}
 	}
 	return tea.Batch(cmd, s.movedCmd())
@@ -474,13 +513,30 @@ func sortLabel(key string) string {
 	return key
 }
 
+// errLines shows the last error (or the wait for the document servers)
+// wrapped to w cells, on at most three lines.
+func (s *catalogScreen) errLines(w int) []string {
+	st := s.c.styles
+	switch {
+	case s.waiting:
+		return wrapStyledLines(st.Warning, "◌ "+s.err+" — the catalog refreshes when it is ready", w, 3)
+	case s.err != "":
+		return wrapStyledLines(st.Error, "✗ "+s.err, w, 3)
+	}
+	return nil
+}
+
+// listWidth is the width of the list (the preview pane takes the rest).
+func (s *catalogScreen) listWidth() (int, bool) {
+	if s.w >= widePreview {
+		return s.w * 3 / 5, true
+	}
+	return s.w, false
+}
+
 func (s *catalogScreen) view() string {
 	st := s.c.styles
-	listW := s.w
-	wide := s.w >= widePreview
-	if wide {
-		listW = s.w * 3 / 5
-	}
+	listW, wide := s.listWidth()
 	lines := make([]string, 0, s.h)
 	title := st.Title.Render("Catalog") + st.Muted.Render(" · "+oneLine(s.comp))
 	switch {
@@ -494,9 +550,7 @@ func (s *catalogScreen) view() string {
 		title += "  " + st.Error.Render("computer left the office")
 	}
 	lines = append(lines, title)
-	if s.err != "" {
-		lines = append(lines, st.Error.Render("✗ "+s.err))
-	}
+	lines = append(lines, s.errLines(listW)...)
 	if s.filtering {
 		lines = append(lines, s.input.View())
 	} else if s.filtered() {
@@ -504,10 +558,17 @@ func (s *catalogScreen) view() string {
 	}
 	lines = append(lines, "  "+st.ColumnHead.Render(s.list.row(catalogHeadings(), listW, false)))
 	empty := "This computer has no documents."
-	if len(s.query.Keywords) > 0 || s.query.FileType != "" {
+	switch {
+	case s.waiting:
+		empty = "Waiting for the document servers…"
+	case len(s.query.Keywords) > 0 || s.query.FileType != "":
 		empty = "No document matches the filter."
 	}
-	lines = append(lines, s.list.rows(listW, empty)...)
+	rows := s.list.rows(listW, empty)
+	if s.waiting && len(rows) == 0 { // no answer yet to say "empty"
+		rows = []string{"", "  " + st.Muted.Render(empty)}
+	}
+	lines = append(lines, rows...)
 	body := strings.Join(padLines(lines, s.h), "\n")
 	if wide {
 		d, ok := s.list.selected()

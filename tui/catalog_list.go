@@ -154,8 +154,11 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 	if data {
 		badge = st.BadgeFor(d.FileType)
 		pages = cellLeft(itoa(d.PageCount)+"p", pagesW)
-		if d.Unreadable != "" {
+		switch {
+		case d.Unreadable != "":
 			pages = st.Error.Render(cellLeft("✗", pagesW))
+		case d.Pending: // listed, still being read: no page count yet
+			pages = st.Muted.Render(cellLeft("…", pagesW))
 		}
 		when = cellLeft(relTime(parseTime(d.LastModified), l.c.now()), timeW)
 		path = cell(truncLeft(oneLine(d.Path), pathW), pathW)
@@ -205,7 +208,7 @@ func truncLeft(s string, w int) string {
 
 // fingerprint is what makes a catalog entry "changed".
 func fingerprint(d protocol.DPEDocumentSummary) string {
-	return d.LastModified + "\x00" + d.Title + "\x00" + itoa(d.PageCount) + "\x00" + d.Summary + "\x00" + d.Path + "\x00" + d.Unreadable
+	return d.LastModified + "\x00" + d.Title + "\x00" + itoa(d.PageCount) + "\x00" + d.Summary + "\x00" + d.Path + "\x00" + d.Unreadable + "\x00" + pendingMark(d.Pending)
 }
 
 // typesIn returns the lower-case file types of the loaded rows.
@@ -250,4 +253,11 @@ func sortedBy(rows []protocol.DPEDocumentSummary, key string) bool {
 		}
 	}
 	return true
+}
+
+func pendingMark(p bool) string {
+	if p {
+		return "pending"
+	}
+	return ""
 }

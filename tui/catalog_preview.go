@@ -162,7 +162,11 @@ func (p *catalogPreview) draw(d protocol.DPEDocumentSummary, ok bool, w, h int) 
 		lines = append(lines, st.Muted.Render("no document selected"))
 	} else {
 		lines = append(lines, wrapStyledLines(st.Title, oneLine(d.Title), inner, 2)...)
-		lines = append(lines, st.Muted.Render(cell(strings.ToUpper(oneLine(d.FileType))+" · "+count(d.PageCount, "page")+" · "+relTime(parseTime(d.LastModified), p.c.now()), inner)))
+		pages := count(d.PageCount, "page")
+		if d.Pending && d.Unreadable == "" {
+			pages = "being read"
+		}
+		lines = append(lines, st.Muted.Render(cell(strings.ToUpper(oneLine(d.FileType))+" · "+pages+" · "+relTime(parseTime(d.LastModified), p.c.now()), inner)))
 		if d.Path != "" {
 			lines = append(lines, st.Muted.Render(cell("path "+truncLeft(oneLine(d.Path), inner-5), inner)))
 		}
@@ -170,7 +174,7 @@ func (p *catalogPreview) draw(d protocol.DPEDocumentSummary, ok bool, w, h int) 
 			lines = append(lines, wrapStyledLines(st.Error, "✗ cannot be read: "+oneLine(d.Unreadable), inner, 3)...)
 		}
 		if len(d.Keywords) > 0 {
-			lines = append(lines, wrapStyledLines(st.Keyword, "# "+oneLine(strings.Join(d.Keywords, "  # ")), inner, 2)...)
+			lines = append(lines, keywordLines(st.Keyword, d.Keywords, inner, 2)...)
 		}
 		if d.Summary != "" {
 			lines = append(lines, "")

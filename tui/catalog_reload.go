@@ -17,6 +17,12 @@ type catalogReload struct {
 	chunks      map[int]bool      // the chunks loaded before
 	wasComplete bool
 	totalBefore int
+	// first: the catalog had not been answered yet, so there is nothing
+	// to compare with (a notification during the first load).
+	first bool
+	// quiet: a notification's reload says nothing when nothing visible
+	// changed (the computer announces its catalog as the browser opens).
+	quiet bool
 	// seek lists the chunks still to look in for the selected document
 	// when it moved out of the rows the reload fetched (new documents above
 	// it push it down): it is followed to its new place, within a bound.
@@ -31,7 +37,7 @@ const seekChunks = 40
 // refreshCmd reloads keeping the selection; live says it was a
 // notification.
 func (s *catalogScreen) refreshCmd(live bool) tea.Cmd {
-	rl := &catalogReload{live: live, before: map[string]string{}, chunks: map[int]bool{}, totalBefore: s.list.total}
+	rl := &catalogReload{live: live, before: map[string]string{}, chunks: map[int]bool{}, totalBefore: s.list.total, first: !s.list.haveTotal}
 	for n := range s.list.docs.loaded {
 		rl.chunks[n] = true
 	}
@@ -46,6 +52,14 @@ func (s *catalogScreen) refreshCmd(live bool) tea.Cmd {
 	rl.wasComplete = s.list.haveTotal && n >= s.list.total
 	s.reload = rl
 	return s.restartCmd(true)
+}
+
+// notifiedCmd reloads for a notify:update_finder: a live refresh that
+// says nothing when nothing visible changed.
+func (s *catalogScreen) notifiedCmd() tea.Cmd {
+	cmd := s.refreshCmd(true)
+	s.reload.quiet = true
+	return cmd
 }
 
 // followSelection moves the cursor to the reloaded row of the selected
@@ -109,6 +123,9 @@ func (s *catalogScreen) finishReload() {
 	complete := n >= l.total
 	var added, removed, changed int
 	l.fresh = map[string]bool{}
+	if rl.first {
+		return // a first load, not an update
+	}
 	for u, fp := range after {
 		old, ok := rl.before[u]
 		switch {
@@ -155,6 +172,7 @@ func (s *catalogScreen) finishReload() {
 	switch {
 	case len(parts) > 0:
 		s.c.notice = "catalog updated: " + strings.Join(parts, " ") + " documents"
+	case rl.quiet:
 	case rl.live:
 		s.c.notice = "catalog updated: no visible change"
 	default:

@@ -72,7 +72,7 @@ func (s *documentScreen) headerLines() []string {
 	}
 	lines = append(lines, meta)
 	if len(d.Keywords) > 0 {
-		lines = append(lines, wrapStyledLines(st.Keyword, "# "+oneLine(strings.Join(d.Keywords, "  # ")), w, 1)...)
+		lines = append(lines, keywordLines(st.Keyword, d.Keywords, w, 1)...)
 	}
 	if d.Summary != "" {
 		lines = append(lines, wrapText(oneLine(d.Summary), w, 3)...)

@@ -74,7 +74,12 @@ func describeError(err error, op operation) string {
 	case protocol.CodeMCPCapabilityNotSupported:
 		sentence = "not supported by this computer"
 	case protocol.CodeMCPServerNotFound:
-		sentence = "the document server is gone"
+		if pe != nil {
+			if servers := unavailableServers(pe); len(servers) > 0 {
+				return fmt.Sprintf("%d · %s", code, describeServers(servers))
+			}
+		}
+		sentence = "the document server is not available"
 	default:
 		sentence = protocol.CodeName(code)
 		if sentence == "" {
@@ -96,4 +101,88 @@ func unsupported(detail string) bool {
 		}
 	}
 	return false
+}
+
+// serverState is one MCP server a 4014 names: its name, its state
+// ("starting", "listing", "down", "list_failed", "disabled", "unknown")
+// and its last error.
+type serverState struct{ name, state, lastErr string }
+
+// unavailableServers reads the servers a 4014 names: details.servers (the
+// Computer's answer to get_finder when every document server is
+// unavailable), else the top-level mcp_server with details.state.
+func unavailableServers(pe *protocol.Error) []serverState {
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return oneLine(s) }
+	if list, ok := pe.Details["servers"].([]any); ok {
+		var out []serverState
+		for _, v := range list {
+			if m, ok := v.(map[string]any); ok {
+				out = append(out, serverState{str(m, "mcp_server"), str(m, "state"), str(m, "last_error")})
+			}
+		}
+		return out
+	}
+	name := str(pe.Extra, "mcp_server")
+	if name == "" || pe.Details["state"] == nil {
+		return nil
+	}
+	return []serverState{{name, str(pe.Details, "state"), str(pe.Details, "last_error")}}
+}
+
+// transient reports whether every server is on its way up (starting,
+// listing, or down and being restarted by the computer): asking again
+// later may succeed.
+func transient(servers []serverState) bool {
+	for _, s := range servers {
+		switch s.state {
+		case "starting", "listing", "down", "list_failed":
+		default:
+			return false
+		}
+	}
+	return len(servers) > 0
+}
+
+// describeServers says what the servers are doing, naming each.
+func describeServers(servers []serverState) string {
+	parts := make([]string, len(servers))
+	for i, s := range servers {
+		parts[i] = fmt.Sprintf("%q %s", s.name, serverStateText(s))
+	}
+	if len(parts) == 1 {
+		return "document server " + parts[0]
+	}
+	return fmt.Sprintf("%d document servers are unavailable: %s", len(parts), strings.Join(parts, "; "))
+}
+
+func serverStateText(s serverState) string {
+	because := ""
+	if s.lastErr != "" {
+		because = " (" + s.lastErr + ")"
+	}
+	switch s.state {
+	case "starting":
+		return "is still starting"
+	case "listing":
+		return "is still listing its documents"
+	case "down":
+		return "is down" + because + ", the computer keeps restarting it"
+	case "list_failed":
+		return "failed to list its documents" + because
+	case "disabled":
+		return "is disabled on this computer"
+	case "unknown":
+		return "is not configured on this computer"
+	}
+	return "is not available" + because
+}
+
+// unavailableTransient reports whether err is a 4014 naming servers that
+// are all on their way up.
+func unavailableTransient(err error) bool {
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeMCPServerNotFound {
+		return false
+	}
+	return transient(unavailableServers(pe))
 }

@@ -195,6 +195,7 @@ func (a *App) exported(m exportedMsg) tea.Cmd {
 		a.c.notice = "editing a copy (the document is not a file on this machine)"
 		return a.execCmd("editor", a.c.opts.Editor, temp, temp)
 	}
+	a.c.notice = "" // read: the pager has it
 	return a.execCmd("pager", a.c.opts.Pager, temp, temp)
 }
 

@@ -420,6 +420,7 @@ func sampleCorpus() []fakeDoc {
 			el("txt-001", "text", "报告引言段落", map[string]any{"text": "本报告总结了 2026 年度公司在各业务领域的运营情况。Revenue grew in every quarter."}),
 			el("tbl-001", "table", "季度收入对比表（4行3列）", map[string]any{
 				"headers": []any{"季度", "收入（万元）", "同比增长"},
+				"align":   []any{"", "right", "center"},
 				"rows": []any{
 					[]any{"Q1", "1,250", "+12%"}, []any{"Q2", "1,380", "+15%"},
 					[]any{"Q3", "1,420", "+8%"}, []any{"Q4", "1,560", "+18%"},

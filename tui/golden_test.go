@@ -22,6 +22,7 @@ func TestGolden(t *testing.T) {
 		{"catalog_type_picker", [2]int{w, h}, "laptop", []string{"t"}},
 		{"document", [2]int{w, h}, "laptop", []string{"j", "j", "j", "enter"}},
 		{"page_rendered", [2]int{w, h}, "laptop", []string{"j", "j", "j", "enter", "enter"}},
+		{"page_rendered_narrow", [2]int{34, 24}, "laptop", []string{"j", "j", "j", "enter", "enter"}},
 		{"page_json", [2]int{w, h}, "laptop", []string{"j", "j", "j", "enter", "enter", "m"}},
 		{"page_text", [2]int{w, h}, "laptop", []string{"j", "j", "j", "enter", "enter", "m", "m"}},
 		{"page_elements", [2]int{w, h}, "laptop", []string{"j", "j", "j", "enter", "enter", "e", "j", "j"}},

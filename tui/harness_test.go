@@ -40,11 +40,21 @@ func testOptions() Options {
 
 func newHarness(t testing.TB, f *fakeBackend, o Options, w, h int) *harness {
 	t.Helper()
+	return newHarnessWith(t, f, o, w, h, nil)
+}
+
+// newHarnessWith is newHarness with a hook run before the browser starts
+// (to replace its timers, say).
+func newHarnessWith(t testing.TB, f *fakeBackend, o Options, w, h int, before func(*harness)) *harness {
+	t.Helper()
 	m := New(f, o)
 	app := m.(*App)
 	app.c.previewDelay = time.Millisecond
 	hs := &harness{t: t, app: app, fake: f, msgs: make(chan tea.Msg, 1024)}
 	hs.fakeSystem(nil) // never the real clipboard or browser
+	if before != nil {
+		before(hs)
+	}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.exec(app.Init())
 	hs.settle()

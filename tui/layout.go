@@ -40,3 +40,17 @@ func wrapStyledLines(st lipgloss.Style, text string, w, maxLines int) []string {
 	}
 	return lines
 }
+
+// keywordLines shows keywords as "# a  # b" wrapped to w cells; a "#"
+// stays with its keyword when the line wraps.
+func keywordLines(st lipgloss.Style, keywords []string, w, maxLines int) []string {
+	tags := make([]string, len(keywords))
+	for i, k := range keywords {
+		tags[i] = "#\u00a0" + oneLine(k)
+	}
+	lines := wrapText(strings.Join(tags, "  "), w, maxLines)
+	for i, l := range lines {
+		lines[i] = st.Render(strings.ReplaceAll(l, "\u00a0", " "))
+	}
+	return lines
+}

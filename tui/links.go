@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"html"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -11,6 +12,10 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/yuin/goldmark"
+	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -66,17 +71,82 @@ func pageLinks(p *protocol.DPEPage) []pageLink {
 			t, _ := e.Content["text"].(string)
 			add(pageLink{text: oneLine(t), url: strings.TrimSpace(u), elementID: e.ElementID})
 		}
-		if md, ok := e.Content["markdown"].(string); ok {
+		for _, md := range markdownForms(e.Content) {
 			for _, m := range markdownLink.FindAllStringSubmatch(md, -1) {
 				if m[3] != "" {
 					add(pageLink{text: m[3], url: m[3], elementID: e.ElementID})
 					continue
 				}
-				add(pageLink{text: oneLine(strings.ReplaceAll(m[1], `\`, "")), url: m[2], elementID: e.ElementID})
+				add(pageLink{text: oneLine(inlinePlain(m[1])), url: m[2], elementID: e.ElementID})
 			}
 		}
 	}
 	return out
+}
+
+// markdownForms returns an element's rich Markdown forms: a text's
+// markdown, a list's items_markdown, a table's headers_markdown and
+// rows_markdown (see dpe).
+func markdownForms(c map[string]any) []string {
+	var out []string
+	var add func(v any)
+	add = func(v any) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, x := range v {
+				add(x)
+			}
+		case []string:
+			out = append(out, v...)
+		case [][]string:
+			for _, r := range v {
+				out = append(out, r...)
+			}
+		}
+	}
+	for _, k := range []string{"markdown", "items_markdown", "headers_markdown", "rows_markdown"} {
+		add(c[k])
+	}
+	return out
+}
+
+// inlinePlain returns the text inline Markdown shows, without its markup:
+// "`sync`" and "**sync**" are "sync", `a\*b` is "a*b" (so a link's text in
+// an element's Markdown form matches the same link's link element).
+func inlinePlain(md string) string {
+	src := []byte(md)
+	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
+	var b strings.Builder
+	_ = gast.Walk(doc, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if !entering {
+			return gast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *gast.CodeSpan:
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*gast.Text); ok {
+					b.Write(t.Segment.Value(src)) // code is literal
+				}
+			}
+			return gast.WalkSkipChildren, nil
+		case *gast.Text:
+			b.Write(util.UnescapePunctuations(n.Segment.Value(src)))
+			if n.SoftLineBreak() || n.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *gast.String:
+			b.Write(n.Value)
+		case *gast.AutoLink:
+			b.Write(n.Label(src))
+			return gast.WalkSkipChildren, nil
+		case *gast.RawHTML:
+			return gast.WalkSkipChildren, nil
+		}
+		return gast.WalkContinue, nil
+	})
+	return html.UnescapeString(b.String())
 }
 
 // linkKind classifies a link's destination.

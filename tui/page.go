@@ -262,14 +262,15 @@ func (s *pageScreen) matchLine(line, q string) int {
 }
 
 // lineOf returns the first rendered line that holds the start of text, or
-// -1.
+// -1. Runs of spaces compare as one (the probe's words are joined by one
+// space; a code block or a table lays its line out with more).
 func (s *pageScreen) lineOf(text string) int {
 	probe := strings.ToLower(headingProbe(strings.TrimSpace(text)))
 	if probe == "" {
 		return -1
 	}
 	for i, l := range s.v.pg.plainLines() {
-		if strings.Contains(strings.ToLower(l), probe) {
+		if strings.Contains(strings.ToLower(l), probe) || strings.Contains(strings.ToLower(strings.Join(strings.Fields(l), " ")), probe) {
 			return i
 		}
 	}

@@ -103,11 +103,15 @@ func TestProgramPager(t *testing.T) {
 	tm.Send(keyMsg("o"))
 	wait(func() bool {
 		b, err := os.ReadFile(copyTo)
-		return err == nil && bytes.Contains(b, []byte("| Q4   | 1,560        | +18%     |"))
+		return err == nil && bytes.Contains(b, []byte("| Q4   |        1,560 |   +18%   |"))
 	}, "the pager to receive the page")
 	name, _ := os.ReadFile(copyTo + ".name")
 	tmp := strings.TrimSpace(string(name))
 	wait(func() bool { _, err := os.Stat(tmp); return os.IsNotExist(err) }, "the temporary file to be removed")
 	tm.Send(keyMsg("ctrl+c"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	// Back from the pager, the status bar no longer says it is reading.
+	if n := tm.FinalModel(t).(*App).c.notice; strings.HasPrefix(n, "reading") {
+		t.Errorf("after the pager the status bar still says %q", n)
+	}
 }

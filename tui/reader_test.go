@@ -560,3 +560,86 @@ func TestUnreadableDocumentsSayWhy(t *testing.T) {
 	hs.press("enter")
 	hs.requireContains("✗ cannot be read: encrypted PDF")
 }
+
+// A match inside a code block, whose line has runs of spaces, opens with
+// that match current (not the first one on the page): the line is found
+// however its spaces were laid out.
+func TestContentSearchOpensAMatchInACodeBlock(t *testing.T) {
+	f := newFake()
+	f.docs = append(f.docs, mkDoc(testHost, "spec", "docs", "html", "Spec", nil, "", testNow,
+		protocol.DPEPage{Title: "Operators", Elements: []protocol.DPEElementDetail{
+			el("h-1", "heading", "Operator precedence", map[string]any{"level": 4, "text": "Operator precedence"}),
+			el("t-1", "text", "Unary operators", map[string]any{"text": "Unary operators have the highest precedence."}),
+			el("c-1", "code", "table", map[string]any{"code": "    Precedence    Operator\n        5             *  /  %\n        1             ||"}),
+		}}))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("F")
+	hs.typeText("precedence")
+	hs.press("enter")
+	ss := hs.app.top().(*searchScreen)
+	i := slices.IndexFunc(ss.results, func(m protocol.SearchMatch) bool { return strings.Contains(m.Line, "Operator") && m.ElementID == "c-1" })
+	if i < 0 {
+		t.Fatalf("no result for the code line: %+v", ss.results)
+	}
+	for range i {
+		hs.press("down")
+	}
+	hs.press("enter")
+	p := hs.page()
+	if p.v.pg.cur < 0 {
+		t.Fatal("no current match")
+	}
+	cur := p.v.pg.matches[p.v.pg.cur]
+	if line := p.v.pg.plainLines()[cur.line]; !strings.Contains(line, "Precedence    Operator") {
+		t.Errorf("the current match is on %q, want the code line", line)
+	}
+}
+
+// A link shown in a paragraph's Markdown and also as its own link element
+// (HTML's <a href="/pkg/sync/"><code>sync</code></a>) is listed once, by
+// its text without markup.
+func TestLinksPickerListsEachLinkOnceWithoutMarkup(t *testing.T) {
+	f := newFake()
+	link := el("l-1", "link", "sync", map[string]any{"text": "sync", "url": "/pkg/sync/", "within": "t-1"})
+	f.docs = append(f.docs, mkDoc(testHost, "mem", "docs", "html", "Memory Model", nil, "", testNow,
+		protocol.DPEPage{Title: "Advice", Elements: []protocol.DPEElementDetail{
+			el("t-1", "text", "To serialize", map[string]any{
+				"text":     "protect the data with sync and sync/atomic or a*b",
+				"markdown": "protect the data with [`sync`](/pkg/sync/) and [`sync/atomic`](/pkg/sync/atomic/) or [a\\*b **c**](/x)",
+			}),
+			link,
+		}}))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("/")
+	hs.typeText("Memory")
+	hs.press("enter", "enter", "enter", "L")
+	scr := hs.screen()
+	if n := strings.Count(scr, "/pkg/sync/ │"); n != 1 {
+		t.Errorf("/pkg/sync/ is listed %d times:\n%s", n, scr)
+	}
+	hs.requireContains("sync/atomic", "a*b c")
+	hs.requireNotContains("`sync`", "**")
+}
+
+// The links picker lists the links of list items and table cells too (their
+// rich forms items_markdown and rows_markdown), not only of paragraphs.
+func TestLinksPickerListsLinksInListsAndTables(t *testing.T) {
+	f := newFake()
+	f.docs = append(f.docs, mkDoc(testHost, "idx", "docs", "html", "Index", nil, "", testNow,
+		protocol.DPEPage{Title: "Index", Elements: []protocol.DPEElementDetail{
+			el("l-1", "list", "see also", map[string]any{
+				"items":          []any{"Install", "Usage"},
+				"items_markdown": []any{"[Install](install.md)", "[Usage](usage.md#run)"},
+			}),
+			el("t-1", "table", "index", map[string]any{
+				"headers": []any{"Entry", "Section"}, "headers_markdown": []any{"Entry", "Section"},
+				"rows":          []any{[]any{"cif", "The Basics"}},
+				"rows_markdown": []any{[]any{"[cif](The-Basics.html#index-cif)", "[The Basics](The-Basics.html)"}},
+			}),
+		}}))
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.press("/")
+	hs.typeText("Index")
+	hs.press("enter", "enter", "enter", "L")
+	hs.requireContains("install.md", "usage.md#run", "cif                               The-Basics.html#", "The Basics                          The-Basics.html │")
+}

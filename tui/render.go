@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/glamour/v2"
+	"charm.land/glamour/v2/styles"
 	"github.com/alecthomas/chroma/v2/quick"
 	"github.com/charmbracelet/x/ansi"
 
@@ -46,28 +46,24 @@ type renderKey struct {
 func renderMarkdown(md string, width int, style string) string {
 	width = max(width, 20)
 	md = dpe.ExpandTabs(md, tabWidth)
-	r, err := glamour.NewTermRenderer(
-		glamour.WithStandardStyle(style),
-		glamour.WithWordWrap(width), // lines come out a margin narrower
-		glamour.WithTableWrap(true),
-		// glamour drops hard line breaks; dpe writes line breaks only
-		// where the source has them (a text file's lines), so keep them.
-		glamour.WithPreservedNewLines(),
-		// glamour resolves every relative link and image path against its
-		// base URL and, with none, shows "img/a.png" as "/img/a.png". A
-		// base it cannot parse makes it keep the path as written.
-		glamour.WithBaseURL(unresolvedBase),
-	)
-	if err == nil {
-		out, rerr := r.Render(md)
-		if rerr == nil {
-			// dpe carries a text line's indentation as no-break spaces;
-			// on screen (and when copied from it) they are spaces.
-			return trimBlankEdges(strings.ReplaceAll(out, "\u00a0", " "))
-		}
-		err = rerr
+	cfg, ok := styles.DefaultStyles[style]
+	if !ok {
+		return fmt.Sprintf("(markdown rendering failed: no style %q)\n\n", style) + wrapPlain(md, width)
 	}
-	return fmt.Sprintf("(markdown rendering failed: %v)\n\n", err) + wrapPlain(md, width)
+	// Lines come out a margin narrower than width; tables are drawn at
+	// their natural width (see renderGlamour). glamour drops hard line
+	// breaks; dpe writes line breaks only where the source has them (a
+	// text file's lines), so they are kept. glamour resolves every relative
+	// link and image path against its base URL and, with none, shows
+	// "img/a.png" as "/img/a.png"; a base it cannot parse makes it keep the
+	// path as written.
+	out, err := renderGlamour(md, width, *cfg)
+	if err != nil {
+		return fmt.Sprintf("(markdown rendering failed: %v)\n\n", err) + wrapPlain(md, width)
+	}
+	// dpe carries a text line's indentation as no-break spaces; on screen
+	// (and when copied from it) they are spaces.
+	return trimBlankEdges(strings.ReplaceAll(out, "\u00a0", " "))
 }
 
 // renderJSON pretty-prints v (HTML characters kept as they are) and colours

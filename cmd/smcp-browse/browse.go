@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/agent"
@@ -84,7 +86,12 @@ func runBrowser(cmd *cobra.Command, cf *connFlags, opts tui.Options) (err error)
 	ctx := cmd.Context()
 	start := time.Now()
 	fwd := &forwarder{}
+	// Until the browser draws its first screen the terminal would stay
+	// blank (a demo over a large folder indexes it first): say what is
+	// happening, and erase the line once it is done.
+	done := startingLine(cmd.ErrOrStderr(), cf)
 	s, err := cf.open(ctx, fwd.handlers())
+	done()
 	if err != nil {
 		return report(cmd, err, false)
 	}
@@ -156,4 +163,26 @@ func (f *forwarder) handlers() agent.Handlers {
 		UpdateDesktop: func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateDesktopMsg{Computer: n.Computer}) },
 		State:         func(st agent.State) { f.post(tui.ConnStateMsg{State: st}) },
 	}
+}
+
+// startingLine writes what the browser is waiting for on w when w is a
+// terminal, and returns the function that erases it.
+func startingLine(w io.Writer, cf *connFlags) (erase func()) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return func() {}
+	}
+	fmt.Fprint(w, startingText(cf))
+	return func() { fmt.Fprint(w, "\r\x1b[K") }
+}
+
+// startingText says what the browser waits for before its first screen.
+func startingText(cf *connFlags) string {
+	switch {
+	case cf.demo && cf.docs != "":
+		return "smcp-browse: starting the demo; the document server reads " + cf.docs + "…"
+	case cf.demo:
+		return "smcp-browse: starting the demo…"
+	}
+	return "smcp-browse: connecting to " + cf.server + "…"
 }

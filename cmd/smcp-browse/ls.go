@@ -32,9 +32,11 @@ func newLsCmd() *cobra.Command {
 		Use:   "ls (--demo [--docs DIR] | --server URL --office ID --computer NAME) [flags]",
 		Short: "List a computer's documents (its Finder catalog)",
 		Long: `ls asks a computer for its Finder catalog (client:get_finder) and prints one
-row per document: title, file type, pages, the MCP server that has it, when
-it was modified, and its dpe:// URI. --keywords and --type filter, --offset
-and --limit page (the computer's default page size is 20, at most 100).
+row per document: title, path (relative to the document server's folder, so
+that files of the same name can be told apart), file type, pages, the MCP
+server that has it, when it was modified, and its dpe:// URI. --keywords and
+--type filter, --offset and --limit page (the computer's default page size is
+20, at most 100).
 
 --json prints the GetFinderRet exactly as received instead. On an error the
 code and message go to stderr ("error 4201: ..."), with --json the error
@@ -122,12 +124,21 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 		}
 		return
 	}
-	rows := [][]string{{"TITLE", "TYPE", "PAGES", "SERVER", "MODIFIED", "URI"}}
+	rows := [][]string{{"TITLE", "PATH", "TYPE", "PAGES", "SERVER", "MODIFIED", "URI"}}
 	for _, d := range ret.Documents {
+		path := clean(d.Path)
+		if ansi.StringWidth(path) > 48 { // the end of a path says most
+			path = ansi.TruncateLeft(path, ansi.StringWidth(path)-47, "…")
+		}
+		pages := strconv.Itoa(d.PageCount)
+		if d.Pending && d.Unreadable == "" {
+			pages = "…" // listed, still being read
+		}
 		rows = append(rows, []string{
 			ansi.Truncate(clean(d.Title), 48, "…"),
+			path,
 			clean(d.FileType),
-			strconv.Itoa(d.PageCount),
+			pages,
 			clean(d.Server),
 			modified(d.LastModified, loc),
 			clean(d.URI),

@@ -33,6 +33,9 @@ func TestPrintCatalog(t *testing.T) {
 	ret.Documents[1].Title = "Bad \x1b[31mred\x1b[0m\ttitle\nsecond line"
 	ret.Documents[2].LastModified = "yesterday"
 	ret.Documents[3].Server = ""
+	ret.Documents[0].Path = "reports/2026/" + strings.Repeat("q", 60) + "/main.go"
+	ret.Documents[2].Path = "docs/main.go"
+	ret.Documents[2].Pending, ret.Documents[2].PageCount = true, 0
 	var out, errOut bytes.Buffer
 	printCatalog(&out, &errOut, ret, 10, time.UTC)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -48,7 +51,17 @@ func TestPrintCatalog(t *testing.T) {
 	if strings.ContainsAny(out.String(), "\x1b\t") {
 		t.Errorf("control characters in the table: %q", out.String())
 	}
-	if !strings.Contains(lines[2], "Bad red title second line  md") {
+	// The path tells files of one name apart; a long one keeps its end.
+	if !strings.Contains(lines[1], "…"+strings.Repeat("q", 39)+"/main.go  md") {
+		t.Errorf("long path: %q", lines[1])
+	}
+	if !strings.Contains(lines[3], " docs/main.go ") {
+		t.Errorf("path: %q", lines[3])
+	}
+	if !strings.Contains(lines[3], " …  ") || strings.Contains(lines[3], " 0  ") {
+		t.Errorf("a pending entry's pages: %q", lines[3])
+	}
+	if !strings.Contains(lines[2], "Bad red title second line  -") {
 		t.Errorf("title not cleaned to one line: %q", lines[2])
 	}
 	if !strings.Contains(lines[3], "yesterday") || !strings.Contains(lines[4], " - ") {

@@ -95,6 +95,14 @@ func KindOf(name string) (Kind, string) {
 		return KindCode, "makefile"
 	case "dockerfile":
 		return KindCode, "dockerfile"
+	case "readme", "notice", "authors", "contributors", "changelog", "changes", "news",
+		"install", "todo", "patents", "thanks", "hacking", "bugs", "copyright":
+		return KindText, "" // the plain-text files every project ships without an extension
+	}
+	for _, prefix := range []string{"license", "licence", "copying"} {
+		if strings.HasPrefix(base, prefix) && !strings.Contains(base, ".") || base == prefix {
+			return KindText, "" // LICENSE, COPYING, LICENSE-MIT, COPYING3
+		}
 	}
 	ext := strings.TrimPrefix(path.Ext(base), ".")
 	switch ext {

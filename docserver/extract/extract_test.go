@@ -431,6 +431,10 @@ func TestKindOf(t *testing.T) {
 		"a.md": KindMarkdown, "b.MARKDOWN": KindMarkdown, "c.txt": KindText, "d.go": KindCode, "Makefile": KindCode,
 		"e.csv": KindCSV, "f.tsv": KindTSV, "g.xlsx": KindXLSX, "h.pdf": KindPDF, "i.docx": KindDOCX,
 		"j.pptx": KindPPTX, "k.png": KindUnknown, "l": KindUnknown,
+		// Plain-text files projects ship without an extension.
+		"LICENSE": KindText, "vendor/x/COPYING": KindText, "LICENSE-MIT": KindText, "COPYING3": KindText,
+		"README": KindText, "PATENTS": KindText, "AUTHORS": KindText, "NOTICE": KindText,
+		"license.md": KindMarkdown, "LICENSE.png": KindUnknown, "licenses": KindText,
 	} {
 		if got, _ := KindOf(name); got != want {
 			t.Errorf("KindOf(%q) = %v, want %v", name, got, want)

@@ -166,7 +166,8 @@ type Conn struct {
 	deafTries int // tries made deaf so far (Options.deafTries)
 
 	emitMu sync.Mutex     // serialises writes on the current socket
-	events serialQueue    // state changes and reconnect callbacks, in order
+	events serialQueue    // state changes, in order
+	reconn serialQueue    // reconnect callbacks, in order (apart: one still busy never holds back a state change)
 	wg     sync.WaitGroup // the reconnect loop
 }
 
@@ -586,7 +587,7 @@ func (c *Conn) reconnect() {
 			ok := c.sock == s
 			c.mu.Unlock()
 			if ok {
-				c.events.push(func() {
+				c.reconn.push(func() {
 					for _, fn := range fns {
 						safeCall(c.log, "reconnect callback", func() { fn(c.ctx) })
 					}

@@ -209,6 +209,24 @@ func TestCallDeadline(t *testing.T) {
 	}
 }
 
+// A call whose context is already done is refused before the connection
+// is used: nothing is sent, so no answer can come back and be returned as
+// if the caller still waited for it (TestCallDeadline's cancelled call
+// returned the computer's answer that way under load).
+func TestCallWithDoneContextIsNotSent(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	c := dial(t, srv.URL)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(testCtx(t))
+	cancel()
+	_, err := c.Call(ctx, protocol.EventGetConfig, protocol.ComputerCall{Agent: "bot", ReqID: "1", Computer: "pc"})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, sio.ErrClosed) {
+		t.Fatalf("err %v, want the context's cancellation before any use of the connection", err)
+	}
+}
+
 // TestListenDeliversInOrder relays 200 cancellations and checks they reach
 // the listener one at a time, in order.
 func TestListenDeliversInOrder(t *testing.T) {

@@ -317,6 +317,54 @@ func TestReconnect(t *testing.T) {
 	}
 }
 
+// TestStateNeverWaitsForAReconnectCallback: a connection that drops again
+// while its reconnect callback is still busy (an agent re-joining its office
+// through a node that is itself about to drop it) reports Reconnecting at
+// once. The state callbacks once shared the callbacks' queue, and the
+// agent's state (and the TUI's status line) said "connected" for as long as
+// the re-join kept trying, up to 90 s.
+func TestStateNeverWaitsForAReconnectCallback(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	c := dial(t, srv.URL)
+	states := make(chan sio.State, 16)
+	c.OnState(func(s sio.State) { states <- s })
+	inCallback, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	c.OnReconnect(func(ctx context.Context) {
+		inCallback <- struct{}{}
+		select { // a re-join that keeps trying
+		case <-release:
+		case <-ctx.Done():
+		}
+	})
+	expect := func(want sio.State) {
+		t.Helper()
+		select {
+		case s := <-states:
+			if s != want {
+				t.Fatalf("state %s, want %s", s, want)
+			}
+		case <-time.After(wait):
+			t.Fatalf("state %s never came; the Conn says %s", want, c.State())
+		}
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	expect(sio.StateReconnecting)
+	srv2 := servertest.StartAt(t, srv.Addr, server.Options{})
+	expect(sio.StateConnected)
+	select {
+	case <-inCallback:
+	case <-time.After(wait):
+		t.Fatal("reconnect callback not called")
+	}
+	if err := srv2.Stop(); err != nil { // while the callback is still busy
+		t.Fatal(err)
+	}
+	expect(sio.StateReconnecting)
+}
+
 // TestRefusedReconnectGivesUp restarts the server with a token the client
 // does not have: the client stops trying and closes.
 func TestRefusedReconnectGivesUp(t *testing.T) {

@@ -378,7 +378,11 @@ func (g *gatedTransport) deliver(in incoming, fs *fastSocket, ls []types.EventLi
 }
 
 // isDisconnect reports whether p carries a Socket.IO DISCONNECT of /smcp.
-func isDisconnect(p *packet.Packet) bool {
+func isDisconnect(p *packet.Packet) bool { return isNamespacePacket(p, "1"+protocol.Namespace) }
+
+// isNamespacePacket reports whether p is a Socket.IO packet that starts
+// with prefix (type and namespace) followed by its end or a comma.
+func isNamespacePacket(p *packet.Packet, prefix string) bool {
 	if p.Type != packet.MESSAGE {
 		return false
 	}
@@ -387,7 +391,6 @@ func isDisconnect(p *packet.Packet) bool {
 		return false
 	}
 	data := b.Bytes()
-	const prefix = "1" + protocol.Namespace
 	return len(data) >= len(prefix) && string(data[:len(prefix)]) == prefix &&
 		(len(data) == len(prefix) || data[len(prefix)] == ',')
 }
@@ -406,18 +409,7 @@ func (g *gatedTransport) writeFast(frame []byte) {
 }
 
 // isConnect reports whether p carries a Socket.IO CONNECT to /smcp.
-func isConnect(p *packet.Packet) bool {
-	if p.Type != packet.MESSAGE {
-		return false
-	}
-	b, ok := p.Data.(interface{ Bytes() []byte })
-	if !ok {
-		return false
-	}
-	data := b.Bytes()
-	return bytes.HasPrefix(data, []byte(connectPrefix)) &&
-		(len(data) == len(connectPrefix) || data[len(connectPrefix)] == ',')
-}
+func isConnect(p *packet.Packet) bool { return isNamespacePacket(p, connectPrefix) }
 
 // hold starts holding outgoing packets.
 func (g *gatedTransport) hold() {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -95,6 +96,20 @@ type mdBlock struct {
 	el    Element
 	level int // heading level, 0 for other elements
 	size  int // characters, for the page budget
+	// bare is the text of a Markdown heading or paragraph without its
+	// images (badges, logos): the title and summary are taken from it,
+	// and a paragraph of badges alone (bare "") gives neither.
+	bare    string
+	hasBare bool
+}
+
+// blockText is the text a block gives the document's title or summary.
+func (b mdBlock) blockText() string {
+	if b.hasBare {
+		return b.bare
+	}
+	s, _ := b.el.Content["text"].(string)
+	return s
 }
 
 // parseMarkdown splits a Markdown file into pages at its top-level
@@ -144,16 +159,28 @@ func paginateBlocks(p *parser, blocks []mdBlock, doc *Document, truncated bool) 
 	if doc.Title == "" {
 		for _, b := range blocks {
 			if b.level == 1 {
-				doc.Title, _ = b.el.Content["text"].(string)
+				if doc.Title = b.blockText(); doc.Title == "" {
+					doc.Title, _ = b.el.Content["text"].(string) // a heading of images alone
+				}
 				break
 			}
 		}
 	}
 	if doc.Summary == "" {
-		for _, b := range blocks {
-			if b.el.Category == dpe.Text {
-				s, _ := b.el.Content["text"].(string)
-				doc.Summary = firstSentences(s, SummaryChars)
+		// The first text that says something: paragraphs of badges or
+		// images alone are skipped, and a Markdown paragraph is preferred
+		// to the text of raw HTML (a logo's alt text and the badges next
+		// to it, which Markdown does not parse inside HTML).
+		for _, markdownOnly := range []bool{true, false} {
+			for _, b := range blocks {
+				if b.el.Category == dpe.Text && (b.hasBare || !markdownOnly) {
+					if s := b.blockText(); strings.TrimSpace(s) != "" {
+						doc.Summary = firstSentences(s, SummaryChars)
+						break
+					}
+				}
+			}
+			if doc.Summary != "" {
 				break
 			}
 		}
@@ -246,6 +273,7 @@ type mdWalker struct {
 	indent    int
 	list      *Element  // list items collected and not yet added
 	listRefs  []Element // links and images of the pending list's items
+	bare      *string   // the bare text of the block being added (nil: none)
 }
 
 func (w *mdWalker) add(el Element, level, size int) {
@@ -254,8 +282,45 @@ func (w *mdWalker) add(el Element, level, size int) {
 		return
 	}
 	w.flushList()
-	w.blocks = append(w.blocks, mdBlock{el: placed(el, w.quote, w.indent), level: level, size: size})
+	b := mdBlock{el: placed(el, w.quote, w.indent), level: level, size: size}
+	if w.bare != nil {
+		b.bare, b.hasBare = *w.bare, true
+	}
+	w.blocks = append(w.blocks, b)
 }
+
+// bareText is the text of a heading or paragraph without its images and
+// raw HTML tags: "[![npm](badge.svg)](https://npmjs.org) A tiny parser"
+// gives "A tiny parser".
+func (w *mdWalker) bareText(n ast.Node) string {
+	var b strings.Builder
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Image, *ast.RawHTML:
+			case *ast.Text:
+				b.WriteString(unescapeMarkdown(string(c.Value(w.src))))
+				if c.SoftLineBreak() || c.HardLineBreak() {
+					b.WriteByte(' ')
+				}
+			case *ast.String:
+				b.Write(c.Value)
+			case *ast.AutoLink:
+				b.Write(c.Label(w.src))
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return clean(collapse(unresolvedImages.ReplaceAllString(b.String(), " ")))
+}
+
+// unresolvedImages matches reference-style images (badges) whose link
+// definitions were not read, as a peek at a README's first bytes leaves
+// them: "[![NPM Version][npm-image]][npm-url]", "![logo][logo-url]".
+var unresolvedImages = regexp.MustCompile(`\[!\[[^\]]*\]\[[^\]]*\]\]\[[^\]]*\]|!\[[^\]]*\]\[[^\]]*\]`)
 
 func (w *mdWalker) block(n ast.Node) {
 	switch n := n.(type) {
@@ -270,7 +335,10 @@ func (w *mdWalker) block(n ast.Node) {
 				el.Content["anchor"] = clean(string(b))
 			}
 		}
+		bare := w.bareText(n)
+		w.bare = &bare
 		w.add(el, n.Level, len(plain))
+		w.bare = nil
 	case *ast.Paragraph, *ast.TextBlock:
 		var refs []Element
 		plain, md := w.inline(n, &refs)
@@ -279,7 +347,11 @@ func (w *mdWalker) block(n ast.Node) {
 			w.add(refs[0], 0, 40)
 			return
 		}
-		if plain != "" && !w.addText(plain, md) {
+		bare := w.bareText(n)
+		w.bare = &bare
+		kept := plain == "" || w.addText(plain, md)
+		w.bare = nil
+		if !kept {
 			standalone(refs)
 		}
 		for _, r := range refs {

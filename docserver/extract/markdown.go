@@ -200,8 +200,30 @@ func peekMarkdown(p *parser, prefix []byte) Meta {
 
 // paginate groups blocks into pages: a heading whose level is at most split
 // starts a page, and a page whose text passes the budget is continued on
-// the next one.
+// the next one. Where a section is continued, the break falls where a
+// reader would put it:
+//
+//   - before a sub-heading, when the page is at least half full and the
+//     sub-section would not fit on it, rather than inside the sub-section;
+//   - not at all when the rest of the section is small (it fits with a
+//     quarter of the budget over): no page of a few stray elements;
+//   - not between a paragraph and the code block, table or list it
+//     introduces: the paragraph moves to the next page with it.
 func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, bool) {
+	budget := p.opts.PageChars
+	startsSection := func(b mdBlock) bool { return b.level > 0 && b.level <= split }
+	// rest[i]: the size of blocks i.. up to the end of i's section;
+	// sub[i]: up to the next heading of any level.
+	rest, sub := make([]int, len(blocks)+1), make([]int, len(blocks)+1)
+	for i := len(blocks) - 1; i >= 0; i-- {
+		rest[i], sub[i] = blocks[i].size, blocks[i].size
+		if i+1 < len(blocks) && !startsSection(blocks[i+1]) {
+			rest[i] += rest[i+1]
+		}
+		if i+1 < len(blocks) && blocks[i+1].level == 0 {
+			sub[i] += sub[i+1]
+		}
+	}
 	var pages []Page
 	var cur *Page
 	section := ""
@@ -216,31 +238,42 @@ func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, b
 		used = 0
 		return true
 	}
-	for _, b := range blocks {
-		startsSection := b.level > 0 && b.level <= split
-		if startsSection {
+	for i, b := range blocks {
+		if startsSection(b) {
 			section, _ = b.el.Content["text"].(string)
 		}
+		full := cur != nil && len(cur.Elements) >= p.opts.MaxElements
+		over := used+b.size > budget && used+rest[i] > budget+budget/4
+		subHeading := b.level > split && used >= budget/2 && used+sub[i] > budget
 		switch {
 		case cur == nil:
 			title := ""
-			if startsSection {
+			if startsSection(b) {
 				title = section
 			}
 			if !newPage(title) {
 				return pages, truncated
 			}
-		case startsSection && len(cur.Elements) > 0:
+		case startsSection(b) && len(cur.Elements) > 0:
 			if !newPage(section) {
 				return pages, truncated
 			}
-		case len(cur.Elements) > 0 && (used+b.size > p.opts.PageChars && !shownWithin(b.el) || len(cur.Elements) >= p.opts.MaxElements):
+		case len(cur.Elements) > 0 && (full || !shownWithin(b.el) && (over || subHeading)):
 			title := "(continued)"
 			if section != "" {
 				title = section + " (continued)"
 			}
+			intro := introduction(cur.Elements, b.el)
+			if full {
+				intro = nil
+			}
+			cur.Elements = cur.Elements[:len(cur.Elements)-len(intro)]
 			if !newPage(title) {
 				return pages, truncated
+			}
+			cur.Elements = append(cur.Elements, intro...)
+			for _, e := range intro {
+				used += len(elementText(e))
 			}
 		}
 		if cur.Title == "" && b.level > 0 {
@@ -250,6 +283,35 @@ func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, b
 		used += b.size
 	}
 	return pages, truncated
+}
+
+// introduction is the tail of a page's elements that introduces next
+// and moves to the next page with it: a heading left last on the page, or
+// the paragraph (with the links and images shown within it) before a code
+// block, table or list; never all the page holds.
+func introduction(els []Element, next Element) []Element {
+	i := len(els) - 1
+	for i > 0 && shownWithin(els[i]) {
+		i--
+	}
+	switch {
+	case i <= 0:
+		return nil
+	case els[i].Category == dpe.Heading:
+		return els[i:]
+	case els[i].Category == dpe.Text && (next.Category == dpe.Code || next.Category == dpe.Table || next.Category == dpe.List):
+		if els[i-1].Category == dpe.Heading && i > 1 {
+			return els[i-1:] // the paragraph's heading too
+		}
+		return els[i:]
+	}
+	return nil
+}
+
+// elementText is the text of a text element, for the page budget.
+func elementText(e Element) string {
+	s, _ := e.Content["text"].(string)
+	return s
 }
 
 // shownWithin reports whether an element is shown inside the element

@@ -73,3 +73,36 @@ func TestPaginationBreaksWhereAReaderWould(t *testing.T) {
 	}
 	t.Logf("%d pages, %d continued, %d of them at a heading", len(doc.Pages), continued, atHeading)
 }
+
+// Superscripts and subscripts keep their meaning in text: the spec's
+// "scales the mantissa by 10<sup>exp</sup>" read "by 10exp", "modulo
+// 2<sup><i>n</i></sup>" read "modulo 2n".
+func TestHTMLSuperscripts(t *testing.T) {
+	doc, err := Parse(t.Context(), Source{Name: "go_spec.html", Data: goSpec(t)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, p := range doc.Pages {
+		for _, e := range p.Elements {
+			s, _ := e.Content["text"].(string)
+			b.WriteString(s + "\n")
+		}
+	}
+	for _, want := range []string{"by 10^exp", "by 2^exp", "modulo 2^n,"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the spec's text lacks %q", want)
+		}
+	}
+	doc, err = Parse(t.Context(), Source{Name: "x.html", Data: []byte("<p>H<sub>2</sub>O and x<sup>2</sup></p>")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := doc.Pages[0].Elements[0]
+	if got := el.Content["text"]; got != "H_2O and x^2" {
+		t.Errorf("text %q", got)
+	}
+	if got := el.Content["markdown"]; got != nil && got != `H\_2O and x^2` {
+		t.Errorf("markdown %q", got)
+	}
+}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -67,16 +67,7 @@ func (c *Computer) handlePutBlob(ctx context.Context, raw json.RawMessage) (any,
 const maxEcho = 200
 
 // clip shortens s for an error message, on a rune boundary.
-func clip(s string) string {
-	if len(s) <= maxEcho {
-		return s
-	}
-	cut := maxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return sanitize.Clip(s, maxEcho) }
 
 // maxSkillSegment bounds a kebab-case segment of a SKILL name.
 const maxSkillSegment = 64

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/smcp-browse/smcp-browse/docserver/extract"
 )
 
 // maxCompletions is the MCP bound on completion values per response.
@@ -29,12 +31,8 @@ func (c *completer) CompleteResourceArgument(ctx context.Context, _ string, arg 
 			}
 		}
 	case "page_index":
-		ref := cc.Arguments["doc_ref"]
-		if ref == "" {
-			break
-		}
-		_, doc, err := c.s.load(ctx, ref)
-		if err != nil {
+		doc, ok := c.document(ctx, cc)
+		if !ok {
 			break
 		}
 		for i := range doc.Pages {
@@ -43,12 +41,8 @@ func (c *completer) CompleteResourceArgument(ctx context.Context, _ string, arg 
 			}
 		}
 	case "element_id":
-		ref := cc.Arguments["doc_ref"]
-		if ref == "" {
-			break
-		}
-		_, doc, err := c.s.load(ctx, ref)
-		if err != nil {
+		doc, ok := c.document(ctx, cc)
+		if !ok {
 			break
 		}
 		only := -1
@@ -76,4 +70,15 @@ func (c *completer) CompleteResourceArgument(ctx context.Context, _ string, arg 
 		out.Values = []string{}
 	}
 	return out, nil
+}
+
+// document loads the document named by the context argument doc_ref; ok
+// is false when there is none or it cannot be read.
+func (c *completer) document(ctx context.Context, cc mcp.CompleteContext) (*extract.Document, bool) {
+	ref := cc.Arguments["doc_ref"]
+	if ref == "" {
+		return nil, false
+	}
+	_, doc, err := c.s.load(ctx, ref)
+	return doc, err == nil
 }

@@ -45,56 +45,52 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 		return nil, &rpcerr.Error{Code: mcp.RESOURCE_NOT_FOUND, Message: fmt.Sprintf("host %q is not served here (this server is %q)", u.Host, s.host),
 			Data: map[string]any{"uri": raw}}
 	}
-	var body any
-	var md, txt func() string
+	var v view
 	switch u.Level() {
 	case dpe.LevelCatalog:
-		cat, err := s.catalog(ctx, u.Query)
-		if err != nil {
-			return nil, err
-		}
-		body = cat
-		md = func() string { return dpe.RenderCatalogMarkdown(cat) }
-		txt = func() string { return dpe.RenderCatalogText(cat) }
+		v, err = viewOf(dpe.RenderCatalogMarkdown, dpe.RenderCatalogText)(s.catalog(ctx, u.Query))
 	case dpe.LevelDocument:
-		d, err := s.document(ctx, u)
-		if err != nil {
-			return nil, err
-		}
-		body = d
-		md = func() string { return dpe.RenderDocumentMarkdown(d) }
-		txt = func() string { return dpe.RenderDocumentText(d) }
+		v, err = viewOf(dpe.RenderDocumentMarkdown, dpe.RenderDocumentText)(s.document(ctx, u))
 	case dpe.LevelPage:
-		p, err := s.page(ctx, u)
-		if err != nil {
-			return nil, err
-		}
-		body = p
-		md = func() string { return dpe.RenderPageMarkdown(p) }
-		txt = func() string { return dpe.RenderPageText(p) }
+		v, err = viewOf(dpe.RenderPageMarkdown, dpe.RenderPageText)(s.page(ctx, u))
 	case dpe.LevelElement:
-		e, err := s.element(ctx, u)
-		if err != nil {
-			return nil, err
-		}
-		body = e
-		md = func() string { return dpe.RenderElementMarkdown(e) }
-		txt = func() string { return dpe.RenderElementText(e) }
+		v, err = viewOf(dpe.RenderElementMarkdown, dpe.RenderElementText)(s.element(ctx, u))
+	}
+	if err != nil {
+		return nil, err
 	}
 	c := mcp.TextResourceContents{URI: raw}
 	switch u.Query.Format {
 	case dpe.FormatMarkdown:
-		c.MIMEType, c.Text = mimeMarkdown, md()
+		c.MIMEType, c.Text = mimeMarkdown, v.markdown()
 	case dpe.FormatText:
-		c.MIMEType, c.Text = mimeText, txt()
+		c.MIMEType, c.Text = mimeText, v.text()
 	default:
-		b, err := json.Marshal(body)
+		b, err := json.Marshal(v.body)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", raw, err)
 		}
 		c.MIMEType, c.Text = mimeJSON, string(b)
 	}
 	return []mcp.ResourceContents{c}, nil
+}
+
+// view is a read's body of any level with its two renderings, computed
+// only for the format asked.
+type view struct {
+	body           any
+	markdown, text func() string
+}
+
+// viewOf pairs a level's renderers with the result of its read, passing
+// the read's error through: viewOf(md, txt)(s.page(ctx, u)).
+func viewOf[T any](md, txt func(T) string) func(T, error) (view, error) {
+	return func(v T, err error) (view, error) {
+		if err != nil {
+			return view{}, err
+		}
+		return view{body: v, markdown: func() string { return md(v) }, text: func() string { return txt(v) }}, nil
+	}
 }
 
 // errDocNotFound is the 4201 error of an unknown doc_ref.

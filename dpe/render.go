@@ -142,10 +142,7 @@ func elementMarkdown(e protocol.DPEElementDetail, c content) string {
 	case Separator:
 		return "---"
 	}
-	label := OneLine(e.Summary)
-	if label == "" {
-		label = OneLine(c.first("text", "title", "description"))
-	}
+	label := fallbackLabel(e, c)
 	if label == "" {
 		return "[" + EscapeSpan(OneLine(e.Category)) + "]"
 	}
@@ -169,6 +166,15 @@ func block(s string, quote, indent int, quoteMark string, width int) string {
 		lines[i] = prefix + pad + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fallbackLabel is the one-line label of an element no category case
+// renders: its summary, else its text, title or description.
+func fallbackLabel(e protocol.DPEElementDetail, c content) string {
+	if s := OneLine(e.Summary); s != "" {
+		return s
+	}
+	return OneLine(c.first("text", "title", "description"))
 }
 
 // first returns the first non-empty string value among keys.
@@ -254,10 +260,7 @@ func elementText(e protocol.DPEElementDetail, c content) string {
 	case Separator:
 		return "----"
 	}
-	s := OneLine(e.Summary)
-	if s == "" {
-		s = OneLine(c.first("text", "title", "description"))
-	}
+	s := fallbackLabel(e, c)
 	if s == "" {
 		return OneLine(e.Category)
 	}

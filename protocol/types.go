@@ -256,23 +256,11 @@ func (d DPEDocument) MarshalJSON() ([]byte, error) {
 	case d.PageOffset != nil:
 		pages = &[]DPEPageSummary{}
 	}
+	type wire DPEDocument // the same fields without this method
 	return json.Marshal(struct {
-		DocRef       string            `json:"doc_ref"`
-		URI          string            `json:"uri"`
-		FileURI      string            `json:"file_uri"`
-		FileType     string            `json:"file_type"`
-		Title        string            `json:"title"`
-		PageCount    int               `json:"page_count"`
-		Keywords     []string          `json:"keywords,omitempty"`
-		Summary      string            `json:"summary,omitempty"`
-		LastModified string            `json:"last_modified,omitempty"`
-		Pages        *[]DPEPageSummary `json:"pages,omitempty"`
-		PageOffset   *int              `json:"page_offset,omitempty"`
-		PageLimit    *int              `json:"page_limit,omitempty"`
-		PageTotal    *int              `json:"page_total,omitempty"`
-		Unreadable   string            `json:"unreadable,omitempty"`
-	}{d.DocRef, d.URI, d.FileURI, d.FileType, d.Title, d.PageCount, d.Keywords,
-		d.Summary, d.LastModified, pages, d.PageOffset, d.PageLimit, d.PageTotal, d.Unreadable})
+		wire
+		Pages *[]DPEPageSummary `json:"pages,omitempty"` // shadows wire.Pages
+	}{wire(d), pages})
 }
 
 // CatalogEntry turns a Level 1 document into a catalog entry owned by server.

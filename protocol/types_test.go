@@ -43,7 +43,7 @@ func TestWireNames(t *testing.T) {
 			`{"doc_ref":"d","uri":"u","file_uri":"f","file_type":"pdf","title":"T","page_count":5}`},
 		{"DPEDocument depth=pages", DPEDocument{DocRef: "d", URI: "u", FileURI: "f", FileType: "pdf", Title: "T", PageCount: 5,
 			Pages: []DPEPageSummary{{PageIndex: 0, Title: "p", ElementCount: 1, URI: "u/pages/0", DocRef: "d"}}, PageOffset: intp(0), PageLimit: intp(20), PageTotal: intp(5)},
-			`{"doc_ref":"d","uri":"u","file_uri":"f","file_type":"pdf","title":"T","page_count":5,"pages":[{"page_index":0,"title":"p","element_count":1,"uri":"u/pages/0","doc_ref":"d"}],"page_offset":0,"page_limit":20,"page_total":5}`},
+			`{"doc_ref":"d","uri":"u","file_uri":"f","file_type":"pdf","title":"T","page_count":5,"page_offset":0,"page_limit":20,"page_total":5,"pages":[{"page_index":0,"title":"p","element_count":1,"uri":"u/pages/0","doc_ref":"d"}]}`},
 		{"DPEPage", DPEPage{PageIndex: 0, Title: "概览", DocRef: "d", URI: "u", Elements: []DPEElementDetail{}, ElementCount: 0},
 			`{"page_index":0,"title":"概览","doc_ref":"d","uri":"u","elements":[],"element_count":0}`},
 		{"UpdateComputerConfigReq", UpdateComputerConfigReq{Computer: "c"}, `{"computer":"c"}`},
@@ -204,8 +204,8 @@ func TestDPEDocumentPagesWindowAlwaysHasPages(t *testing.T) {
 	}
 }
 
-// TestDPEDocumentMarshalKeepsEveryField guards the hand-written wire struct
-// in DPEDocument.MarshalJSON: a field added to the type but not there fails.
+// TestDPEDocumentMarshalKeepsEveryField checks that DPEDocument.MarshalJSON
+// round-trips every field, the shadowed pages included.
 func TestDPEDocumentMarshalKeepsEveryField(t *testing.T) {
 	in := DPEDocument{DocRef: "d", URI: "u", FileURI: "f", FileType: "pdf", Title: "T",
 		PageCount: 3, Keywords: []string{"k"}, Summary: "s", LastModified: "lm",

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"unicode/utf8"
 
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -112,16 +112,12 @@ func (s *Server) answer(sess *session, req *request, v any, e *protocol.Error) {
 // maxEcho bounds what an error message repeats of a client's input.
 const maxEcho = 200
 
-// clip shortens s for an error message.
+// clip shortens s for an error message, saying how long it was.
 func clip(s string) string {
-	if len(s) <= maxEcho {
-		return s
+	if c := sanitize.Clip(s, maxEcho); c != s {
+		return c + fmt.Sprintf(" (%d bytes)", len(s))
 	}
-	cut := maxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+	return s
 }
 
 // answerOffice acks server:join_office and server:leave_office with the
@@ -147,15 +143,9 @@ func (s *Server) answerOffice(sess *session, req *request, e *protocol.Error) {
 // object no bigger than MaxRequestBytes whose fields (those out has) have
 // the right types. Fields out does not name are not decoded.
 func (s *Server) decode(req *request, out any) *protocol.Error {
-	raw, ok := req.payload.(json.RawMessage)
-	if !ok {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), kindOf(req.payload))
-	}
-	if k := kindOf(raw); k != "an object" {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), k)
-	}
-	if len(raw) > s.opts.MaxRequestBytes {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", clip(req.event), len(raw), s.opts.MaxRequestBytes)
+	raw, perr := s.object(req)
+	if perr != nil {
+		return perr
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		var te *json.UnmarshalTypeError
@@ -167,18 +157,28 @@ func (s *Server) decode(req *request, out any) *protocol.Error {
 	return nil
 }
 
+// object returns req's payload if it is a JSON object no bigger than
+// MaxRequestBytes, and a 400 saying what it is otherwise.
+func (s *Server) object(req *request) (json.RawMessage, *protocol.Error) {
+	raw, ok := req.payload.(json.RawMessage)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), kindOf(req.payload))
+	}
+	if k := kindOf(raw); k != "an object" {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), k)
+	}
+	if len(raw) > s.opts.MaxRequestBytes {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", clip(req.event), len(raw), s.opts.MaxRequestBytes)
+	}
+	return raw, nil
+}
+
 // decodeFields is decode for the routing fields of a client:* request: the
 // payload's other fields are left unread.
 func (s *Server) decodeFields(req *request, fields []sio.Field) *protocol.Error {
-	raw, ok := req.payload.(json.RawMessage)
-	if !ok {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), kindOf(req.payload))
-	}
-	if k := kindOf(raw); k != "an object" {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), k)
-	}
-	if len(raw) > s.opts.MaxRequestBytes {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", clip(req.event), len(raw), s.opts.MaxRequestBytes)
+	raw, perr := s.object(req)
+	if perr != nil {
+		return perr
 	}
 	if err := sio.DecodeFields(raw, fields); err != nil {
 		return protocol.Errorf(protocol.CodeBadRequest, "%s: %v", clip(req.event), err)

@@ -144,43 +144,62 @@ func (l listNav) visible() (from, to int) {
 
 // update handles the movement keys and the mouse wheel.
 func (l *listNav) update(msg tea.Msg, k KeyMap) bool {
+	m, ok := navMoveOf(msg, k, l.h)
+	if !ok {
+		return false
+	}
+	switch {
+	case m.top:
+		l.set(0)
+	case m.bottom:
+		l.set(l.n - 1)
+	default:
+		if m.page {
+			l.top += m.by // a page key turns the page, not only the cursor
+		}
+		l.move(m.by)
+	}
+	return true
+}
+
+// navMove is what a movement key or the mouse wheel asks for: a step of by
+// rows (a whole page when page is set), or a jump to the top or bottom.
+type navMove struct {
+	by                int
+	page, top, bottom bool
+}
+
+// navMoveOf reads msg as a movement in a view h rows high.
+func navMoveOf(msg tea.Msg, k KeyMap, h int) (navMove, bool) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, k.Nav.Down):
-			l.move(1)
+			return navMove{by: 1}, true
 		case key.Matches(msg, k.Nav.Up):
-			l.move(-1)
+			return navMove{by: -1}, true
 		case key.Matches(msg, k.Nav.PageDown):
-			l.top += l.h
-			l.move(l.h)
+			return navMove{by: max(1, h), page: true}, true
 		case key.Matches(msg, k.Nav.PageUp):
-			l.top -= l.h
-			l.move(-l.h)
+			return navMove{by: -max(1, h), page: true}, true
 		case key.Matches(msg, k.Nav.HalfDown):
-			l.move(max(1, l.h/2))
+			return navMove{by: max(1, h/2)}, true
 		case key.Matches(msg, k.Nav.HalfUp):
-			l.move(-max(1, l.h/2))
+			return navMove{by: -max(1, h/2)}, true
 		case key.Matches(msg, k.Nav.Top):
-			l.set(0)
+			return navMove{top: true}, true
 		case key.Matches(msg, k.Nav.Bottom):
-			l.set(l.n - 1)
-		default:
-			return false
+			return navMove{bottom: true}, true
 		}
-		return true
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelDown:
-			l.move(3)
+			return navMove{by: 3}, true
 		case tea.MouseWheelUp:
-			l.move(-3)
-		default:
-			return false
+			return navMove{by: -3}, true
 		}
-		return true
 	}
-	return false
+	return navMove{}, false
 }
 
 // rangeLabel is the "21–40 of 312" indicator for rows [from, to).

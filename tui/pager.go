@@ -3,7 +3,6 @@ package tui
 import (
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -85,41 +84,19 @@ func (p *pager) scroll(n int) { p.setY(p.y + n) }
 // update handles the scrolling keys and the mouse wheel; it reports whether
 // msg was one of them.
 func (p *pager) update(msg tea.Msg, k KeyMap) bool {
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
-		switch {
-		case key.Matches(msg, k.Nav.Down):
-			p.scroll(1)
-		case key.Matches(msg, k.Nav.Up):
-			p.scroll(-1)
-		case key.Matches(msg, k.Nav.PageDown):
-			p.scroll(max(1, p.h))
-		case key.Matches(msg, k.Nav.PageUp):
-			p.scroll(-max(1, p.h))
-		case key.Matches(msg, k.Nav.HalfDown):
-			p.scroll(max(1, p.h/2))
-		case key.Matches(msg, k.Nav.HalfUp):
-			p.scroll(-max(1, p.h/2))
-		case key.Matches(msg, k.Nav.Top):
-			p.setY(0)
-		case key.Matches(msg, k.Nav.Bottom):
-			p.setY(p.maxY())
-		default:
-			return false
-		}
-		return true
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelDown:
-			p.scroll(3)
-		case tea.MouseWheelUp:
-			p.scroll(-3)
-		default:
-			return false
-		}
-		return true
+	m, ok := navMoveOf(msg, k, p.h)
+	if !ok {
+		return false
 	}
-	return false
+	switch {
+	case m.top:
+		p.setY(0)
+	case m.bottom:
+		p.setY(p.maxY())
+	default:
+		p.scroll(m.by)
+	}
+	return true
 }
 
 // search finds every case-insensitive occurrence of q, makes the first one

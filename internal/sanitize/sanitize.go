@@ -230,3 +230,16 @@ func isPlain(s string) bool {
 func pictograph(r rune) bool {
 	return r >= 0x1F000 || (r >= 0x2600 && r <= 0x27BF) || (r >= 0xFE00 && r <= 0xFE0F) || (r >= 0x2300 && r <= 0x23FF)
 }
+
+// Clip shortens s to at most max bytes, cut on a rune boundary and marked
+// with "…", so an error can repeat untrusted input without growing with it.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
@@ -218,10 +219,7 @@ func openError(err error) error {
 const softHyphen = "\x02"
 
 // pageRuns converts PDFium's text rects of a page into runs, with the
-// font of each. PDFium's own font lookup for a rect probes its top left
-// corner, which misses some rects and lands on the previous run for
-// others (", and so on." after a monospaced "?2" came out monospaced):
-// each rect is probed at its centre instead, then near its left edge.
+// font of each.
 func pageRuns(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int, rects []*responses.GetPageTextStructuredRect) []pdfRun {
 	if len(rects) > maxRunsPerPage {
 		rects = rects[:maxRunsPerPage]
@@ -242,43 +240,76 @@ func pageRuns(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int, rects [
 		return runs
 	}
 	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
-	// font finds the character at (x, y) and, when its origin lies in the
-	// run (not on the next line, where a probe between two words can
-	// land), takes its font and baseline for the run's.
-	font := func(r *pdfRun, x, y float64) bool {
-		at, err := inst.FPDFText_GetCharIndexAtPos(&requests.FPDFText_GetCharIndexAtPos{
-			TextPage: tp.TextPage, X: x, Y: y, XTolerance: 2, YTolerance: 2,
-		})
-		if err != nil || at.CharIndex < 0 {
-			return false
-		}
-		o, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: at.CharIndex})
+	// font takes the font and baseline of character idx for the run's,
+	// when the character's origin lies in the run.
+	font := func(r *pdfRun, idx int) bool {
+		o, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: idx})
 		if err != nil || o.X < r.left-0.5 || o.X > r.right+0.5 || o.Y < r.bottom-0.5 || o.Y > r.top+0.5 {
 			return false
 		}
-		sz, err := inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp.TextPage, Index: at.CharIndex})
+		sz, err := inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp.TextPage, Index: idx})
 		if err != nil || sz.FontSize <= 0 {
 			return false
 		}
 		rendered := sz.FontSize
-		if m, err := inst.FPDFText_GetMatrix(&requests.FPDFText_GetMatrix{TextPage: tp.TextPage, Index: at.CharIndex}); err == nil {
+		if m, err := inst.FPDFText_GetMatrix(&requests.FPDFText_GetMatrix{TextPage: tp.TextPage, Index: idx}); err == nil {
 			if scale := math.Hypot(float64(m.Matrix.C), float64(m.Matrix.D)); scale > 0 {
 				rendered *= scale
 			}
 		}
-		fi, err := inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp.TextPage, Index: at.CharIndex})
+		fi, err := inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp.TextPage, Index: idx})
 		if err != nil {
 			return false
 		}
 		r.size, r.mono, r.known, r.baseline = math.Round(rendered*2)/2, isMonoFont(fi.FontName, fi.Flags), true, o.Y
 		return true
 	}
+	// probe finds the character at (x, y) by a hit test (which scans the
+	// page's characters) and takes its font.
+	probe := func(r *pdfRun, x, y float64) (int, bool) {
+		at, err := inst.FPDFText_GetCharIndexAtPos(&requests.FPDFText_GetCharIndexAtPos{
+			TextPage: tp.TextPage, X: x, Y: y, XTolerance: 2, YTolerance: 2,
+		})
+		if err != nil || at.CharIndex < 0 {
+			return 0, false
+		}
+		return at.CharIndex, font(r, at.CharIndex)
+	}
+	// PDFium builds its rects from the page's characters in order, so a
+	// run's first character is usually a few characters after the end of
+	// the run before it: looked for there first (by its code point and
+	// position), the hit test is the fallback. PDFium's own font lookup
+	// probes a rect's top left corner, which misses some rects and lands
+	// on the previous run for others (", and so on." after a monospaced
+	// "?2" came out monospaced): the hit test probes the centre, then
+	// near the edges.
+	next := 0
 	for i := range runs {
 		r := &runs[i]
 		r.baseline = r.bottom
+		text := strings.TrimSpace(r.text)
+		first, _ := utf8.DecodeRuneInString(text)
+		found := false
+		for idx := max(next-2, 0); idx < next+8 && !found; idx++ {
+			u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: idx})
+			if err != nil {
+				break
+			}
+			if rune(u.Unicode) == first && font(r, idx) {
+				found, next = true, idx+utf8.RuneCountInString(text)
+			}
+		}
+		if found {
+			continue
+		}
 		y := (r.top + r.bottom) / 2
 		inset := math.Min(2, (r.right-r.left)/2)
-		_ = font(r, (r.left+r.right)/2, y) || font(r, r.left+inset, y) || font(r, r.right-inset, y)
+		for _, x := range []float64{(r.left + r.right) / 2, r.left + inset, r.right - inset} {
+			if idx, ok := probe(r, x, y); ok {
+				next = idx + 1
+				break
+			}
+		}
 	}
 	return runs
 }

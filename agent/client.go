@@ -132,6 +132,8 @@ type Client struct {
 	mu     sync.Mutex
 	office string
 	state  State
+	// endRejoin ends the re-join under way (rejoin), if any.
+	endRejoin context.CancelFunc
 }
 
 // Connect connects to the Server at serverURL (e.g. http://127.0.0.1:9000).
@@ -177,12 +179,21 @@ func Connect(ctx context.Context, serverURL string, opts Options) (*Client, erro
 	return c, nil
 }
 
-// setState records s and reports it when it changed.
+// setState records s and reports it when it changed. A connection that
+// is not up any more ends the re-join under way: the next reconnect starts
+// another.
 func (c *Client) setState(s State) {
 	c.mu.Lock()
 	changed := c.state != s
 	c.state = s
+	end := c.endRejoin
+	if s != StateConnected {
+		c.endRejoin = nil
+	}
 	c.mu.Unlock()
+	if s != StateConnected && end != nil {
+		end()
+	}
 	if changed {
 		c.notifyState(s)
 	}
@@ -241,22 +252,41 @@ func decodeTo[T any](fn func(T)) func(json.RawMessage) error {
 // rejoin re-joins the office after a reconnect. The Server may still hold
 // the previous session's seat until it notices the drop, so a refusal for
 // that reason (4101 / 4105) is retried for a while.
+//
+// The connection calls rejoin on the goroutine that also reports its state
+// changes, one after the other, so the retries run on a goroutine of their
+// own: run in place, a re-join retried for long held back the report of
+// the next drop, and State said Connected while the client was
+// reconnecting (TestRejoinDoesNotHoldBackState). The re-join ends when the
+// connection drops again (setState) or the next reconnect starts another.
 func (c *Client) rejoin(ctx context.Context) {
 	office := c.Office()
 	if office == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, rejoinPatience)
-	defer cancel()
-	err := c.joinRetrying(ctx, office, func(err error) bool {
-		code := protocol.CodeOf(err)
-		return code == protocol.CodeRoomFull || code == protocol.CodeNameTaken || errors.Is(err, ErrNotConnected)
-	})
-	if err != nil {
-		c.log.Error("re-join after reconnect failed", "office", office, "err", err)
-		return
+	c.mu.Lock()
+	prev := c.endRejoin
+	c.endRejoin = cancel
+	c.mu.Unlock()
+	if prev != nil {
+		prev()
 	}
-	c.log.Info("re-joined office after reconnect", "office", office)
+	go func() {
+		defer cancel()
+		err := c.joinRetrying(ctx, office, func(err error) bool {
+			code := protocol.CodeOf(err)
+			return code == protocol.CodeRoomFull || code == protocol.CodeNameTaken || errors.Is(err, ErrNotConnected)
+		})
+		switch {
+		case err == nil:
+			c.log.Info("re-joined office after reconnect", "office", office)
+		case errors.Is(ctx.Err(), context.Canceled):
+			c.log.Debug("re-join abandoned: the connection dropped again or closed", "office", office, "err", err)
+		default:
+			c.log.Error("re-join after reconnect failed", "office", office, "err", err)
+		}
+	}()
 }
 
 // joinRetrying joins office, trying again with backoff while the error is

@@ -232,21 +232,7 @@ func (s *Server) fileURI(rel string) string {
 
 // metadata is the Level 1 read of a document without its page index.
 func (s *Server) metadata(e *entry, doc *extract.Document) protocol.DPEDocument {
-	kw := doc.Keywords
-	if kw == nil {
-		kw = []string{}
-	}
-	return protocol.DPEDocument{
-		DocRef:       e.docRef,
-		URI:          dpe.Document(s.host, e.docRef).String(),
-		FileURI:      s.fileURI(e.rel),
-		FileType:     e.fileType,
-		Title:        doc.Title,
-		PageCount:    len(doc.Pages),
-		Keywords:     kw,
-		Summary:      doc.Summary,
-		LastModified: e.mtime.UTC().Format(time.RFC3339),
-	}
+	return s.metadataOf(e, infoOf(doc))
 }
 
 // level1 is the Level 1 read of ref without its page index: from the

@@ -308,13 +308,8 @@ func (s *Server) onUpdate(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	officeID, role, name, others, ok := s.peers(sess)
+	officeID, name, others, ok := s.sender(sess, req, protocol.RoleComputer)
 	if !ok {
-		s.answer(sess, req, nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first"))
-		return
-	}
-	if role != protocol.RoleComputer {
-		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from a computer", clip(req.event)))
 		return
 	}
 	if in.Computer != "" && in.Computer != name {
@@ -325,6 +320,26 @@ func (s *Server) onUpdate(sess *session, req *request) {
 	s.deliver(n)
 	req.logger().Debug("broadcast", "office", officeID, "notify", notify, "to", len(others))
 	s.answer(sess, req, nil, nil)
+}
+
+// sender returns the office, name and fellow members of the session that
+// sent req when it is in an office with role; otherwise it answers req
+// (4103 outside any office, 403 for the other role) and ok is false.
+func (s *Server) sender(sess *session, req *request, role protocol.Role) (officeID, name string, others []*session, ok bool) {
+	officeID, has, name, others, ok := s.peers(sess)
+	if !ok {
+		s.answer(sess, req, nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first"))
+		return "", "", nil, false
+	}
+	if has != role {
+		who := "an agent"
+		if role == protocol.RoleComputer {
+			who = "a computer"
+		}
+		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from %s", clip(req.event), who))
+		return "", "", nil, false
+	}
+	return officeID, name, others, true
 }
 
 // onCancel relays an agent's server:tool_call_cancel to its office.
@@ -338,13 +353,8 @@ func (s *Server) onCancel(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	officeID, role, name, others, ok := s.peers(sess)
+	officeID, name, others, ok := s.sender(sess, req, protocol.RoleAgent)
 	if !ok {
-		s.answer(sess, req, nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first"))
-		return
-	}
-	if role != protocol.RoleAgent {
-		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeForbidden, "%s may only come from an agent", clip(req.event)))
 		return
 	}
 	n := notice{to: others, office: officeID, except: sess, event: protocol.NotifyToolCallCancel, payload: protocol.AgentCallData{Agent: name, ReqID: in.ReqID}}

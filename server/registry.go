@@ -30,6 +30,10 @@ type session struct {
 	role   protocol.Role
 	office string
 	lease  string // cluster: the node lease the seat was taken under
+	// Cluster: joins under way, and the lease of a join that failed on
+	// Redis but may still take its seat when Redis runs it late.
+	joining int
+	unsure  string
 
 	// Requests routed to this session as a Computer, by routing id.
 	pendMu  sync.Mutex

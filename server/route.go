@@ -147,6 +147,40 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	req.with("req_id", clip(f.ReqID), "computer", clip(f.Computer))
+	if s.so != nil {
+		// In a cluster the computer is looked up in Redis, which may take
+		// up to a command's timeout (Redis hung): the socket's events are
+		// handled one at a time, so the lookup runs on a goroutine of its
+		// own, admitted first, lest a session's requests wait for one
+		// another's timeouts (TestRedisHung).
+		if e := s.admit(sess, req.event, f.ReqID); e != nil {
+			s.answer(sess, req, nil, e)
+			return
+		}
+		go s.routeTo(sess, req, &f, fields, timeout, true)
+		return
+	}
+	s.routeTo(sess, req, &f, fields, timeout, false)
+}
+
+// routeTo is route once the request is decoded: it finds the computer and
+// forwards the request. admitted: the request already holds its slot
+// (admit).
+func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Field, timeout time.Duration, admitted bool) {
+	fail := func(e *protocol.Error) {
+		if admitted {
+			s.release(sess, req.event, f.ReqID)
+		}
+		s.answer(sess, req, nil, e)
+	}
+	if admitted {
+		defer func() {
+			if r := recover(); r != nil {
+				req.logger().Error("handler panicked", "panic", r)
+				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeInternalError, "%s: internal error", req.event))
+			}
+		}()
+	}
 	var (
 		target           *session
 		remoteSID, node  string
@@ -159,7 +193,7 @@ func (s *Server) route(sess *session, req *request) {
 		target, officeID, sender, e = s.reg.target(sess, f.Computer)
 	}
 	if e != nil {
-		s.answer(sess, req, nil, e)
+		fail(e)
 		return
 	}
 	req.with("office", officeID)
@@ -168,7 +202,7 @@ func (s *Server) route(sess *session, req *request) {
 		// The sender is who joined, whatever the request claims.
 		stamped, err := sio.SetField(payload, "agent", sender)
 		if err != nil {
-			s.answer(sess, req, nil, protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err))
+			fail(protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err))
 			return
 		}
 		if f.Agent != "" && f.Agent != sender {
@@ -176,9 +210,11 @@ func (s *Server) route(sess *session, req *request) {
 		}
 		payload = stamped
 	}
-	if e := s.admit(sess, req.event, f.ReqID); e != nil {
-		s.answer(sess, req, nil, e)
-		return
+	if !admitted {
+		if e := s.admit(sess, req.event, f.ReqID); e != nil {
+			s.answer(sess, req, nil, e)
+			return
+		}
 	}
 	p := &pendingReq{
 		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID, start: time.Now(),

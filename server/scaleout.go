@@ -102,6 +102,7 @@ func (s *Server) newScaleOut() (*scaleOut, error) {
 		OnReaped:   s.onReaped,
 		OnNodeGone: s.onNodeGone,
 		Waiting:    so.waiting,
+		Seated:     s.seated,
 	})
 	if err != nil {
 		return nil, err
@@ -244,14 +245,48 @@ func leftNotice(l cluster.Left, except *session) notice {
 	return notice{office: l.Office, except: except, version: l.Version, event: protocol.NotifyLeaveOffice, payload: n}
 }
 
+// seated reports whether session sid of this node holds or is taking its
+// seat (cluster.Options.Seated).
+func (s *Server) seated(sid string) bool {
+	s.reg.mu.Lock()
+	defer s.reg.mu.Unlock()
+	sess := s.reg.sessions[sid]
+	return sess != nil && (sess.office != "" || sess.joining > 0)
+}
+
 // joinCluster is onJoin's office rules, applied in Redis.
 func (s *Server) joinCluster(sess *session, req *request, in protocol.EnterOfficeReq) {
+	s.reg.mu.Lock()
+	sess.joining++
+	s.reg.mu.Unlock()
+	defer func() {
+		s.reg.mu.Lock()
+		sess.joining--
+		s.reg.mu.Unlock()
+	}()
 	res, err := s.so.node.Join(context.Background(), cluster.Member{
 		SID: sess.sid, Name: in.Name, Role: in.Role, Office: in.OfficeID, Version: sess.version,
 	})
 	if err != nil {
+		if errors.Is(err, cluster.ErrUnavailable) {
+			// Redis may still run the join: its seat must go with the
+			// session (removeCluster).
+			id, _ := s.so.node.ID()
+			s.reg.mu.Lock()
+			sess.unsure = id
+			s.reg.mu.Unlock()
+		}
 		s.answerOffice(sess, req, unavailable(req.event, err))
 		return
+	}
+	if res.Noop {
+		// The seat is this session's in Redis; an earlier join this node
+		// gave up on (Redis ran it late) may have taken it unbeknown to
+		// the node, and to the office.
+		s.reg.mu.Lock()
+		adopt := sess.office != in.OfficeID || sess.name != in.Name || sess.role != in.Role || sess.lease != res.Node
+		s.reg.mu.Unlock()
+		res.Noop = !adopt
 	}
 	var notes []notice
 	for _, l := range res.Left {
@@ -278,6 +313,9 @@ func (s *Server) joinCluster(sess *session, req *request, in protocol.EnterOffic
 		s.reg.mu.Unlock()
 		notes = append(notes, notice{office: in.OfficeID, except: sess, version: res.Version, event: protocol.NotifyEnterOffice,
 			payload: membership(sess, in.OfficeID, false)})
+		s.reg.mu.Lock()
+		sess.unsure = ""
+		s.reg.mu.Unlock()
 		req.logger().Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name, "node", res.Node)
 	}
 	s.answerOffice(sess, req, e)
@@ -353,8 +391,16 @@ func (s *Server) clusterError(event, office string, err error) *protocol.Error {
 // node's lease ends (then the node's reaping removes the seat).
 func (s *Server) removeCluster(sess *session) {
 	office, _, _, lease := s.seat(sess)
+	s.reg.mu.Lock()
+	unsure := sess.unsure
+	s.reg.mu.Unlock()
 	if office == "" {
-		return
+		// Not seated, as far as this node knows; but a join Redis failed
+		// to answer may have seated it since.
+		if unsure == "" {
+			return
+		}
+		lease = unsure
 	}
 	s.vacate(sess, office)
 	for {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/redistest"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
@@ -101,4 +102,84 @@ func TestLargeAnswerAcrossNodes(t *testing.T) {
 			t.Fatalf("answer of %d bytes does not carry the body (%v)", len(raw), err)
 		}
 	})
+}
+
+// lateJoin has agent conns join their offices (office -> conn) while
+// Redis hangs (SIGSTOP): each is told 500 naming Redis, though Redis still
+// runs the joins once it answers again. It returns with Redis hung.
+func lateJoin(ctx context.Context, t *testing.T, r *redistest.Redis, conns map[string]*sio.Conn) {
+	t.Helper()
+	r.Pause()
+	errs := make(chan error, len(conns))
+	for office, c := range conns {
+		go func() {
+			_, err := c.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: "bot", OfficeID: office})
+			errs <- err
+		}()
+	}
+	for range conns {
+		if err := <-errs; codeOf(t, err) != protocol.CodeInternalError || !strings.Contains(err.Error(), "Redis") {
+			r.Resume()
+			t.Fatalf("join with Redis hung: %v, want a 500 naming Redis", err)
+		}
+	}
+}
+
+// TestClusterJoinRunLateThenLeft: an agent's join is told 500 while Redis
+// hangs (for less than a lease) and the agent leaves; Redis runs the join
+// when it answers again. The seat it took does not outlive the agent:
+// another agent can take the office.
+func TestClusterJoinRunLateThenLeft(t *testing.T) {
+	r := redistest.Start(t)
+	opts := server.Options{Redis: r.URL, ClusterTTL: 9 * time.Second}
+	nodes := []*servertest.Server{servertest.Start(t, opts), servertest.Start(t, opts)}
+	ctx := testCtx(t)
+	servertest.NewComputer(t, nodes[1].URL, "o1", "pc", servertest.Handlers{protocol.EventGetTools: echo(protocol.EventGetTools)})
+	gone := dial(t, nodes[0].URL)
+	lateJoin(ctx, t, r, map[string]*sio.Conn{"o1": gone})
+	_ = gone.Close()
+	r.Resume()
+
+	other := dial(t, nodes[1].URL)
+	deadline := time.Now().Add(wait)
+	for {
+		_, err := other.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: "bot2", OfficeID: "o1"})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("another agent still cannot take the office of the agent that left: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestClusterJoinRunLateThenRetried: an agent's join is told 500 while
+// Redis hangs; Redis runs it when it answers again, and the agent tries
+// again at once. It is in its office for real: listed, its requests reach
+// the computer, and the computer heard it enter. (A lease of 30 s: the
+// node's check for seats left behind, once a heartbeat, comes after the
+// retry.)
+func TestClusterJoinRunLateThenRetried(t *testing.T) {
+	r := redistest.Start(t)
+	opts := server.Options{Redis: r.URL, ClusterTTL: 30 * time.Second}
+	nodes := []*servertest.Server{servertest.Start(t, opts), servertest.Start(t, opts)}
+	ctx := testCtx(t)
+	in := newInbox(t)
+	pc := servertest.NewComputer(t, nodes[1].URL, "o1", "pc", servertest.Handlers{protocol.EventGetTools: echo(protocol.EventGetTools)})
+	listenAll(pc.Conn, in)
+	bot := dial(t, nodes[0].URL)
+	lateJoin(ctx, t, r, map[string]*sio.Conn{"o1": bot})
+	r.Resume()
+
+	join(t, bot, protocol.RoleAgent, "bot", "o1")
+	raw, err := bot.Call(ctx, protocol.EventListRoom, protocol.ListRoomReq{OfficeID: "o1", ReqID: "l1"})
+	if err != nil || !strings.Contains(string(raw), `"name":"bot"`) || !strings.Contains(string(raw), `"name":"pc"`) {
+		t.Fatalf("office after the join Redis ran late: %s %v", raw, err)
+	}
+	raw, err = bot.Call(ctx, protocol.EventGetTools, protocol.ComputerCall{ReqID: "t1", Computer: "pc"})
+	if err != nil || !strings.Contains(string(raw), `"handled":"client:get_tools"`) || !strings.Contains(string(raw), `"req_id":"t1"`) {
+		t.Fatalf("request after the join Redis ran late: %s %v", raw, err)
+	}
+	in.expect(`notify:enter_office {"agent":"bot","office_id":"o1"}`)
 }

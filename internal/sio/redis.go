@@ -26,14 +26,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
-	"time"
 
 	rds "github.com/redis/go-redis/v9"
 	redisad "github.com/zishang520/socket.io/adapters/redis/v3"
 	"github.com/zishang520/socket.io/adapters/redis/v3/adapter"
 	"github.com/zishang520/socket.io/servers/socket/v3"
 
+	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -41,44 +40,19 @@ import (
 // publishes with rdb and subscribes with sub: nodes with the same Redis and
 // key prefix hear each other's ServerEmit. Redis
 // errors the adapter reports are logged, at most one line per
-// errorLogEvery with the count of the others.
+// 5 s with the count of the others.
 func RedisAdapter(ctx context.Context, rdb, sub rds.UniversalClient, key string, log *slog.Logger) socket.AdapterConstructor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	client := redisad.NewRedisClientWithSub(ctx, rdb, sub)
-	el := &errorLog{log: log}
-	_ = client.On("error", func(args ...any) { el.report(firstArg(args)) })
+	rl := &ratelog.Logger{Log: log}
+	_ = client.On("error", func(args ...any) {
+		rl.Warn("redis adapter: Redis error; broadcasts to other nodes are lost until it is back", "err", firstArg(args))
+	})
 	opts := &adapter.RedisAdapterOptions{}
 	opts.SetKey(key)
 	return &adapter.RedisAdapterBuilder{Redis: client, Opts: opts}
-}
-
-// errorLogEvery bounds how often the adapter's Redis errors are logged:
-// while Redis is down its subscription loop reports one per attempt.
-const errorLogEvery = 5 * time.Second
-
-// errorLog logs errors at a bounded rate.
-type errorLog struct {
-	log     *slog.Logger
-	mu      sync.Mutex
-	last    time.Time
-	dropped int
-}
-
-func (e *errorLog) report(v any) {
-	e.mu.Lock()
-	now := time.Now()
-	if now.Sub(e.last) < errorLogEvery {
-		e.dropped++
-		e.mu.Unlock()
-		return
-	}
-	dropped := e.dropped
-	e.last, e.dropped = now, 0
-	e.mu.Unlock()
-	e.log.Warn("redis adapter: Redis error; broadcasts to other nodes are lost until it is back",
-		"err", v, "similar_errors_not_logged", dropped)
 }
 
 // ServerEmit sends event with payload to every other node (with the Redis

@@ -23,6 +23,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -67,6 +68,13 @@ type Options struct {
 	// Waiting returns the nodes this node waits for answers from; the
 	// heartbeat checks each still listens.
 	Waiting func() []string
+	// Seated reports whether session sid of this node still holds or is
+	// taking its seat (connected, and seated or joining). A command that
+	// timed out may still run when Redis answers again (a join whose
+	// client was told to try again, and has left since): for a lease after
+	// a Redis failure, the heartbeat removes the seats of this node's
+	// lease whose session Seated denies, and reports them to OnReaped.
+	Seated func(sid string) bool
 }
 
 // Left is a session removed from an office; Version is the office's
@@ -113,10 +121,12 @@ type Node struct {
 	gone   map[string]bool // nodes the last sweep found gone
 	sub    *redis.PubSub
 
+	lastFail atomic.Int64 // unix ns of the last Redis failure, 0 if none
+
 	out     chan outFrame // frames waiting for sendLoop
 	started atomic.Bool
 
-	published, undelivered, failed, received atomic.Int64 // frames
+	published, undelivered, sendFailed, received atomic.Int64 // frames
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -261,8 +271,13 @@ func (n *Node) opCtx(ctx context.Context) (context.Context, context.CancelFunc) 
 }
 
 func (n *Node) unavailable(op string, err error) error {
+	n.failed()
 	return fmt.Errorf("%w: %s: Redis at %s: %v", ErrUnavailable, op, n.addr, err)
 }
+
+// failed records a Redis failure: commands sent before it may still run
+// late (see Options.Seated).
+func (n *Node) failed() { n.lastFail.Store(time.Now().UnixNano()) }
 
 func newID() string {
 	b := make([]byte, 8)
@@ -353,6 +368,7 @@ func (n *Node) tick() {
 	ok, err := n.rdb.SetXX(ctx, n.key("n", id), n.opts.Info, n.opts.TTL).Result()
 	switch {
 	case err != nil:
+		n.failed()
 		// Others see the lease expire TTL after its last renewal; this
 		// node gives up one heartbeat before, so that it never acts on a
 		// seat the cluster may already have given away.
@@ -370,6 +386,46 @@ func (n *Node) tick() {
 	n.lastOK = time.Now()
 	n.mu.Unlock()
 	n.sweep(ctx)
+	if last := n.lastFail.Load(); last != 0 && time.Since(time.Unix(0, last)) < n.opts.TTL {
+		n.reconcile(id)
+	}
+}
+
+// reconcile removes the seats of lease id whose session is not seated on
+// this node (Options.Seated): seats taken by commands Redis ran after their
+// caller gave up on them.
+func (n *Node) reconcile(id string) {
+	if n.opts.Seated == nil {
+		return
+	}
+	ctx, cancel := n.opCtx(n.ctx)
+	defer cancel()
+	sids, err := n.rdb.SMembers(ctx, n.key("ns", id)).Result()
+	if err != nil {
+		n.log.Warn("cluster: cannot list this node's seats", "err", err)
+		return
+	}
+	var left []Left
+	for _, sid := range sids {
+		if n.opts.Seated(sid) {
+			continue
+		}
+		l, err := n.Leave(ctx, sid, "")
+		if err != nil {
+			n.log.Warn("cluster: cannot remove a seat left behind", "sid", sid, "err", err)
+			return
+		}
+		if l != nil {
+			left = append(left, *l)
+		}
+	}
+	if len(left) == 0 {
+		return
+	}
+	n.log.Info("cluster: removed seats that commands run late by Redis left behind", "node", id, "sessions", len(left))
+	if n.opts.OnReaped != nil {
+		n.opts.OnReaped(left)
+	}
 }
 
 // fence drops the lease id: the node stops acting on the cluster state
@@ -460,9 +516,11 @@ func lefts(v []string) []Left {
 type JoinResult struct {
 	// Node is the lease the seat was taken under.
 	Node string
-	// Version is the office's version after the join.
+	// Version is the office's version after the join (its current one
+	// when Noop).
 	Version uint64
-	// Noop: the session already held exactly this seat.
+	// Noop: the session already held exactly this seat (an earlier join,
+	// maybe one its node gave up on, took it).
 	Noop bool
 	// Code is a refusal's protocol code (4101, 4105, 4106), 0 on success;
 	// Holder names the office's agent (4101) or the session's office (4106).
@@ -600,7 +658,7 @@ func (n *Node) Close(ctx context.Context) error {
 		_ = sub.Close()
 	}
 	n.log.Info("cluster: frames", "published", n.published.Load(), "not_delivered", n.undelivered.Load(),
-		"failed", n.failed.Load(), "received", n.received.Load())
+		"failed", n.sendFailed.Load(), "received", n.received.Load())
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
 	ids := old
@@ -699,7 +757,7 @@ func (n *Node) publish(batch []outFrame) {
 		got, err := cmds[i].Result()
 		switch {
 		case err != nil:
-			n.failed.Add(1)
+			n.sendFailed.Add(1)
 			err = n.unavailable("send", err)
 		case got == 0:
 			n.undelivered.Add(1)
@@ -717,31 +775,14 @@ func (n *Node) publish(batch []outFrame) {
 }
 
 // slogPrinter is go-redis's logger on a slog.Logger, at most one line
-// every printEvery (it logs every failed dial while Redis is down).
-type slogPrinter struct {
-	log     *slog.Logger
-	mu      sync.Mutex
-	last    time.Time
-	dropped int
-}
+// every 5 s (it logs every failed dial while Redis is down).
+type slogPrinter struct{ rl *ratelog.Logger }
 
-const printEvery = 5 * time.Second
-
-func (p *slogPrinter) Printf(_ context.Context, format string, v ...any) {
-	p.mu.Lock()
-	now := time.Now()
-	if now.Sub(p.last) < printEvery {
-		p.dropped++
-		p.mu.Unlock()
-		return
-	}
-	dropped := p.dropped
-	p.last, p.dropped = now, 0
-	p.mu.Unlock()
-	p.log.Warn("redis client: "+fmt.Sprintf(format, v...), "similar_lines_not_logged", dropped)
+func (p slogPrinter) Printf(_ context.Context, format string, v ...any) {
+	p.rl.Warn("redis client: " + fmt.Sprintf(format, v...))
 }
 
 // LogRedisClientTo sends what go-redis logs (failed dials while Redis is
 // down, ...) to log instead of the process's stderr. go-redis has one
 // logger per process: a command calls this once at start.
-func LogRedisClientTo(log *slog.Logger) { redis.SetLogger(&slogPrinter{log: log}) }
+func LogRedisClientTo(log *slog.Logger) { redis.SetLogger(slogPrinter{rl: &ratelog.Logger{Log: log}}) }

@@ -66,8 +66,9 @@ end
 `
 
 // joinScript seats a session. ARGV: P, node, sid, name, role, office, ver.
-// Returns {status, code, holder, left...} where status is "ok", "noop",
-// "err" or "fenced" and left lists {office, role, name, sid} quadruples
+// Returns {status, code, holder, version, left...} where status is "ok",
+// "noop", "err" or "fenced", version is the office's version after the
+// join (its current one for "noop") and left lists {office, role, name, sid} quadruples
 // of the sessions removed on the way (the session's previous seat, and
 // seats held by sessions of dead nodes).
 var joinScript = redis.NewScript(luaLib + `
@@ -75,7 +76,9 @@ local node, sid, name, role, office, ver = ARGV[2], ARGV[3], ARGV[4], ARGV[5], A
 if not alive(node) then return {'fenced', '', '', ''} end
 local cur = redis.call('HMGET', P..':s:'..sid, 'office', 'name', 'role')
 if cur[1] then
-  if cur[1] == office and cur[2] == name and cur[3] == role then return {'noop', '', '', ''} end
+  if cur[1] == office and cur[2] == name and cur[3] == role then
+    return {'noop', '', '', redis.call('GET', P..':ov:'..office) or '0'}
+  end
   if cur[3] == 'agent' and cur[1] ~= office then return {'err', '4106', cur[1], ''} end
 end
 local out = {'ok', '', '', ''}

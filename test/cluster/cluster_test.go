@@ -231,9 +231,14 @@ func until(t *testing.T, what string, fn func() error) time.Duration {
 // office o1.
 func office(ctx context.Context, t *testing.T, nodes []*node, agentURL string) *agent.Client {
 	t.Helper()
-	servertest.NewComputer(t, urls(nodes, 1), "o1", "pc", servertest.Handlers{
-		protocol.EventGetTools: servertest.Reply(protocol.GetToolsRet{ReqID: "ok"}),
-	})
+	return officeWith(ctx, t, nodes, agentURL, servertest.Reply(protocol.GetToolsRet{ReqID: "ok"}))
+}
+
+// officeWith is office with the computer answering client:get_tools with
+// getTools.
+func officeWith(ctx context.Context, t *testing.T, nodes []*node, agentURL string, getTools sio.Handler) *agent.Client {
+	t.Helper()
+	servertest.NewComputer(t, urls(nodes, 1), "o1", "pc", servertest.Handlers{protocol.EventGetTools: getTools})
 	a := newAgent(t, agentURL, "bot", agent.Handlers{})
 	if err := a.JoinOffice(ctx, "o1"); err != nil {
 		t.Fatal(err)
@@ -433,17 +438,37 @@ func TestAdapterIdleWhileRedisDown(t *testing.T) {
 }
 
 // TestRedisHung: Redis stops answering without closing its connections
-// (SIGSTOP, as an overloaded or partitioned Redis looks). Requests fail
-// with a 500 within the Redis command timeout instead of hanging, the nodes
-// drop their clients after the lease, and when Redis answers again the
-// office comes back whole.
+// (SIGSTOP, as an overloaded or partitioned Redis looks). What an operator
+// expects: requests fail at once with a 500 naming Redis (well before the
+// nodes give up on Redis), the nodes then drop their clients, which are
+// told so, and refuse new ones with a 503 naming Redis; within a lease
+// after Redis answers again the office is whole, and every request after
+// that gets the answer to its own request, none lost.
 func TestRedisHung(t *testing.T) {
 	// A lease of 6 s: a node gives up on Redis 2-4 s after it hangs, well
 	// after a command's 1 s timeout has answered the request.
-	r, nodes := cluster(t, 2, 6*time.Second)
+	const lease = 6 * time.Second
+	r, nodes := cluster(t, 2, lease)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
 	defer cancel()
-	a := office(ctx, t, nodes, urls(nodes, 0))
+	var handled atomic.Int64
+	a := officeWith(ctx, t, nodes, urls(nodes, 0), func(_ context.Context, raw json.RawMessage) (any, error) {
+		var req protocol.ComputerCall
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, err
+		}
+		handled.Add(1)
+		return protocol.GetToolsRet{ReqID: req.ReqID}, nil
+	})
+	var answered atomic.Int64 // requests answered by the computer
+	getTools := func() (*protocol.GetToolsRet, error) {
+		ret, err := a.GetTools(ctx, "pc")
+		if err == nil {
+			answered.Add(1)
+		}
+		return ret, err
+	}
+
 	r.Pause()
 	resumed := false
 	defer func() {
@@ -452,21 +477,85 @@ func TestRedisHung(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	_, err := a.GetTools(ctx, "pc")
-	if protocol.CodeOf(err) != protocol.CodeInternalError || !strings.Contains(err.Error(), "Redis") {
-		t.Fatalf("request with Redis hung: %v, want a 500 naming Redis", err)
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() { _, err := getTools(); errs <- err }()
 	}
-	t.Logf("request refused %s after Redis hung: %v", time.Since(start).Round(time.Millisecond), err)
-	until(t, "the agent dropped by its node", func() error {
+	for range cap(errs) {
+		if err := <-errs; protocol.CodeOf(err) != protocol.CodeInternalError || !strings.Contains(err.Error(), "Redis") {
+			t.Fatalf("request with Redis hung: %v, want a 500 naming Redis", err)
+		}
+	}
+	refused := time.Since(start)
+	t.Logf("%d requests refused within %s after Redis hung", cap(errs), refused.Round(time.Millisecond))
+	if refused >= lease {
+		t.Errorf("requests refused %s after Redis hung: not before the nodes gave up on it", refused)
+	}
+
+	until(t, "the agent told its node dropped it", func() error {
 		if a.State() == agent.StateConnected {
 			return errors.New("still connected")
 		}
 		return nil
 	})
+	for _, n := range nodes {
+		until(t, "a new client refused with a 503 naming Redis", func() error {
+			dctx, dcancel := context.WithTimeout(ctx, 2*time.Second)
+			defer dcancel()
+			c, err := sio.Dial(dctx, sio.Options{URL: n.URL})
+			if err == nil {
+				_ = c.Close()
+				return errors.New("a node accepted a connection while Redis hangs")
+			}
+			if !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "Redis") {
+				return fmt.Errorf("refused with %v, want HTTP 503 naming Redis", err)
+			}
+			return nil
+		})
+	}
+
 	r.Resume()
 	resumed = true
-	took := until(t, "the office after Redis answered again", func() error { return officeWhole(ctx, a) })
+	took := until(t, "the office after Redis answered again", func() error {
+		list, err := a.ListRoom(ctx)
+		if err != nil {
+			return err
+		}
+		if len(list) != 2 {
+			return fmt.Errorf("office has %d members", len(list))
+		}
+		_, err = getTools()
+		return err
+	})
 	t.Logf("office whole again %s after Redis answered again", took.Round(time.Millisecond))
+	if took > lease {
+		t.Errorf("office whole again only %s after Redis answered again, more than a lease (%s)", took, lease)
+	}
+
+	// Every request gets the answer to its own request, and every request
+	// the computer answered reached its agent.
+	rets := make(chan *protocol.GetToolsRet, 32)
+	for range cap(rets) {
+		go func() {
+			ret, err := getTools()
+			if err != nil {
+				t.Errorf("request after Redis answered again: %v", err)
+			}
+			rets <- ret
+		}()
+	}
+	seen := map[string]bool{}
+	for range cap(rets) {
+		if ret := <-rets; ret != nil {
+			if ret.ReqID == "" || seen[ret.ReqID] {
+				t.Errorf("answer for req_id %q: empty or given twice", ret.ReqID)
+			}
+			seen[ret.ReqID] = true
+		}
+	}
+	if h, n := handled.Load(), answered.Load(); h != n {
+		t.Errorf("the computer answered %d requests, its agent got %d answers", h, n)
+	}
 }
 
 // TestServerWithoutRedis: `server --redis` with no Redis there does not

@@ -116,6 +116,8 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	c.tools = newToolTable(c)
 	c.index = resindex.New(resindex.Options{
 		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange,
+		// A filtered get_finder answers well within the agent's timeout.
+		FilterWait: min(resindex.DefaultFilterWait, opts.HandlerTimeout/2),
 	})
 	c.mgr = mcpclient.New(servers, mcpclient.Options{
 		Logger: c.log, RequestTimeout: opts.RequestTimeout, Dial: opts.Dial,

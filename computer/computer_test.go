@@ -27,6 +27,7 @@ import (
 // counters count what an in-process server was asked.
 type counters struct {
 	reads, lists atomic.Int64
+	readDelay    atomic.Int64 // nanoseconds each Level 1 read takes
 }
 
 // docServer is an in-process Finder-capable MCP server with n documents,
@@ -46,6 +47,7 @@ func docServer(host string, n int, cnt *counters) *server.MCPServer {
 			Resource: mcp.NewResource(uri, ref),
 			Handler: func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 				cnt.reads.Add(1)
+				time.Sleep(time.Duration(cnt.readDelay.Load()))
 				b, _ := json.Marshal(protocol.DPEDocument{DocRef: ref, URI: uri, FileType: []string{"md", "pdf"}[i%2],
 					Title: fmt.Sprintf("Report %d of %s", i, host), PageCount: 1 + i%7, Keywords: []string{"k" + ref},
 					LastModified: fmt.Sprintf("2026-01-%02dT00:00:00Z", 1+i%28)})
@@ -84,6 +86,13 @@ type fleet struct {
 
 func newFleet(tb testing.TB, servers, docs int, tweak func(*config.Server)) *fleet {
 	tb.Helper()
+	return newFleetWith(tb, servers, docs, tweak, Options{})
+}
+
+// newFleetWith is newFleet with the Computer's options (Name, Dial and
+// Debounce are set here).
+func newFleetWith(tb testing.TB, servers, docs int, tweak func(*config.Server), opts Options) *fleet {
+	tb.Helper()
 	srvs := map[string]*server.MCPServer{}
 	var cfg config.Config
 	f := &fleet{}
@@ -101,7 +110,8 @@ func newFleet(tb testing.TB, servers, docs int, tweak func(*config.Server)) *fle
 	dial := func(ctx context.Context, s config.Server) (mcpclient.Transport, error) {
 		return mcpclient.Transport{T: transport.NewInProcessTransport(srvs[s.BundleID])}, nil
 	}
-	c, err := New(cfg, Options{Name: "pc", Dial: dial, Debounce: 20 * time.Millisecond})
+	opts.Name, opts.Dial, opts.Debounce = "pc", dial, 20*time.Millisecond
+	c, err := New(cfg, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -201,6 +211,56 @@ func TestWarmGetFinderDoesNoMCPRequest(t *testing.T) {
 	}
 	if f.reads() != reads || f.lists() != lists {
 		t.Errorf("warm get_finder did MCP requests: reads %d→%d, lists %d→%d", reads, f.reads(), lists, f.lists())
+	}
+}
+
+// A keyword query on a catalog still being read waits for the reads it
+// depends on instead of answering from entries that have no keywords yet;
+// when the reads take longer than it may wait, it says how many are
+// missing (pending) rather than report a wrong total as settled.
+func TestFilteredGetFinderWaitsForTheReadsItNeeds(t *testing.T) {
+	f := newFleet(t, 1, 200, nil)
+	defer f.stop()
+	f.cnt[0].readDelay.Store(int64(3 * time.Millisecond)) // 200 reads, 8 at a time: far over FirstWait under -race
+	// "kdoc-0150" is only in doc-0150's keywords, which only its Level 1
+	// read brings.
+	ret, err := call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"req_id":"r1","keywords":["kdoc-0150"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ret.TotalCount != 1 || len(ret.Documents) != 1 || ret.Documents[0].DocRef != "doc-0150" || ret.Pending != 0 || ret.Listing {
+		t.Fatalf("keyword answer: total %d, %d documents, pending %d, listing %v", ret.TotalCount, len(ret.Documents), ret.Pending, ret.Listing)
+	}
+	// Unfiltered: the page's entries are read first; the rest goes on.
+	ret, err = call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"req_id":"r2","limit":3}`)
+	if err != nil || ret.TotalCount != 200 || len(ret.Documents) != 3 || ret.Pending != 0 {
+		t.Fatalf("unfiltered answer: %v, %+v", err, ret)
+	}
+}
+
+func TestFilteredGetFinderSaysWhatItCouldNotRead(t *testing.T) {
+	// A 40 ms handler may wait 20 ms for reads that take a second.
+	f := newFleetWith(t, 1, 20, nil, Options{HandlerTimeout: 40 * time.Millisecond})
+	defer f.stop()
+	f.cnt[0].readDelay.Store(int64(time.Second))
+	ret, err := call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"req_id":"r1","keywords":["kdoc-0007"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ret.TotalCount != 0 || len(ret.Documents) != 0 || ret.Pending != 20 {
+		t.Fatalf("answer: total %d, %d documents, pending %d; want 0, 0 and 20 pending", ret.TotalCount, len(ret.Documents), ret.Pending)
+	}
+	// Once the reads are in, the same query is settled.
+	f.cnt[0].readDelay.Store(0)
+	deadline := time.Now().Add(30 * time.Second)
+	for ret.Pending > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if ret, err = call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"req_id":"r2","keywords":["kdoc-0007"]}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ret.TotalCount != 1 || ret.Pending != 0 {
+		t.Fatalf("settled answer: total %d, pending %d", ret.TotalCount, ret.Pending)
 	}
 }
 

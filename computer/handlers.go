@@ -56,15 +56,26 @@ func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (an
 	q.Offset, q.Limit = offset, limit
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
-	docs := c.index.Documents(ctx)
-	if len(docs) == 0 {
+	// A catalog being read answers at once with the entries of the page
+	// it shows, read first (FirstWait at most); a query that filters on
+	// what the reads bring waits for the reads it depends on (FilterWait
+	// at most) rather than answer wrongly. What is still unknown then is
+	// counted in pending (docs/interop.md, "Provisional catalogs").
+	hist := c.hist.servers()
+	filtered := len(q.Keywords) > 0 || q.FileType != ""
+	var a finder.Answer
+	cat := c.index.Settle(ctx, filtered, func(docs []protocol.DPEDocumentSummary) []protocol.DPEDocumentSummary {
+		a = finder.Organized(docs, q, hist)
+		return a.Needs
+	})
+	if len(cat.Documents) == 0 {
 		if err := c.catalogUnavailable(); err != nil {
 			c.log.Info("get_finder: no documents and document servers unavailable", "req_id", req.ReqID, "err", err)
 			return nil, err
 		}
 	}
-	page, total := finder.OrganizeQuery(docs, q, c.hist.servers())
-	return protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: req.ReqID, FileTypes: finder.FileTypes(docs, q)}, nil
+	return protocol.GetFinderRet{Documents: a.Page, TotalCount: a.Total, ReqID: req.ReqID,
+		FileTypes: finder.FileTypes(cat.Documents, q), Pending: len(a.Needs), Listing: cat.Listing}, nil
 }
 
 // catalogUnavailable explains an empty catalog that is empty because

@@ -23,10 +23,13 @@ func (s *Server) resource(e *entry, m extract.Meta) mcp.Resource {
 		Annotated: mcp.Annotated{Annotations: &mcp.Annotations{
 			LastModified: e.mtime.UTC().Format(time.RFC3339),
 		}},
+		// What a catalog entry needs besides title and summary, so that
+		// a client can show the document before its Level 1 read.
 		Meta: &mcp.Meta{AdditionalFields: map[string]any{
 			"doc_ref":   e.docRef,
 			"file_type": e.fileType,
 			"path":      e.rel,
+			"file_uri":  s.fileURI(e.rel),
 		}},
 	}
 }

@@ -112,7 +112,10 @@ type Server struct {
 
 	watchMu sync.Mutex
 	watch   *watcher
-	closed  bool
+	// scannedDirs are the folders New's scan found: Start watches them
+	// instead of walking the tree again.
+	scannedDirs []string
+	closed      bool
 }
 
 // New opens root and indexes the files under it (a stat walk; nothing is
@@ -193,7 +196,7 @@ func New(root string, opts Options) (*Server, error) {
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, open: s.openRegular, maxFileSize: opts.MaxFileSize, log: s.log}
 	files := map[string]fileInfo{}
-	if err := s.scan.walk(s.baseCtx, ".", files, nil); err != nil {
+	if err := s.scan.walk(s.baseCtx, ".", files, &s.scannedDirs); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("docserver: scan %s: %w", abs, err)
 	}

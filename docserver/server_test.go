@@ -222,6 +222,11 @@ func TestListPagingByPath(t *testing.T) {
 		if r.Name != "Same title" || r.Description != "body" || r.MIMEType != "application/json" || r.Annotations.LastModified == "" {
 			t.Fatalf("resource = %+v", r)
 		}
+		// The listing carries what a catalog row shows before its Level 1
+		// read: the file's URL among it.
+		if fu, _ := r.Meta.AdditionalFields["file_uri"].(string); fu != "file://"+filepath.ToSlash(filepath.Join(s.rootDir, p)) {
+			t.Fatalf("%s: file_uri %q", p, fu)
+		}
 		if _, err := dpe.Parse(r.URI); err != nil {
 			t.Fatalf("listed URI %s: %v", r.URI, err)
 		}

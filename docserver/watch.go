@@ -46,19 +46,15 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	w := &watcher{s: s, fw: fw, cancel: cancel, done: make(chan struct{})}
-	var dirs []string
-	if err := s.scan.walk(wctx, ".", map[string]fileInfo{}, &dirs); err != nil {
-		cancel()
-		fw.Close()
-		return fmt.Errorf("docserver: start watcher: %w", err)
-	}
-	for _, d := range dirs {
+	for _, d := range s.scannedDirs {
 		w.add(d)
 	}
-	// Files may have changed between New's scan and the watches: catch up.
-	w.apply(map[string]bool{".": true})
+	s.scannedDirs = nil
 	s.watch = w
-	go w.run(wctx)
+	// Files may have changed between New's scan and the watches: the
+	// watcher catches up first, in the background, so that the server
+	// answers at once (a 10,000-file folder costs a second walk).
+	go w.run(wctx, map[string]bool{".": true})
 	return nil
 }
 
@@ -92,8 +88,11 @@ func (w *watcher) rel(name string) (string, bool) {
 	return r, true
 }
 
-func (w *watcher) run(ctx context.Context) {
+// run applies the watched changes, after catching up with the paths in
+// catchUp (applied at once).
+func (w *watcher) run(ctx context.Context, catchUp map[string]bool) {
 	defer close(w.done)
+	w.apply(catchUp)
 	pending := map[string]bool{}
 	var timer *time.Timer
 	var timerC <-chan time.Time

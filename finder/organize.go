@@ -40,27 +40,56 @@ func Organize(docs []protocol.DPEDocumentSummary, keywords []string, fileType st
 // OrganizeQuery is Organize with this project's Finder extension (see
 // protocol.FinderQuery): with q.MatchAll a document must match every
 // keyword, keywords also match the document's path, and q.Sort replaces
-// steps 2 and 3 (ties keep the specification's order).
+// steps 2 and 3 (ties keep the specification's order). Provisional
+// entries (Pending) are organized as Answer says.
 func OrganizeQuery(docs []protocol.DPEDocumentSummary, q protocol.FinderQuery, history []string) ([]protocol.DPEDocumentSummary, int) {
+	a := Organized(docs, q, history)
+	return a.Page, a.Total
+}
+
+// Answer is an organized page of a catalog whose entries may be
+// provisional (Pending: built from a listing, their Level 1 read not in
+// yet, so without keywords or page count).
+type Answer struct {
+	Page  []protocol.DPEDocumentSummary
+	Total int
+	// Needs are the provisional entries the answer depends on: those
+	// whose match the query cannot decide without their Level 1 read
+	// (left out of Page and Total), those on the page, and, for a sort by
+	// title or pages, every one that matches. An answer with no Needs is
+	// settled.
+	Needs []protocol.DPEDocumentSummary
+}
+
+// Organized organizes a catalog like OrganizeQuery and says which
+// provisional entries the answer depends on. A provisional entry matches
+// a file type when its listing gave one; it matches keywords when its
+// title, summary or path do (all of them with MatchAll); otherwise its
+// match is undecided until it is read.
+func Organized(docs []protocol.DPEDocumentSummary, q protocol.FinderQuery, history []string) Answer {
 	kws := normalizeKeywords(q.Keywords)
 	kept := make([]int, 0, len(docs))
+	var needs []protocol.DPEDocumentSummary
 	for i := range docs {
-		d := &docs[i]
-		if q.FileType != "" && d.FileType != q.FileType {
-			continue
+		switch decide(&docs[i], kws, q.MatchAll, q.FileType) {
+		case matched:
+			kept = append(kept, i)
+		case undecided:
+			needs = append(needs, docs[i])
 		}
-		if len(kws) > 0 && !matches(d, kws, q.MatchAll) {
-			continue
-		}
-		if !dpe.Valid(d.URI) {
-			continue
-		}
-		kept = append(kept, i)
 	}
 	total := len(kept)
+	byRead := strings.TrimPrefix(q.Sort, "-")
+	if byRead == protocol.SortTitle || byRead == protocol.SortPages {
+		for _, i := range kept {
+			if docs[i].Pending {
+				needs = append(needs, docs[i])
+			}
+		}
+	}
 	offset, limit := max(q.Offset, 0), q.Limit
 	if limit <= 0 || offset >= total {
-		return []protocol.DPEDocumentSummary{}, total
+		return Answer{Page: []protocol.DPEDocumentSummary{}, Total: total, Needs: needs}
 	}
 	limit = min(limit, MaxLimit)
 	end := min(offset+limit, total)
@@ -84,9 +113,46 @@ func OrganizeQuery(docs []protocol.DPEDocumentSummary, q protocol.FinderQuery, h
 
 	page := make([]protocol.DPEDocumentSummary, 0, end-offset)
 	for _, k := range top[offset:end] {
-		page = append(page, docs[k.idx])
+		d := docs[k.idx]
+		page = append(page, d)
+		if d.Pending && byRead != protocol.SortTitle && byRead != protocol.SortPages {
+			needs = append(needs, d)
+		}
 	}
-	return page, total
+	return Answer{Page: page, Total: total, Needs: needs}
+}
+
+// verdict is whether a document is kept by a query.
+type verdict uint8
+
+const (
+	dropped verdict = iota
+	matched
+	undecided // provisional, and its read may change the answer
+)
+
+// decide applies the query's filters to d (kws lower case).
+func decide(d *protocol.DPEDocumentSummary, kws []string, all bool, fileType string) verdict {
+	open := false
+	if fileType != "" && d.FileType != fileType {
+		if !d.Pending || d.FileType != "" {
+			return dropped
+		}
+		open = true
+	}
+	if len(kws) > 0 && !matches(d, kws, all) {
+		if !d.Pending {
+			return dropped
+		}
+		open = true
+	}
+	if !dpe.Valid(d.URI) {
+		return dropped
+	}
+	if open {
+		return undecided
+	}
+	return matched
 }
 
 // smallest returns the n smallest keys in order. When n is small next to

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"strings"
 
-	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -54,15 +53,14 @@ func sortBy(docs []protocol.DPEDocumentSummary, keys []sortKey, s string) func(a
 
 // FileTypes counts, by file type, the documents of a catalog that q's
 // keywords keep, whatever q's file type (the extension's file_types).
+// Provisional entries whose match is undecided are not counted.
 func FileTypes(docs []protocol.DPEDocumentSummary, q protocol.FinderQuery) map[string]int {
 	kws := normalizeKeywords(q.Keywords)
 	out := map[string]int{}
 	for i := range docs {
-		d := &docs[i]
-		if (len(kws) > 0 && !matches(d, kws, q.MatchAll)) || !dpe.Valid(d.URI) {
-			continue
+		if decide(&docs[i], kws, q.MatchAll, "") == matched {
+			out[docs[i].FileType]++
 		}
-		out[d.FileType]++
 	}
 	return out
 }

@@ -176,6 +176,16 @@ type GetFinderRet struct {
 	// whatever the file_type filter (this project's Finder extension; a
 	// Computer without it leaves it out).
 	FileTypes map[string]int `json:"file_types,omitempty"`
+	// Pending and Listing say the answer is not settled yet (this
+	// project's Finder extension; absent when it is). Pending counts the
+	// entries the answer depends on whose Level 1 read has not arrived:
+	// its rows marked pending and, for keywords, documents left out
+	// because their keywords are not known yet. Listing is true while the
+	// Computer is still listing its servers' documents, so total_count
+	// counts those listed so far. A notify:update_finder follows when the
+	// reads or the listing are done.
+	Pending int  `json:"pending,omitempty"`
+	Listing bool `json:"listing,omitempty"`
 }
 
 // DPEDocumentSummary is one document in a Finder catalog.
@@ -198,8 +208,9 @@ type DPEDocumentSummary struct {
 	// told apart.
 	Path string `json:"path,omitempty"`
 	// Pending is true while the entry holds only what the document's
-	// listing said (title, summary): its page_count and keywords are not
-	// known yet, and a notify:update_finder follows when they are.
+	// listing said (title, summary, path, file_uri, file_type,
+	// last_modified): its page_count and keywords are not known yet, and
+	// a notify:update_finder follows when they are.
 	Pending bool `json:"pending,omitempty"`
 }
 

@@ -20,14 +20,13 @@ type request struct {
 	payload any
 	ack     sio.Ack
 	base    *slog.Logger // the session's logger
-	attrs   []any        // what the request's log lines say beside the event
 	lg      *slog.Logger // base with the attributes, built on first use
-}
 
-// with adds attributes to the request's log lines.
-func (r *request) with(kv ...any) {
-	r.attrs = append(r.attrs, kv...)
-	r.lg = nil
+	// What a routed request's log lines say beside the event, once known
+	// (kept as fields: building log attributes allocates).
+	routed          bool
+	reqID, computer string
+	office          string
 }
 
 // logger returns the request's logger. It is built only when something
@@ -35,7 +34,14 @@ func (r *request) with(kv ...any) {
 // or JSON handler, formatting, on every request otherwise.
 func (r *request) logger() *slog.Logger {
 	if r.lg == nil {
-		r.lg = r.base.With(append([]any{"event", clip(r.event)}, r.attrs...)...)
+		attrs := []any{"event", clip(r.event)}
+		if r.routed {
+			attrs = append(attrs, "req_id", clip(r.reqID), "computer", clip(r.computer))
+		}
+		if r.office != "" {
+			attrs = append(attrs, "office", r.office)
+		}
+		r.lg = r.base.With(attrs...)
 	}
 	return r.lg
 }

@@ -63,11 +63,18 @@ func BenchmarkRelayVsNode(b *testing.B) {
 	runs := map[string][]relayRun{}
 	for range b.N {
 		for round := range relayRounds {
-			for _, tg := range targets {
+			// Each round measures both, in turn, the first one changing
+			// from round to round: a load that comes or goes on a shared
+			// machine then favours neither.
+			order := slices.Clone(targets)
+			if round%2 == 1 {
+				slices.Reverse(order)
+			}
+			for _, tg := range order {
 				r := driveRelay(b, nodeDir, tg.url, tg.pid, round)
-				b.Logf("round %d %-4s %8.0f req/s  p50 %6s  p99 %6s  cpu/req %6s  (%d requests, %d errors)",
+				b.Logf("round %d %-4s %8.0f req/s  p50 %6s  p99 %6s  cpu/req %6s  (%d requests, %d errors; load %s)",
 					round, tg.name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond),
-					r.cpuPerReq.Round(time.Microsecond), r.count, r.err)
+					r.cpuPerReq.Round(time.Microsecond), r.count, r.err, loadAvg())
 				runs[tg.name] = append(runs[tg.name], r)
 			}
 		}
@@ -190,6 +197,16 @@ func driveRelay(b *testing.B, dir, url string, pid, round int) relayRun {
 	run.p99 = time.Duration(lat[len(lat)*99/100]) * time.Microsecond
 	run.cpuPerReq = (cpu1 - cpu0) / time.Duration(run.count)
 	return run
+}
+
+// loadAvg is the machine's 1-minute load average, for the log: the
+// figures of a loaded machine are not those of a quiet one.
+func loadAvg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(raw))[0]
 }
 
 // cpuTime returns the user+system CPU time a process has used so far.

@@ -20,10 +20,12 @@ type pendingReq struct {
 	event    string
 	computer string
 	reqID    string
-	reply    func(args ...any) // answers the agent (or the agent's node)
-	node     string            // the computer's node, for a request sent to another node
+	reply    func(args ...any) // answers the agent's node (a request from another node)
+	from     *session          // else: the agent on this node, answered with ack
+	ack      sio.Ack
+	srv      *Server // releases from's in-flight slot
+	node     string  // the computer's node, for a request sent to another node
 	start    time.Time
-	done     func() // releases the request's in-flight slot
 	once     sync.Once
 
 	mu    sync.Mutex
@@ -45,10 +47,12 @@ func (p *pendingReq) finish(args ...any) {
 			p.timer.Stop()
 		}
 		p.mu.Unlock()
-		if p.done != nil {
-			p.done()
+		if p.from == nil {
+			p.reply(args...)
+			return
 		}
-		p.reply(args...)
+		p.srv.release(p.from, p.event, p.reqID)
+		p.from.ack(p.ack, args...)
 	})
 }
 
@@ -74,6 +78,15 @@ func (s *Server) release(sess *session, event, reqID string) {
 	sess.release(event, reqID)
 	s.inFlight.Add(-1)
 }
+
+// logged is what has a logger built on demand: a request, or a
+// loggerFunc.
+type logged interface{ logger() *slog.Logger }
+
+// loggerFunc is a logged function.
+type loggerFunc func() *slog.Logger
+
+func (f loggerFunc) logger() *slog.Logger { return f() }
 
 // routed holds the only fields of a client:* request the Server decodes;
 // the rest of the payload is forwarded as it came.
@@ -146,7 +159,7 @@ func (s *Server) route(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	req.with("req_id", clip(f.ReqID), "computer", clip(f.Computer))
+	req.routed, req.reqID, req.computer, req.lg = true, f.ReqID, f.Computer, nil
 	if s.so != nil {
 		// In a cluster the computer is looked up in Redis, which may take
 		// up to a command's timeout (Redis hung): the socket's events are
@@ -196,7 +209,7 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Fi
 		fail(e)
 		return
 	}
-	req.with("office", officeID)
+	req.office, req.lg = officeID, nil
 	payload := req.payload.(json.RawMessage)
 	if f.Agent != sender || fields[fieldAgent].Seen != 1 {
 		// The sender is who joined, whatever the request claims.
@@ -218,24 +231,23 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Fi
 	}
 	p := &pendingReq{
 		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID, start: time.Now(),
-		reply: func(args ...any) { sess.ack(req.ack, args...) },
-		done:  func() { s.release(sess, req.event, f.ReqID) },
+		from: sess, ack: req.ack, srv: s,
 	}
 	if target == nil {
 		s.forwardRemote(p, remoteSID, node, officeID, payload, timeout)
 		return
 	}
-	s.forward(p, target, payload, timeout, req.logger)
+	s.forward(p, target, payload, timeout, req)
 }
 
 // forward sends p's request to the computer target on this node and
 // answers p with the computer's ack (an empty one becomes notSupported),
 // with a 408 when timeout passes first, or with a 404 when the computer
-// disconnects first.
-func (s *Server) forward(p *pendingReq, target *session, payload json.RawMessage, timeout time.Duration, log func() *slog.Logger) {
+// disconnects first. req's logger says what happened.
+func (s *Server) forward(p *pendingReq, target *session, payload json.RawMessage, timeout time.Duration, req logged) {
 	p.setTimer(timeout, func() {
 		if _, ok := target.takePending(p.id); ok {
-			log().Warn("computer did not answer in time", "timeout", timeout)
+			req.logger().Warn("computer did not answer in time", "timeout", timeout)
 			p.finish(protocol.Errorf(protocol.CodeTimeout,
 				"computer '%s' did not answer %s within %s", p.computer, p.event, timeout))
 		}
@@ -247,10 +259,10 @@ func (s *Server) forward(p *pendingReq, target *session, payload json.RawMessage
 	target.request(p.event, payload, func(args []json.RawMessage, _ error) {
 		if _, ok := target.takePending(p.id); ok {
 			if s.debug {
-				log().Debug("routed", "took", time.Since(p.start))
+				req.logger().Debug("routed", "took", time.Since(p.start))
 			}
 			if len(args) == 0 {
-				log().Info("computer answered with an empty ack: the event is not supported there")
+				req.logger().Info("computer answered with an empty ack: the event is not supported there")
 				p.finish(notSupported(p.event, p.computer))
 				return
 			}

@@ -573,9 +573,9 @@ func (s *Server) serveRemote(f frame) {
 		return
 	}
 	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), reply: reply}
-	s.forward(p, t, f.Payload, f.Timeout, func() *slog.Logger {
+	s.forward(p, t, f.Payload, f.Timeout, loggerFunc(func() *slog.Logger {
 		return s.log.With("event", clip(f.Event), "computer", clip(f.Computer), "from_node", f.From)
-	})
+	}))
 }
 
 // onFenced drops everything when the node's lease is lost.

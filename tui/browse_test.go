@@ -889,3 +889,21 @@ func TestPendingEntriesShowNoPageCount(t *testing.T) {
 	}
 	hs.requireContains("TXT · 1 page")
 }
+
+// While the computer is still listing its documents (a big folder just
+// served), the catalog's count is a lower bound and says so; the
+// notify:update_finder that follows the listing clears it.
+func TestCatalogSaysWhileTheComputerIsListing(t *testing.T) {
+	f := newFake()
+	f.mu.Lock()
+	f.listing = true
+	f.mu.Unlock()
+	hs := startOn(t, f, "laptop", 120, 30)
+	hs.requireContains("so far · listing…")
+	f.mu.Lock()
+	f.listing = false
+	f.mu.Unlock()
+	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.settle()
+	hs.requireNotContains("listing…")
+}

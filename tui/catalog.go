@@ -543,6 +543,9 @@ func (s *catalogScreen) view() string {
 	case s.list.haveTotal:
 		from, to := s.list.nav.visible()
 		title += st.Muted.Render(" · " + rangeLabel(from, to, s.list.total))
+		if s.list.listing {
+			title += st.Muted.Render(" so far · listing…")
+		}
 	case s.list.docs.waiting():
 		title += st.Muted.Render(" · loading…")
 	}

@@ -25,6 +25,7 @@ type catalogList struct {
 	rowCache   map[string]string
 	rowCacheAt string
 	withPath   bool // some row has a path: show the Path column
+	listing    bool // the computer is still listing: total is a lower bound
 }
 
 func newCatalogList(c *common) catalogList {
@@ -42,7 +43,7 @@ func (l *catalogList) selected() (protocol.DPEDocumentSummary, bool) {
 // clear forgets every row (a new query).
 func (l *catalogList) clear() {
 	l.docs.restart(false)
-	l.haveTotal, l.total = false, 0
+	l.haveTotal, l.total, l.listing = false, 0, false
 	l.nav.setLen(0)
 	l.nav.set(0)
 	l.fresh = nil
@@ -59,6 +60,7 @@ func (l *catalogList) put(chunk int, ret *protocol.GetFinderRet) {
 	}
 	l.rowCache = nil
 	l.total, l.haveTotal = max(ret.TotalCount, l.docs.offset(chunk)+len(ret.Documents)), true
+	l.listing = ret.Listing
 	l.nav.setLen(l.total)
 }
 

@@ -34,6 +34,9 @@ type fakeBackend struct {
 	noExtension bool
 	// searchStep is how many documents a search_finder step scans.
 	searchStep int
+	// listing marks get_finder answers as given while the computer is
+	// still listing its documents (GetFinderRet.Listing).
+	listing bool
 }
 
 type fakeDoc struct {
@@ -174,7 +177,7 @@ func (f *fakeBackend) GetFinder(ctx context.Context, computer string, q protocol
 		q = protocol.FinderQuery{Keywords: q.Keywords, FileType: q.FileType, Offset: q.Offset, Limit: q.Limit}
 	}
 	page, total := finder.OrganizeQuery(sums, q, nil)
-	ret := &protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: "r"}
+	ret := &protocol.GetFinderRet{Documents: page, TotalCount: total, ReqID: "r", Listing: f.listing}
 	if !noExt {
 		ret.FileTypes = finder.FileTypes(sums, q)
 	}

@@ -38,6 +38,12 @@ server that has it, when it was modified, and its dpe:// URI. --keywords and
 --type filter, --offset and --limit page (the computer's default page size is
 20, at most 100).
 
+ls prints a settled catalog: while the computer is still listing or reading
+documents (the answer's "pending" and "listing"), ls asks again whenever the
+computer sends notify:update_finder, and prints once nothing is pending. If
+the catalog is not settled within --timeout, ls prints what it has, says so
+on stderr ("error 408: ...") and exits with status 1.
+
 --json prints the GetFinderRet exactly as received instead. On an error the
 code and message go to stderr ("error 4201: ..."), with --json the error
 payload also goes to stdout, and the exit status is 1; a usage mistake exits
@@ -55,18 +61,21 @@ with status 2.`,
 			}
 			q := agent.FinderQuery{Keywords: cleanList(keywords), FileType: fileType, Offset: offset, Limit: limit}
 			if jsonOut {
-				raw, err := runLsJSON(cmd.Context(), &cf, q)
+				raw, unsettled, err := runLsJSON(cmd.Context(), &cf, q)
 				if err != nil {
 					return report(cmd, err, true)
 				}
-				return writeRawJSON(cmd.OutOrStdout(), raw)
+				if err := writeRawJSON(cmd.OutOrStdout(), raw); err != nil {
+					return err
+				}
+				return reportUnsettled(cmd, unsettled)
 			}
-			ret, err := runLs(cmd.Context(), &cf, q)
+			ret, unsettled, err := runLs(cmd.Context(), &cf, q)
 			if err != nil {
 				return report(cmd, err, false)
 			}
 			printCatalog(cmd.OutOrStdout(), cmd.ErrOrStderr(), ret, offset, time.Local)
-			return nil
+			return reportUnsettled(cmd, unsettled)
 		},
 	}
 	cmd.SetFlagErrorFunc(flagError)
@@ -80,22 +89,134 @@ with status 2.`,
 	return cmd
 }
 
-// runLs opens a session and asks for one page of the catalog.
-func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (ret *protocol.GetFinderRet, err error) {
-	err = cf.with(ctx, func(s *session) error {
-		ret, err = s.agent.GetFinder(ctx, s.computer, q)
-		return wrapf(err, "get_finder %s", s.computer)
+// runLs opens a session and asks for one page of the catalog until it is
+// settled (see settleFinder); unsettled says why the last answer is not.
+func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (ret *protocol.GetFinderRet, unsettled error, err error) {
+	err = cf.withFinderUpdates(ctx, func(s *session, updates <-chan struct{}) error {
+		var askErr error
+		unsettled, askErr = settleFinder(ctx, cf.timeout, updates, func(ctx context.Context) (int, bool, error) {
+			r, err := s.agent.GetFinder(ctx, s.computer, q)
+			if err != nil {
+				return 0, false, wrapf(err, "get_finder %s", s.computer)
+			}
+			ret = r
+			return r.Pending, r.Listing, nil
+		})
+		return askErr
 	})
-	return ret, err
+	return ret, unsettled, err
 }
 
 // runLsJSON is runLs returning the GetFinderRet as the Computer sent it.
-func runLsJSON(ctx context.Context, cf *connFlags, q agent.FinderQuery) (raw json.RawMessage, err error) {
-	err = cf.with(ctx, func(s *session) error {
-		raw, err = s.agent.GetFinderJSON(ctx, s.computer, q)
-		return wrapf(err, "get_finder %s", s.computer)
+func runLsJSON(ctx context.Context, cf *connFlags, q agent.FinderQuery) (raw json.RawMessage, unsettled error, err error) {
+	err = cf.withFinderUpdates(ctx, func(s *session, updates <-chan struct{}) error {
+		var askErr error
+		unsettled, askErr = settleFinder(ctx, cf.timeout, updates, func(ctx context.Context) (int, bool, error) {
+			r, err := s.agent.GetFinderJSON(ctx, s.computer, q)
+			if err != nil {
+				return 0, false, wrapf(err, "get_finder %s", s.computer)
+			}
+			raw = r
+			var st struct {
+				Pending int  `json:"pending"`
+				Listing bool `json:"listing"`
+			}
+			_ = json.Unmarshal(r, &st) // a malformed answer is printed as it came
+			return st.Pending, st.Listing, nil
+		})
+		return askErr
 	})
-	return raw, err
+	return raw, unsettled, err
+}
+
+// withFinderUpdates is cf.with with a channel that receives a value
+// (dropped when one is waiting) on each notify:update_finder.
+func (cf *connFlags) withFinderUpdates(ctx context.Context, fn func(*session, <-chan struct{}) error) error {
+	updates := make(chan struct{}, 1)
+	s, err := cf.open(ctx, agent.Handlers{UpdateFinder: func(protocol.UpdateComputerConfigReq) {
+		select {
+		case updates <- struct{}{}:
+		default:
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return fn(s, updates)
+}
+
+// settleFinder asks until the answer is settled: nothing it depends on
+// is pending and the computer has finished listing (GetFinderRet.Pending
+// and Listing, absent from a computer that answers only when settled).
+// It asks again when the computer sends notify:update_finder, and at
+// least every settlePoll (a notification can come between an answer and
+// the next wait). After timeout it stops and returns the last answer's
+// state as unsettled; err is the error of an ask (except a re-ask that the
+// deadline cut: the answer before it is then returned as unsettled).
+func settleFinder(ctx context.Context, timeout time.Duration, updates <-chan struct{}, ask func(context.Context) (pending int, listing bool, err error)) (unsettled, err error) {
+	deadline := time.Now().Add(timeout)
+	poll := settlePoll / 8
+	asked := false
+	var pending int
+	var listing bool
+	for {
+		actx, cancel := context.WithDeadline(ctx, deadline)
+		p, l, err := ask(actx)
+		cancel()
+		switch {
+		case err != nil && asked && !time.Now().Before(deadline):
+			return unsettledError(timeout, pending, listing), nil // the deadline cut the re-ask
+		case err != nil:
+			return nil, err
+		}
+		asked, pending, listing = true, p, l
+		if pending == 0 && !listing {
+			return nil, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return unsettledError(timeout, pending, listing), nil
+		}
+		t := time.NewTimer(min(poll, left))
+		select {
+		case <-updates:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		t.Stop()
+		poll = min(2*poll, settlePoll)
+	}
+}
+
+// settlePoll is the longest time ls waits for a notification before it
+// asks again.
+const settlePoll = time.Second
+
+// unsettledError says what a catalog still lacked when --timeout passed.
+func unsettledError(timeout time.Duration, pending int, listing bool) error {
+	var what []string
+	if pending > 0 {
+		what = append(what, fmt.Sprintf("%d documents not read yet", pending))
+	}
+	if listing {
+		what = append(what, "the computer is still listing its documents")
+	}
+	return protocol.Errorf(protocol.CodeTimeout, "the catalog is not settled after %v (%s): the answer above is provisional; raise --timeout to wait longer",
+		timeout, strings.Join(what, ", ")).WithDetails(map[string]any{"pending": pending, "listing": listing})
+}
+
+// reportUnsettled reports an answer printed before it settled: on stderr,
+// exit status 1.
+func reportUnsettled(cmd *cobra.Command, unsettled error) error {
+	if unsettled == nil {
+		return nil
+	}
+	pe, _ := asProtocolError(unsettled)
+	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, pe.Message)
+	return exitError{exitFailure}
 }
 
 // cleanList drops empty and duplicate entries and surrounding spaces.

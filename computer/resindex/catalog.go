@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -16,113 +15,94 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// Documents returns the catalog entries of every source: cached entries as
-// they are, and the missing ones built from a Level 1 read (at most
-// Concurrency at a time). A document whose read fails is logged and left
-// out until it is updated or re-listed. With a warm cache it does no I/O
-// and returns the same shared slice, which callers must not modify.
-func (ix *Index) Documents(ctx context.Context) []protocol.DPEDocumentSummary {
-	ix.mu.Lock()
-	if cat := ix.catalog; cat != nil {
-		ix.mu.Unlock()
-		return cat
-	}
-	ix.mu.Unlock()
-	ix.ensureListed(ctx)
-	type job struct {
-		st      *sourceState
-		uri     string
-		version uint64
-	}
-	var jobs []job
-	ix.mu.Lock()
-	for _, st := range ix.sources {
-		for _, uri := range st.docs {
-			if s, ok := st.summaries[uri]; !ok || (!s.ok && time.Since(s.at) > NegativeTTL) {
-				jobs = append(jobs, job{st, uri, st.versions[uri]})
-			}
-		}
-	}
-	ix.mu.Unlock()
-
-	if len(jobs) == 0 {
-		return ix.collect(nil)
-	}
-	// The reads go on when this call returns early (see below), so they
-	// do not end with its context.
-	rctx := context.WithoutCancel(ctx)
-	sem := make(chan struct{}, ix.conc)
-	var wg sync.WaitGroup
-	fresh := make([]summary, len(jobs))
-	for i, j := range jobs {
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			ctx := rctx
-			defer func() { <-sem }()
-			// Another call may have cached it while this one waited.
-			ix.mu.Lock()
-			cached, ok := j.st.summaries[j.uri]
-			ix.mu.Unlock()
-			if ok && cached.ok {
-				fresh[i] = cached
-				return
-			}
-			fresh[i] = ix.readSummary(ctx, j.st, j.uri)
-			if ctx.Err() != nil {
-				return // an interrupted read says nothing about the document
-			}
-			ix.mu.Lock()
-			if ix.sources[j.st.name] == j.st && j.st.versions[j.uri] == j.version {
-				if _, listed := j.st.docSet[j.uri]; listed {
-					j.st.summaries[j.uri] = fresh[i]
-					ix.catalog = nil
-				}
-			}
-			ix.mu.Unlock()
-		})
-	}
-	// A catalog does not stay blank while documents are read: after
-	// firstWait the answer holds the entries known so far and, for the
-	// others, entries built from the listing (Pending); the reads go on and
-	// a Finder change is signalled when they are done.
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(ix.firstWait):
-		go func() {
-			<-done
-			ix.signal(FinderChanged)
-		}()
-		return ix.collect(nil)
-	case <-ctx.Done():
-		return ix.collect(nil)
-	}
-	// Entries read for this call are used even when an invalidation that
-	// arrived meanwhile keeps them out of the cache.
-	extra := make(map[*sourceState]map[string]summary)
-	for i, j := range jobs {
-		if extra[j.st] == nil {
-			extra[j.st] = map[string]summary{}
-		}
-		extra[j.st][j.uri] = fresh[i]
-	}
-	return ix.collect(extra)
+// Catalog is the document list of an index at one moment.
+type Catalog struct {
+	// Documents are the entries of every source, sources by name and
+	// documents in list order; an entry whose Level 1 read has not
+	// arrived is built from the listing and marked Pending.
+	Documents []protocol.DPEDocumentSummary
+	// Pending counts the provisional entries.
+	Pending int
+	// Listing is true while a source's first listing is under way: more
+	// documents may come.
+	Listing bool
 }
 
-// collect gathers the cached entries, sources by name and documents in
-// list order; extra supplies entries missing from the cache.
-func (ix *Index) collect(extra map[*sourceState]map[string]summary) []protocol.DPEDocumentSummary {
+// Catalog returns the documents known now and starts the Level 1 reads
+// of those not read yet, which go on after it returns. Sources never
+// listed are listed first: it waits until their listing is complete or,
+// for a listing of many pages, until ListWait has passed and some pages
+// are in. A document whose read failed is left out until it is updated,
+// re-listed or NegativeTTL has passed. With a warm cache it does no I/O
+// and returns the same shared slice, which callers must not modify.
+func (ix *Index) Catalog(ctx context.Context) Catalog {
+	ix.waitListing(ctx, time.Now().Add(ix.listWait), false)
+	return ix.collect()
+}
+
+// Settle is Catalog for one answer: need says which provisional entries
+// the answer depends on, and Settle reads them ahead of the others and
+// asks again, until need names none or the wait is over: FirstWait, or
+// FilterWait when filtered (the answer filters on what the reads or the
+// rest of the listing bring), which also waits for the listings to end.
+// The Catalog returned is the one need saw last.
+func (ix *Index) Settle(ctx context.Context, filtered bool, need func([]protocol.DPEDocumentSummary) []protocol.DPEDocumentSummary) Catalog {
+	wait := ix.firstWait
+	if filtered {
+		wait = ix.filterWait
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	cat := ix.Catalog(ctx)
+	if filtered && cat.Listing {
+		ix.waitListing(ctx, time.Now(), true)
+		cat = ix.collect()
+	}
+	for {
+		missing := need(cat.Documents)
+		if len(missing) == 0 || ctx.Err() != nil {
+			ix.answered(cat)
+			return cat
+		}
+		ix.Await(ctx, missing)
+		cat = ix.collect()
+	}
+}
+
+// answered notes that cat was given out: when it holds provisional
+// entries, a Finder change is signalled once the reads are all done (at
+// once if they already are).
+func (ix *Index) answered(cat Catalog) {
+	if cat.Pending == 0 {
+		return
+	}
+	ix.mu.Lock()
+	idle := ix.reads.workers == 0
+	ix.shown = !idle
+	ix.mu.Unlock()
+	if idle {
+		ix.signal(FinderChanged)
+	}
+}
+
+// Documents is Settle of a whole unfiltered catalog: it waits at most
+// FirstWait for every read.
+func (ix *Index) Documents(ctx context.Context) []protocol.DPEDocumentSummary {
+	return ix.Settle(ctx, false, func(docs []protocol.DPEDocumentSummary) []protocol.DPEDocumentSummary { return docs }).Documents
+}
+
+// collect gathers the entries, sources by name and documents in list
+// order, and queues the reads of those missing.
+func (ix *Index) collect() Catalog {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.wanted = true
 	if ix.catalog != nil {
-		return ix.catalog
+		return Catalog{Documents: ix.catalog}
 	}
 	complete := true
+	listing := false
+	pending := 0
 	names := slices.Sorted(maps.Keys(ix.sources))
 	n := 0
 	for _, name := range names {
@@ -133,16 +113,10 @@ func (ix *Index) collect(extra map[*sourceState]map[string]summary) []protocol.D
 		st := ix.sources[name]
 		if !st.listed {
 			complete = false // must be listed again on the next call
+			listing = true
 		}
 		for _, uri := range st.docs {
 			s, ok := st.summaries[uri]
-			if ok && !s.ok {
-				complete = false // retried after NegativeTTL
-			}
-			if !ok {
-				complete = false
-				s, ok = extra[st][uri]
-			}
 			switch {
 			case ok && s.ok:
 				d := s.doc
@@ -150,7 +124,15 @@ func (ix *Index) collect(extra map[*sourceState]map[string]summary) []protocol.D
 					d.Path = p
 				}
 				out = append(out, d)
-			case !ok:
+			case ok:
+				complete = false
+				if time.Since(s.at) > NegativeTTL {
+					ix.wantLocked(readKey{st, uri}, false)
+				}
+			default:
+				complete = false
+				pending++
+				ix.wantLocked(readKey{st, uri}, false)
 				out = append(out, provisional(st.name, uri, st.listedAs[uri]))
 			}
 		}
@@ -158,17 +140,17 @@ func (ix *Index) collect(extra map[*sourceState]map[string]summary) []protocol.D
 	if complete {
 		ix.catalog = out
 	}
-	return out
+	return Catalog{Documents: out, Pending: pending, Listing: listing}
 }
 
 // provisional is the catalog entry of a document whose Level 1 read has
 // not arrived yet, from what its listing said: title, summary, modified
-// time, and the _meta keys of the document server (doc_ref, file_type,
-// unreadable).
+// time, and the _meta keys of the document server (doc_ref, file_uri,
+// file_type, path, unreadable).
 func provisional(server, uri string, r mcp.Resource) protocol.DPEDocumentSummary {
 	str := func(k string) string { return metaString(r, k) }
 	d := protocol.DPEDocumentSummary{
-		DocRef: str("doc_ref"), URI: uri, FileType: str("file_type"), Title: r.Name, Path: str("path"),
+		DocRef: str("doc_ref"), URI: uri, FileURI: str("file_uri"), FileType: str("file_type"), Title: r.Name, Path: str("path"),
 		Summary: r.Description, Server: server, Unreadable: str("unreadable"), Pending: true,
 	}
 	if r.Annotations != nil {

@@ -30,9 +30,17 @@ const (
 	DefaultConcurrency = 8
 	DefaultDebounce    = 75 * time.Millisecond
 	DefaultTimeout     = 15 * time.Second
-	// DefaultFirstWait is how long Documents waits for missing Level 1
-	// reads before answering with entries built from the listing.
-	DefaultFirstWait = 300 * time.Millisecond
+	// DefaultFirstWait is how long an unfiltered answer waits for the
+	// Level 1 reads of the entries it shows before showing them as built
+	// from the listing (Pending).
+	DefaultFirstWait = 150 * time.Millisecond
+	// DefaultFilterWait is how long an answer that filters or sorts on
+	// what the Level 1 reads bring (keywords, page counts, titles) waits
+	// for the reads it depends on.
+	DefaultFilterWait = 5 * time.Second
+	// DefaultListWait is how long an answer waits for a first listing that
+	// has more than one page before using the pages listed so far.
+	DefaultListWait = 50 * time.Millisecond
 	// NegativeTTL is how long a document whose Level 1 read failed stays
 	// out of the catalog before it is read again.
 	NegativeTTL = 30 * time.Second
@@ -78,6 +86,8 @@ type Options struct {
 	Debounce    time.Duration // window that merges a burst of changes (default 75 ms)
 	Timeout     time.Duration // per list or read call (default 15 s)
 	FirstWait   time.Duration // see DefaultFirstWait
+	FilterWait  time.Duration // see DefaultFilterWait
+	ListWait    time.Duration // see DefaultListWait
 	// OnChange is called once per debounce window with the views that
 	// changed. It runs on its own goroutine and may block.
 	OnChange func(Change)
@@ -96,12 +106,18 @@ type Window struct {
 // truth until the server says its list changed, so a warm Documents call
 // touches no server at all.
 type Index struct {
-	log       *slog.Logger
-	conc      int
-	timeout   time.Duration
-	firstWait time.Duration
-	deb       *debouncer
-	flight    singleflight.Group
+	log        *slog.Logger
+	conc       int
+	timeout    time.Duration
+	firstWait  time.Duration
+	filterWait time.Duration
+	listWait   time.Duration
+	deb        *debouncer
+	flight     singleflight.Group
+	// base outlives requests: listings and Level 1 reads go on after the
+	// answer that started them; Close ends them.
+	base   context.Context
+	cancel context.CancelFunc
 
 	mu      sync.Mutex
 	sources map[string]*sourceState
@@ -109,6 +125,16 @@ type Index struct {
 	// catalog is the last collected document list, valid while nothing
 	// changed since (any cache mutation resets it to nil).
 	catalog []protocol.DPEDocumentSummary
+	// changed is closed (and replaced) whenever a listing publishes pages
+	// or ends, or a Level 1 read ends: waiters look again.
+	changed chan struct{}
+	// wanted is set once someone asked for the catalog: documents are
+	// then read as soon as they are listed.
+	wanted bool
+	// shown is set when an answer held provisional entries: a Finder
+	// change is signalled when the reads are all done.
+	shown bool
+	reads readQueue
 }
 
 type sourceState struct {
@@ -116,7 +142,10 @@ type sourceState struct {
 	src  Source
 	gen  uint64 // identifies this incarnation of the source
 
+	// listed: a complete listing succeeded. Until then, partial says
+	// that the first listing published some of its pages.
 	listed    bool
+	partial   bool
 	docs      []string                // Level 1 dpe:// URIs in list order
 	docSet    map[string]struct{}     // same, as a set
 	listedAs  map[string]mcp.Resource // the listing's entry of each document
@@ -127,9 +156,10 @@ type sourceState struct {
 	summaries map[string]summary
 	versions  map[string]uint64 // bumped when an entry is invalidated
 
-	relisting bool
-	dirty     bool
-	listErr   error // why the last listing failed (nil after a success)
+	listing  bool          // a listing is under way
+	dirty    bool          // and another must follow it
+	listDone chan struct{} // closed when the listing under way ends
+	listErr  error         // why the last listing failed (nil after a success)
 }
 
 type summary struct {
@@ -141,12 +171,17 @@ type summary struct {
 // New returns an empty index.
 func New(opts Options) *Index {
 	ix := &Index{
-		log:       opts.Logger,
-		conc:      cmp.Or(opts.Concurrency, DefaultConcurrency),
-		timeout:   cmp.Or(opts.Timeout, DefaultTimeout),
-		firstWait: cmp.Or(opts.FirstWait, DefaultFirstWait),
-		sources:   map[string]*sourceState{},
+		log:        opts.Logger,
+		conc:       cmp.Or(opts.Concurrency, DefaultConcurrency),
+		timeout:    cmp.Or(opts.Timeout, DefaultTimeout),
+		firstWait:  cmp.Or(opts.FirstWait, DefaultFirstWait),
+		filterWait: cmp.Or(opts.FilterWait, DefaultFilterWait),
+		listWait:   cmp.Or(opts.ListWait, DefaultListWait),
+		sources:    map[string]*sourceState{},
+		changed:    make(chan struct{}),
+		reads:      newReadQueue(),
 	}
+	ix.base, ix.cancel = context.WithCancel(context.Background())
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
 	}
@@ -154,17 +189,29 @@ func New(opts Options) *Index {
 	return ix
 }
 
-// Close stops pending change notifications.
+// Close stops pending change notifications, listings and reads.
 func (ix *Index) Close() {
 	ix.mu.Lock()
 	ix.closed = true
+	ix.broadcastLocked()
 	ix.mu.Unlock()
+	ix.cancel()
 	ix.deb.stop()
+}
+
+// broadcastLocked wakes everyone waiting on ix.changed. Call with ix.mu
+// held.
+func (ix *Index) broadcastLocked() {
+	close(ix.changed)
+	ix.changed = make(chan struct{})
 }
 
 // AddSource registers (or replaces) the source of server name, lists it
 // and subscribes to its URIs. When it lists documents or windows a change
-// is signalled. A failed listing is logged and retried on the next read.
+// is signalled. It returns when the listing is complete or, for a listing
+// of many pages, once some are in and ListWait has passed (or when ctx
+// ends): the listing goes on in the background. A failed listing is
+// logged and retried on the next read.
 func (ix *Index) AddSource(ctx context.Context, name string, src Source) {
 	ix.mu.Lock()
 	old := ix.sources[name]
@@ -175,9 +222,13 @@ func (ix *Index) AddSource(ctx context.Context, name string, src Source) {
 	if old != nil {
 		c = old.changeIfRemoved()
 	}
+	if !ix.closed {
+		ix.startListingLocked(st, false)
+	}
+	ix.broadcastLocked()
 	ix.mu.Unlock()
 	ix.signal(c)
-	ix.relist(ctx, st)
+	ix.waitListing(ctx, time.Now().Add(ix.listWait), false)
 }
 
 func nextGen(old *sourceState) uint64 {
@@ -194,6 +245,7 @@ func (ix *Index) RemoveSource(name string) {
 	st := ix.sources[name]
 	delete(ix.sources, name)
 	ix.catalog = nil
+	ix.broadcastLocked()
 	var c Change
 	if st != nil {
 		c = st.changeIfRemoved()
@@ -228,27 +280,33 @@ func (ix *Index) Sources() []string {
 // cached one. Bursts coalesce into at most one listing in flight.
 func (ix *Index) ResourceListChanged(name string) {
 	ix.mu.Lock()
-	st := ix.sources[name]
-	if st == nil || ix.closed {
-		ix.mu.Unlock()
+	defer ix.mu.Unlock()
+	if st := ix.sources[name]; st != nil && !ix.closed {
+		ix.startListingLocked(st, true)
+	}
+}
+
+// startListingLocked starts listing st in the background unless a
+// listing is under way; then, with again, one more follows it (the list
+// changed meanwhile). Call with ix.mu held.
+func (ix *Index) startListingLocked(st *sourceState, again bool) {
+	if st.listing {
+		st.dirty = st.dirty || again
 		return
 	}
-	if st.relisting {
-		st.dirty = true
-		ix.mu.Unlock()
-		return
-	}
-	st.relisting = true
-	ix.mu.Unlock()
+	st.listing = true
+	done := make(chan struct{})
+	st.listDone = done
 	go func() {
 		for {
-			ctx, cancel := context.WithTimeout(context.Background(), ix.timeout*4)
+			ctx, cancel := context.WithTimeout(ix.base, ix.timeout*4)
 			ix.relistOnce(ctx, st)
 			cancel()
 			ix.mu.Lock()
-			if !st.dirty || ix.sources[name] != st || ix.closed {
-				st.relisting = false
-				st.dirty = false
+			if !st.dirty || ix.sources[st.name] != st || ix.closed {
+				st.listing, st.dirty = false, false
+				close(done)
+				ix.broadcastLocked()
 				ix.mu.Unlock()
 				return
 			}
@@ -304,16 +362,33 @@ func (ix *Index) signal(c Change) {
 	}
 }
 
-// relist lists st now (used by AddSource).
-func (ix *Index) relist(ctx context.Context, st *sourceState) {
-	ctx, cancel := context.WithTimeout(ctx, ix.timeout*4)
-	defer cancel()
-	ix.relistOnce(ctx, st)
-}
-
 // relistOnce lists st, updates its cache, subscribes and signals changes.
+// A first listing publishes its pages as they come (the catalog shows
+// them, marked as listing); a listing of a source listed before replaces
+// the old one only when it is complete.
 func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
-	res, err := ix.listAll(ctx, st.src)
+	l := newListing()
+	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) {
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		from := len(l.docs)
+		for _, r := range page {
+			l.add(r, ix.log, st.name)
+		}
+		if !last && !st.listed && ix.sources[st.name] == st {
+			st.partial = true
+			st.publish(l)
+			ix.catalog = nil
+			ix.broadcastLocked()
+			if ix.wanted { // the catalog was asked for: read as they come
+				for _, uri := range l.docs[from:] {
+					if _, ok := st.summaries[uri]; !ok {
+						ix.wantLocked(readKey{st, uri}, false)
+					}
+				}
+			}
+		}
+	})
 	if err != nil {
 		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err)
 		ix.mu.Lock()
@@ -321,15 +396,15 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 		ix.mu.Unlock()
 		return
 	}
-	l := classify(res, ix.log, st.name)
 	ix.mu.Lock()
 	st.listErr = nil
 	if ix.sources[st.name] != st {
 		ix.mu.Unlock()
 		return // replaced or removed meanwhile
 	}
+	first := !st.listed
 	var c Change
-	if !st.listed {
+	if first {
 		if len(l.docs) > 0 {
 			c |= FinderChanged
 		}
@@ -349,11 +424,10 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 			delete(st.summaries, uri)
 		}
 	}
-	st.listed = true
+	st.listed, st.partial = true, false
 	ix.catalog = nil
-	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
-	st.listedAs = l.listedAs
-	st.paths = l.paths
+	st.publish(l)
+	ix.broadcastLocked()
 	watch := l.watch()
 	ix.mu.Unlock()
 
@@ -371,30 +445,40 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 // maxPages bounds cursor following against a server that never ends.
 const maxPages = 10_000
 
-func (ix *Index) listAll(ctx context.Context, src Source) ([]mcp.Resource, error) {
-	var all []mcp.Resource
+// listAll follows the cursors of resources/list and hands each page to
+// add, last telling the final one.
+func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Resource, last bool)) error {
 	cursor := ""
 	seen := map[string]bool{}
 	for page := 0; ; page++ {
 		if page >= maxPages {
-			return nil, fmt.Errorf("resources/list: more than %d pages", maxPages)
+			return fmt.Errorf("resources/list: more than %d pages", maxPages)
 		}
 		callCtx, cancel := context.WithTimeout(ctx, ix.timeout)
 		res, next, err := src.ListResources(callCtx, cursor)
 		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("resources/list (cursor %q): %w", cursor, err)
+			return fmt.Errorf("resources/list (cursor %q): %w", cursor, err)
 		}
-		all = append(all, res...)
+		if next != "" && seen[next] {
+			return fmt.Errorf("resources/list: cursor %q repeats", next)
+		}
+		add(res, next == "")
 		if next == "" {
-			return all, nil
-		}
-		if seen[next] {
-			return nil, fmt.Errorf("resources/list: cursor %q repeats", next)
+			return nil
 		}
 		seen[next] = true
 		cursor = next
 	}
+}
+
+// publish makes listing l the source's listing. Later pages added to a
+// published listing are seen at once, so only ever add to it with ix.mu
+// held.
+func (st *sourceState) publish(l *listing) {
+	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
+	st.listedAs = l.listedAs
+	st.paths = l.paths
 }
 
 type listing struct {
@@ -415,38 +499,40 @@ func (l listing) watch() []string {
 	return out
 }
 
-func classify(res []mcp.Resource, log *slog.Logger, server string) listing {
-	l := listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}, paths: map[string]string{}}
-	for _, r := range res {
-		switch {
-		case strings.HasPrefix(r.URI, "dpe://"):
-			u, err := dpe.Parse(r.URI)
-			if err != nil {
-				log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
-				continue
-			}
-			l.hosts[u.Host] = struct{}{}
-			if u.Level() != dpe.LevelDocument {
-				l.others[r.URI] = struct{}{}
-				continue
-			}
-			if _, dup := l.docSet[r.URI]; !dup {
-				l.docSet[r.URI] = struct{}{}
-				l.docs = append(l.docs, r.URI)
-				l.listedAs[r.URI] = r
-				if p := metaPath(r); p != "" {
-					l.paths[r.URI] = p
-				}
-			}
-		case strings.HasPrefix(r.URI, windowScheme):
-			if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
-				l.windows = append(l.windows, r)
-			}
-		default:
-			l.others[r.URI] = struct{}{}
+func newListing() *listing {
+	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}, paths: map[string]string{}}
+}
+
+// add classifies one listed resource: a Level 1 dpe:// document, a
+// window, or another URI (routed by the read bridge).
+func (l *listing) add(r mcp.Resource, log *slog.Logger, server string) {
+	switch {
+	case strings.HasPrefix(r.URI, "dpe://"):
+		u, err := dpe.Parse(r.URI)
+		if err != nil {
+			log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
+			return
 		}
+		l.hosts[u.Host] = struct{}{}
+		if u.Level() != dpe.LevelDocument {
+			l.others[r.URI] = struct{}{}
+			return
+		}
+		if _, dup := l.docSet[r.URI]; !dup {
+			l.docSet[r.URI] = struct{}{}
+			l.docs = append(l.docs, r.URI)
+			l.listedAs[r.URI] = r
+			if p := metaPath(r); p != "" {
+				l.paths[r.URI] = p
+			}
+		}
+	case strings.HasPrefix(r.URI, windowScheme):
+		if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
+			l.windows = append(l.windows, r)
+		}
+	default:
+		l.others[r.URI] = struct{}{}
 	}
-	return l
 }
 
 // metaPath is a listed document's _meta.path: its path relative to its
@@ -475,38 +561,97 @@ func sameWindows(a, b []mcp.Resource) bool {
 	return true
 }
 
-// ensureListed lists every source that has not been listed successfully.
-func (ix *Index) ensureListed(ctx context.Context) {
-	ix.mu.Lock()
-	var todo []*sourceState
-	for _, st := range ix.sources {
-		if !st.listed {
-			todo = append(todo, st)
+// waitListing starts the listing of every source never listed
+// successfully (unless one is under way) and waits until none of them is
+// listing; when full is false, it stops waiting at soft if each has
+// published a page by then (or as soon as it has, after soft). ctx ends
+// the wait, not the listings.
+func (ix *Index) waitListing(ctx context.Context, soft time.Time, full bool) {
+	timer := time.NewTimer(time.Until(soft))
+	defer timer.Stop()
+	late := false
+	tried := map[*sourceState]bool{}
+	for {
+		ix.mu.Lock()
+		ready := true
+		for _, st := range ix.unlistedLocked(tried) {
+			if full || !late || !st.partial {
+				ready = false
+			}
+		}
+		ch := ix.changed
+		ix.mu.Unlock()
+		if ready {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			late = true
+		case <-ctx.Done():
+			return
 		}
 	}
-	ix.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, st := range todo {
-		wg.Go(func() { ix.relistOnce(ctx, st) })
-	}
-	wg.Wait()
 }
 
 // Owner returns the server that serves uri: for dpe:// URIs the server
 // whose listing has that host, for other URIs the server that listed that
-// exact URI (or, for window:// URIs, a window with the same host). Sources
-// not listed yet are listed first.
+// exact URI (or, for window:// URIs, a window with the same host). While
+// sources are listed for the first time it waits until one lists the URI
+// (or its host) or they are all listed.
 func (ix *Index) Owner(ctx context.Context, uri string) (string, bool) {
-	if name, ok := ix.owner(uri); ok {
-		return name, true
+	tried := map[*sourceState]bool{}
+	for {
+		name, ok, ch := ix.owner(uri, tried)
+		if ok || ch == nil {
+			return name, ok
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return "", false
+		}
 	}
-	ix.ensureListed(ctx)
-	return ix.owner(uri)
 }
 
-func (ix *Index) owner(uri string) (string, bool) {
+// owner looks uri up; when it is not found and some source is still in
+// its first listing (started here if needed), it also returns the channel
+// to wait on before looking again.
+func (ix *Index) owner(uri string, tried map[*sourceState]bool) (string, bool, <-chan struct{}) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if name, ok := ix.ownerLocked(uri); ok {
+		return name, true, nil
+	}
+	if len(ix.unlistedLocked(tried)) == 0 {
+		return "", false, nil
+	}
+	return "", false, ix.changed
+}
+
+// unlistedLocked returns the sources in their first listing, starting
+// that listing for those never listed that tried does not hold yet (a
+// listing that failed is tried once per wait) and adding them to tried.
+// Call with ix.mu held.
+func (ix *Index) unlistedLocked(tried map[*sourceState]bool) []*sourceState {
+	var out []*sourceState
+	for _, st := range ix.sources {
+		if st.listed || ix.closed {
+			continue
+		}
+		if !st.listing {
+			if tried[st] {
+				continue // failed during this wait
+			}
+			ix.startListingLocked(st, false)
+		}
+		tried[st] = true
+		out = append(out, st)
+	}
+	return out
+}
+
+func (ix *Index) ownerLocked(uri string) (string, bool) {
 	names := slices.Sorted(maps.Keys(ix.sources))
 	if strings.HasPrefix(uri, "dpe://") {
 		u, err := dpe.Parse(uri)
@@ -548,9 +693,10 @@ func windowHost(uri string) string {
 	return rest
 }
 
-// Windows returns the listed window:// resources of every source.
+// Windows returns the listed window:// resources of every source, once
+// the sources are listed.
 func (ix *Index) Windows(ctx context.Context) []Window {
-	ix.ensureListed(ctx)
+	ix.waitListing(ctx, time.Now(), true)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var out []Window

@@ -30,6 +30,10 @@ type fakeSource struct {
 	uris     []string
 	failRead map[string]bool
 	block    chan struct{} // when set, reads wait on it
+	// readDelay and listDelay slow each read and each listed page down.
+	readDelay, listDelay time.Duration
+	// listGate, when set, holds every page after the first until closed.
+	listGate chan struct{}
 	lists    atomic.Int64
 	reads    atomic.Int64
 	inflight atomic.Int64
@@ -56,8 +60,18 @@ func (f *fakeSource) set(uris ...string) {
 func (f *fakeSource) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
 	f.lists.Add(1)
 	f.mu.Lock()
-	uris := slices.Clone(f.uris)
+	uris, gate := slices.Clone(f.uris), f.listGate
 	f.mu.Unlock()
+	if gate != nil && cursor != "" {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		}
+	}
+	if f.listDelay > 0 {
+		time.Sleep(f.listDelay)
+	}
 	start := 0
 	if cursor != "" {
 		n, err := strconv.Atoi(cursor)
@@ -94,6 +108,9 @@ func (f *fakeSource) ReadResource(ctx context.Context, uri string) ([]protocol.R
 	f.mu.Lock()
 	fail, block := f.failRead[uri], f.block
 	f.mu.Unlock()
+	if f.readDelay > 0 {
+		time.Sleep(f.readDelay)
+	}
 	if block != nil {
 		select {
 		case <-block:
@@ -492,7 +509,7 @@ func TestFailedListingIsRetried(t *testing.T) {
 
 func TestRepeatingCursorIsAnError(t *testing.T) {
 	a := newAgg(t, nil)
-	if _, err := a.listAll(context.Background(), loopSource{}); err == nil {
+	if err := a.listAll(context.Background(), loopSource{}, func([]mcp.Resource, bool) {}); err == nil {
 		t.Fatal("a cursor loop was followed forever or accepted")
 	}
 }
@@ -611,11 +628,105 @@ func TestDocumentsAnswerFromTheListingWhileReading(t *testing.T) {
 func TestProvisionalEntryFromListing(t *testing.T) {
 	r := mcp.Resource{URI: "dpe://h/doc-1a2b3c", Name: "Handbook", Description: "Unreadable: encrypted",
 		Annotated: mcp.Annotated{Annotations: &mcp.Annotations{LastModified: "2026-01-02T03:04:05Z"}},
-		Meta:      &mcp.Meta{AdditionalFields: map[string]any{"doc_ref": "doc-1a2b3c", "file_type": "pdf", "unreadable": "encrypted", "path": "docs/h.pdf"}}}
+		Meta: &mcp.Meta{AdditionalFields: map[string]any{"doc_ref": "doc-1a2b3c", "file_type": "pdf", "unreadable": "encrypted",
+			"path": "docs/h.pdf", "file_uri": "file:///srv/docs/h.pdf"}}}
 	d := provisional("srv", r.URI, r)
-	want := protocol.DPEDocumentSummary{DocRef: "doc-1a2b3c", URI: r.URI, FileType: "pdf", Title: "Handbook",
+	want := protocol.DPEDocumentSummary{DocRef: "doc-1a2b3c", URI: r.URI, FileURI: "file:///srv/docs/h.pdf", FileType: "pdf", Title: "Handbook",
 		Summary: "Unreadable: encrypted", Server: "srv", LastModified: "2026-01-02T03:04:05Z", Unreadable: "encrypted", Pending: true, Path: "docs/h.pdf"}
 	if !reflect.DeepEqual(d, want) {
 		t.Errorf("provisional = %+v", d)
+	}
+}
+
+// The reads an answer depends on go ahead of the others: with one read at
+// a time and 300 documents to read, the last three of the list are read
+// after a handful of others, not after all of them.
+func TestSettleReadsWhatTheAnswerNeedsFirst(t *testing.T) {
+	refs := make([]string, 300)
+	for i := range refs {
+		refs[i] = fmt.Sprintf("d%03d", i)
+	}
+	f := newFake("h", refs...)
+	f.readDelay = 2 * time.Millisecond
+	a := New(Options{Concurrency: 1, FirstWait: time.Minute})
+	defer a.Close()
+	a.AddSource(context.Background(), "srv", f)
+	want := map[string]bool{f.doc("d297"): true, f.doc("d298"): true, f.doc("d299"): true}
+	cat := a.Settle(context.Background(), false, func(docs []protocol.DPEDocumentSummary) []protocol.DPEDocumentSummary {
+		var out []protocol.DPEDocumentSummary
+		for _, d := range docs {
+			if want[d.URI] && d.Pending {
+				out = append(out, d)
+			}
+		}
+		return out
+	})
+	reads := f.reads.Load()
+	for _, d := range cat.Documents {
+		if want[d.URI] && d.Pending {
+			t.Errorf("%s still pending", d.URI)
+		}
+	}
+	if cat.Pending == 0 || reads > 100 {
+		t.Errorf("%d reads (%d entries pending) before the 3 needed were in; they were not read first", reads, cat.Pending)
+	}
+}
+
+// A listing of many pages is shown as it comes: AddSource and Catalog
+// return with the pages listed so far (Listing), the rest is listed in the
+// background, a Finder change is signalled when it is complete, and URIs
+// of the pages already listed are routed meanwhile.
+func TestFirstListingIsShownAsItComes(t *testing.T) {
+	refs := make([]string, 50)
+	for i := range refs {
+		refs[i] = fmt.Sprintf("d%02d", i)
+	}
+	f := newFake("h", refs...)
+	f.pageSize = 10
+	gate := make(chan struct{})
+	f.listGate = gate
+	changes := make(chan Change, 8)
+	a := New(Options{ListWait: 20 * time.Millisecond, FirstWait: 20 * time.Millisecond, FilterWait: time.Minute,
+		Debounce: time.Millisecond, OnChange: func(c Change) { changes <- c }})
+	defer a.Close()
+	ctx := context.Background()
+	a.AddSource(ctx, "srv", f) // returns with the first page: the others wait on the gate
+	cat := a.Catalog(ctx)
+	if !cat.Listing || len(cat.Documents) != 10 {
+		t.Fatalf("while listing: %d documents, listing %v", len(cat.Documents), cat.Listing)
+	}
+	if name, ok := a.Owner(ctx, f.doc("d03")+"/pages/0"); !ok || name != "srv" {
+		t.Errorf("owner while listing = %q, %v", name, ok)
+	}
+	for len(changes) > 0 {
+		<-changes
+	}
+	// A filtered answer waits for the rest of the listing.
+	settled := make(chan Catalog, 1)
+	go func() {
+		settled <- a.Settle(ctx, true, func([]protocol.DPEDocumentSummary) []protocol.DPEDocumentSummary { return nil })
+	}()
+	select {
+	case c := <-settled:
+		t.Fatalf("a filtered answer did not wait for the listing: %d documents, listing %v", len(c.Documents), c.Listing)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(gate)
+	if c := <-settled; c.Listing || len(c.Documents) != 50 {
+		t.Errorf("filtered answer: %d documents, listing %v", len(c.Documents), c.Listing)
+	}
+	select {
+	case c := <-changes:
+		if !c.Has(FinderChanged) {
+			t.Errorf("change = %v", c)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no Finder change when the listing was complete")
+	}
+	if cat := a.Catalog(ctx); cat.Listing || len(cat.Documents) != 50 {
+		t.Errorf("after the listing: %d documents, listing %v", len(cat.Documents), cat.Listing)
+	}
+	if n := f.lists.Load(); n != 5 {
+		t.Errorf("%d list calls for 5 pages: a second listing started while the first was under way", n)
 	}
 }

@@ -21,7 +21,10 @@ import (
 
 // parseHTML reads an .html/.htm file.
 func parseHTML(p *parser, src []byte) (*Document, error) {
-	root, err := html.Parse(strings.NewReader(decodeText(src)))
+	root, err := html.Parse(newCtxReader(p.ctx, decodeText(src)))
+	if err := p.cancelled(); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -38,6 +41,9 @@ func parseHTML(p *parser, src []byte) (*Document, error) {
 		body = root
 	}
 	hw.blocks(body)
+	if err := p.cancelled(); err != nil {
+		return nil, err
+	}
 	hw.flush()
 	doc := &Document{Title: clean(title)}
 	return paginateBlocks(p, hw.out, doc, hw.truncated), nil
@@ -82,7 +88,7 @@ func goDocTitle(root *html.Node) string {
 // htmlFragmentElements reads a raw HTML block of a Markdown file.
 func htmlFragmentElements(p *parser, src string) []mdBlock {
 	ctx := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
-	nodes, err := html.ParseFragment(strings.NewReader(src), ctx)
+	nodes, err := html.ParseFragment(newCtxReader(p.ctx, src), ctx)
 	if err != nil {
 		return nil
 	}
@@ -104,6 +110,8 @@ type htmlWalker struct {
 	quote     int
 	indent    int
 	truncated bool
+	visits    int  // nodes walked (see stopped)
+	halted    bool // the context ended: walk no further
 }
 
 func (hw *htmlWalker) add(el Element, level, size int) {
@@ -157,6 +165,9 @@ func skipped(a atom.Atom) bool {
 }
 
 func (hw *htmlWalker) node(n *html.Node) {
+	if hw.stopped() {
+		return
+	}
 	switch n.Type {
 	case html.TextNode:
 		hw.textNode(&hw.cur, n.Data)

@@ -24,7 +24,8 @@ import (
 func newMarkdownParser() gmparser.Parser {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote),
-		goldmark.WithParserOptions(gmparser.WithHeadingAttribute()),
+		goldmark.WithParserOptions(gmparser.WithHeadingAttribute(),
+			gmparser.WithInlineParsers(util.Prioritized(inlineGuard{}, 0))), // before all others
 	).Parser()
 }
 
@@ -119,11 +120,13 @@ func (b mdBlock) blockText() string {
 func parseMarkdown(p *parser, src []byte) (*Document, error) {
 	fm, body := splitFrontMatter(src)
 	rd := newGuardedReader(p.ctx, body)
-	root := p.md.Parse(rd)
+	pc := gmparser.NewContext()
+	pc.Set(inlineGuardKey, rd)
+	root := p.md.Parse(rd, gmparser.WithContext(pc))
 	if err := p.cancelled(); err != nil {
 		return nil, err
 	}
-	w := &mdWalker{p: p, src: body, truncated: rd.exhausted}
+	w := &mdWalker{p: p, src: body, truncated: rd.exhausted || rd.inlineCut}
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		if err := p.cancelled(); err != nil {
 			return nil, err

@@ -167,6 +167,7 @@ func withPDF(ctx context.Context, src []byte, fn func(pdfium.Pdfium, references.
 		}
 		return fmt.Errorf("pdf engine: %w", err)
 	}
+	calls := directCalls(inst) // see engineCalls: inst is only killed or closed
 	var killed atomic.Bool
 	stop, watched := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -184,12 +185,12 @@ func withPDF(ctx context.Context, src []byte, fn func(pdfium.Pdfium, references.
 				err = fmt.Errorf("pdf engine: %v", r)
 			}
 		}()
-		opened, err := inst.OpenDocument(&requests.OpenDocument{File: &src})
+		opened, err := calls.OpenDocument(&requests.OpenDocument{File: &src})
 		if err != nil {
 			return openError(err)
 		}
-		defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: opened.Document})
-		return fn(inst, opened.Document)
+		defer calls.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: opened.Document})
+		return fn(calls, opened.Document)
 	}()
 	close(stop)
 	<-watched

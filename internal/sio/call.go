@@ -26,8 +26,9 @@ type ackResult struct {
 // in the ack (flat or nested) is returned as a *protocol.Error, as is the
 // legacy (false, "message") ack (code 400). The context's deadline (or
 // CallTimeout when it has none) bounds the wait: running out is a
-// *protocol.Error with code 408. A connection that drops before the ack
-// arrives returns an error wrapping ErrNotConnected at once.
+// *protocol.Error with code 408; a context already done sends nothing. A
+// connection that drops before the ack arrives returns an error wrapping
+// ErrNotConnected at once.
 func (c *Conn) Call(ctx context.Context, event string, payload any) (json.RawMessage, error) {
 	body, err := json.Marshal(payload)
 	if err != nil {
@@ -42,6 +43,12 @@ func (c *Conn) Call(ctx context.Context, event string, payload any) (json.RawMes
 	wait := time.Until(dl)
 	if wait <= 0 {
 		return nil, protocol.Errorf(protocol.CodeTimeout, "%s: deadline passed before sending", event)
+	}
+	// A call whose context is already done is not sent: sent, its answer
+	// could arrive before the wait below looks at the context and be
+	// returned as if the caller still wanted it.
+	if ctx.Err() != nil {
+		return nil, ctxError(ctx, event, wait)
 	}
 	s, err := c.current()
 	if err != nil {

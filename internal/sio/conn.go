@@ -96,6 +96,10 @@ type Options struct {
 	DialTimeout time.Duration
 	// CallTimeout bounds a Call whose context has no deadline (default 30 s).
 	CallTimeout time.Duration
+
+	// deafTries makes the first n connection tries miss their manager's
+	// open event, as the library can (see watchOpen); tests only.
+	deafTries int
 }
 
 func (o *Options) setDefaults() {
@@ -159,8 +163,11 @@ type Conn struct {
 	stateFns  []func(State)
 	reconnFns []func(context.Context)
 
+	deafTries int // tries made deaf so far (Options.deafTries)
+
 	emitMu sync.Mutex     // serialises writes on the current socket
-	events serialQueue    // state changes and reconnect callbacks, in order
+	events serialQueue    // state changes, in order
+	reconn serialQueue    // reconnect callbacks, in order (apart: one still busy never holds back a state change)
 	wg     sync.WaitGroup // the reconnect loop
 }
 
@@ -310,7 +317,11 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 	})
 	s.OnAny(func(args ...any) { c.dispatch(args) })
 	var op opening
-	op.start(m, s, report)
+	deaf := c.deafTries < c.opts.deafTries
+	if deaf {
+		c.deafTries++
+	}
+	op.start(m, s, report, deaf)
 	// The manager subscribes to its engine's open event only after the
 	// engine has started, so a fast open can go unheard; then nothing more
 	// will happen. Notice that and give up this try at once.
@@ -384,8 +395,12 @@ type opening struct {
 // start opens m on its own goroutine, since Open dials the WebSocket with
 // no deadline of its own and the try's timer and ctx must bound it; s is
 // connected when the transport opens unless the try was given up by then.
-func (op *opening) start(m *client.Manager, s *client.Socket, report func(error)) {
+// A deaf try never hears the open, as when the library misses it (tests).
+func (op *opening) start(m *client.Manager, s *client.Socket, report func(error), deaf bool) {
 	go m.Open(func(err error) {
+		if deaf {
+			return
+		}
 		op.opened.Store(true)
 		if err != nil {
 			report(err)
@@ -572,7 +587,7 @@ func (c *Conn) reconnect() {
 			ok := c.sock == s
 			c.mu.Unlock()
 			if ok {
-				c.events.push(func() {
+				c.reconn.push(func() {
 					for _, fn := range fns {
 						safeCall(c.log, "reconnect callback", func() { fn(c.ctx) })
 					}

@@ -209,6 +209,24 @@ func TestCallDeadline(t *testing.T) {
 	}
 }
 
+// A call whose context is already done is refused before the connection
+// is used: nothing is sent, so no answer can come back and be returned as
+// if the caller still waited for it (TestCallDeadline's cancelled call
+// returned the computer's answer that way under load).
+func TestCallWithDoneContextIsNotSent(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	c := dial(t, srv.URL)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(testCtx(t))
+	cancel()
+	_, err := c.Call(ctx, protocol.EventGetConfig, protocol.ComputerCall{Agent: "bot", ReqID: "1", Computer: "pc"})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, sio.ErrClosed) {
+		t.Fatalf("err %v, want the context's cancellation before any use of the connection", err)
+	}
+}
+
 // TestListenDeliversInOrder relays 200 cancellations and checks they reach
 // the listener one at a time, in order.
 func TestListenDeliversInOrder(t *testing.T) {
@@ -297,6 +315,54 @@ func TestReconnect(t *testing.T) {
 	if _, err := c.Call(testCtx(t), protocol.EventListRoom, protocol.ListRoomReq{}); !errors.Is(err, sio.ErrClosed) {
 		t.Fatalf("call after Close: %v", err)
 	}
+}
+
+// TestStateNeverWaitsForAReconnectCallback: a connection that drops again
+// while its reconnect callback is still busy (an agent re-joining its office
+// through a node that is itself about to drop it) reports Reconnecting at
+// once. The state callbacks once shared the callbacks' queue, and the
+// agent's state (and the TUI's status line) said "connected" for as long as
+// the re-join kept trying, up to 90 s.
+func TestStateNeverWaitsForAReconnectCallback(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	c := dial(t, srv.URL)
+	states := make(chan sio.State, 16)
+	c.OnState(func(s sio.State) { states <- s })
+	inCallback, release := make(chan struct{}, 1), make(chan struct{})
+	defer close(release)
+	c.OnReconnect(func(ctx context.Context) {
+		inCallback <- struct{}{}
+		select { // a re-join that keeps trying
+		case <-release:
+		case <-ctx.Done():
+		}
+	})
+	expect := func(want sio.State) {
+		t.Helper()
+		select {
+		case s := <-states:
+			if s != want {
+				t.Fatalf("state %s, want %s", s, want)
+			}
+		case <-time.After(wait):
+			t.Fatalf("state %s never came; the Conn says %s", want, c.State())
+		}
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	expect(sio.StateReconnecting)
+	srv2 := servertest.StartAt(t, srv.Addr, server.Options{})
+	expect(sio.StateConnected)
+	select {
+	case <-inCallback:
+	case <-time.After(wait):
+		t.Fatal("reconnect callback not called")
+	}
+	if err := srv2.Stop(); err != nil { // while the callback is still busy
+		t.Fatal(err)
+	}
+	expect(sio.StateReconnecting)
 }
 
 // TestRefusedReconnectGivesUp restarts the server with a token the client

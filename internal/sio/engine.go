@@ -3,6 +3,8 @@ package sio
 import (
 	"bytes"
 	"net/http"
+	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,13 +89,77 @@ func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// CreateTransport wraps the transport of a new session in a gate.
+// CreateTransport wraps the transport of a new session in a gate; a
+// session that starts on WebSocket gets the Server's own transport
+// (wsTransport). (The library creates the WebSocket transport of an
+// upgrade itself, without this method.)
 func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (transports.Transport, error) {
+	if name == transports.WEBSOCKET && ctx.Websocket != nil && ctx.Websocket.Conn != nil && e.Opts().PerMessageDeflate() == nil {
+		ws := newWSTransport(ctx, e.Opts().MaxHttpBufferSize())
+		g := &gatedTransport{Transport: ws, ws: ws}
+		ws.start(g)
+		return g, nil
+	}
 	t, err := e.Server.CreateTransport(name, ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &gatedTransport{Transport: t}, nil
+	g := &gatedTransport{Transport: t}
+	if p, ok := t.(transports.Polling); ok {
+		p.Prototype(&pollWriter{Polling: p, g: g}) // the library's writes now call pollWriter.DoWrite
+	}
+	return g, nil
+}
+
+// pollWriter is a polling transport whose writes to a long-poll exclude
+// the gate's own answer to it (answerClosed when the session closes). The
+// library sets the poll's response headers and then writes it from its
+// write queue's goroutine; a close packet written to the same poll by
+// another goroutine meanwhile (net/http clones the headers in WriteHeader)
+// was a data race on the response's header map.
+type pollWriter struct {
+	transports.Polling
+	g *gatedTransport
+}
+
+// DoWrite answers the long-poll ctx with data, unless the gate answered it
+// already. callback runs after the lock is released: it may send again or
+// close the session, which take it.
+func (p *pollWriter) DoWrite(ctx *types.HttpContext, data types.BufferInterface, opts *packet.Options, callback func(error)) {
+	var (
+		mu       sync.Mutex
+		locked   = true
+		finished bool
+		result   error
+	)
+	inner := func(err error) {
+		mu.Lock()
+		if locked { // called from inside the library's DoWrite, as it does
+			finished, result = true, err
+			mu.Unlock()
+			return
+		}
+		mu.Unlock()
+		callback(err)
+	}
+	p.g.answerMu.Lock()
+	if ctx.IsDone() {
+		// The gate sent the close packet: the session is closing.
+		if ctx.Cleanup != nil {
+			ctx.Cleanup()
+		}
+		inner(nil)
+	} else {
+		p.Polling.DoWrite(ctx, data, opts, inner)
+	}
+	p.g.answerMu.Unlock()
+	mu.Lock()
+	locked = false
+	done, err := finished, result
+	mu.Unlock()
+	if done {
+		callback(err)
+	}
 }
 
 // gates maps engine session ids to the gate of their first transport, so
@@ -144,10 +210,18 @@ func answerClosed(ctx *types.HttpContext) {
 	_, _ = ctx.Write([]byte("1")) // the engine.io close packet
 }
 
+// get returns the gate of a session, or nil.
+func (gs *gates) get(sock engine.Socket) *gatedTransport {
+	if g, ok := gs.m.Load(sock.Id()); ok {
+		return g.(*gatedTransport)
+	}
+	return nil
+}
+
 // releaseOut lets the held outgoing packets of a session go.
 func (gs *gates) releaseOut(sock engine.Socket) {
-	if g, ok := gs.m.Load(sock.Id()); ok {
-		g.(*gatedTransport).releaseOut()
+	if g := gs.get(sock); g != nil {
+		g.releaseOut()
 	}
 }
 
@@ -161,18 +235,27 @@ const connectPrefix = "0" + protocol.Namespace
 
 // gatedTransport delays the transport's "packet" events until release, and
 // both its outgoing packets and the incoming packets behind a namespace
-// CONNECT while that CONNECT is being handled.
+// CONNECT while that CONNECT is being handled. On the Server's own
+// WebSocket transport it also dispatches the events and acks of a joined
+// session itself (fastSocket), in their place among the other packets.
 type gatedTransport struct {
 	transports.Transport
+	ws *wsTransport // the Server's WebSocket transport, or nil (polling)
 
-	mu       sync.Mutex
-	open     bool // the session was announced
-	inHold   bool // a CONNECT is being handled: later packets wait
-	draining bool // a goroutine is delivering queued packets
-	queue    []incoming
-	owner    engine.Socket      // the session, once announced
-	closed   bool               // Close was called
-	polling  *types.HttpContext // the long-poll in progress, if any
+	mu         sync.Mutex
+	open       bool   // the session was announced
+	inHold     bool   // a CONNECT is being handled: later packets wait
+	inLeave    bool   // a DISCONNECT of /smcp is being handled: later packets wait
+	leaves     uint64 // DISCONNECTs of /smcp delivered, to tell their timers apart
+	draining   bool   // a goroutine is delivering queued packets
+	queue      []incoming
+	listeners  []types.EventListener // of "packet"
+	subscribed bool                  // the gate listens to the inner transport's "packet"
+	owner      engine.Socket         // the session, once announced
+	closed     bool                  // Close was called
+	polling    *types.HttpContext    // the long-poll in progress, if any
+	answerMu   sync.Mutex            // orders the writes to a long-poll (see pollWriter)
+	fast       *fastSocket           // the joined /smcp session (WebSocket only)
 
 	sendMu  sync.Mutex // orders sends, held or not
 	holding bool
@@ -180,29 +263,146 @@ type gatedTransport struct {
 	timer   *time.Timer
 }
 
-// incoming is one "packet" event waiting for delivery.
+// incoming is one message waiting for delivery: an engine.io packet, or
+// (from wsTransport) a raw message the fast path may take.
 type incoming struct {
-	deliver func()
+	p       *packet.Packet
+	msg     []byte
+	binary  bool // msg is a binary message
 	connect bool // a CONNECT to /smcp: the packets behind it wait for its outcome
+	leave   bool // a DISCONNECT of /smcp: the packets behind it wait until it is done
 }
 
-// On wraps "packet" listeners so that they go through the gate.
+// On keeps the "packet" listeners, so that packets reach them through the
+// gate.
 func (g *gatedTransport) On(ev types.EventName, listeners ...types.EventListener) error {
 	if ev != "packet" {
 		return g.Transport.On(ev, listeners...)
 	}
-	wrapped := make([]types.EventListener, len(listeners))
-	for i, l := range listeners {
-		wrapped[i] = func(args ...any) {
-			p, ok := firstArg(args).(*packet.Packet)
-			connect := ok && isConnect(p)
-			if connect {
-				g.hold()
-			}
-			g.push(incoming{deliver: func() { l(args...) }, connect: connect})
+	g.mu.Lock()
+	g.listeners = append(g.listeners, listeners...)
+	subscribe := g.ws == nil && !g.subscribed
+	g.subscribed = g.subscribed || subscribe
+	g.mu.Unlock()
+	if subscribe {
+		return g.Transport.On("packet", g.fromTransport)
+	}
+	return nil
+}
+
+// RemoveListener removes a "packet" listener (matched as the library's
+// emitter matches them, by function).
+func (g *gatedTransport) RemoveListener(ev types.EventName, l types.EventListener) bool {
+	if ev != "packet" {
+		return g.Transport.RemoveListener(ev, l)
+	}
+	ptr := reflect.ValueOf(l).Pointer()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, have := range g.listeners {
+		if reflect.ValueOf(have).Pointer() == ptr {
+			g.listeners = slices.Delete(slices.Clone(g.listeners), i, i+1)
+			return true
 		}
 	}
-	return g.Transport.On(ev, wrapped...)
+	return false
+}
+
+// fromTransport is the gate's listener of the library transport's packets.
+func (g *gatedTransport) fromTransport(args ...any) {
+	if p, ok := firstArg(args).(*packet.Packet); ok {
+		g.pushPacket(p)
+	}
+}
+
+// pushPacket queues an engine.io packet.
+func (g *gatedTransport) pushPacket(p *packet.Packet) {
+	connect := isConnect(p)
+	if connect {
+		g.hold()
+	}
+	g.push(incoming{p: p, connect: connect, leave: isDisconnect(p)})
+}
+
+// fromWS queues a message wsTransport read. The events and acks of /smcp
+// stay raw: whether the fast path takes them is decided on delivery, once
+// the packets before them have been delivered.
+func (g *gatedTransport) fromWS(msg []byte, binary bool) {
+	if binary || isFastText(msg) {
+		g.push(incoming{msg: msg, binary: binary})
+		return
+	}
+	// A message that does not decode becomes the library's error packet,
+	// on which the engine closes the session ("parse error").
+	p, _ := g.ws.Parser().DecodePacket(types.NewStringBuffer(msg))
+	g.pushPacket(p)
+}
+
+// setFast makes fs the session's fast path (nil: none).
+func (g *gatedTransport) setFast(fs *fastSocket) {
+	g.mu.Lock()
+	g.fast = fs
+	g.mu.Unlock()
+}
+
+// deliver hands one message on: to the session's fast path fs when it
+// has one, else to the "packet" listeners ls.
+func (g *gatedTransport) deliver(in incoming, fs *fastSocket, ls []types.EventListener) {
+	p := in.p
+	switch {
+	case in.msg != nil && in.binary:
+		if fs != nil && fs.dec.reconstructing() {
+			fs.deliverBinary(in.msg)
+			return
+		}
+		p = &packet.Packet{Type: packet.MESSAGE, Data: types.NewBytesBuffer(in.msg)}
+	case in.msg != nil:
+		if fs != nil {
+			fs.deliverText(in.msg)
+			return
+		}
+		p, _ = g.ws.Parser().DecodePacket(types.NewStringBuffer(in.msg))
+	case fs != nil && p.Type == packet.MESSAGE:
+		// A text message the fast path does not take ends a binary packet
+		// still waiting for attachments, as in the library's decoder.
+		fs.dropBinary()
+		if in.leave {
+			// The client leaves the namespace: what follows is the
+			// library's to judge (it closes the session on an event).
+			g.setFast(nil)
+		}
+	}
+	for _, l := range ls {
+		l(p)
+	}
+}
+
+// isDisconnect reports whether p carries a Socket.IO DISCONNECT of /smcp.
+func isDisconnect(p *packet.Packet) bool {
+	if p.Type != packet.MESSAGE {
+		return false
+	}
+	b, ok := p.Data.(interface{ Bytes() []byte })
+	if !ok {
+		return false
+	}
+	data := b.Bytes()
+	const prefix = "1" + protocol.Namespace
+	return len(data) >= len(prefix) && string(data[:len(prefix)]) == prefix &&
+		(len(data) == len(prefix) || data[len(prefix)] == ',')
+}
+
+// writeFast writes a frame the fast path encoded (see newFrame): at once,
+// or held with the other outgoing packets.
+func (g *gatedTransport) writeFast(frame []byte) {
+	g.sendMu.Lock()
+	defer g.sendMu.Unlock()
+	if g.holding {
+		msg := frame[maxHeader+1:] // the Socket.IO packet, after "4"
+		g.held = append(g.held, &packet.Packet{Type: packet.MESSAGE, Data: types.NewStringBuffer(bytes.Clone(msg))})
+		return
+	}
+	g.ws.writeText(frame)
 }
 
 // isConnect reports whether p carries a Socket.IO CONNECT to /smcp.
@@ -311,17 +511,42 @@ func (g *gatedTransport) Close(fn ...types.Callable) {
 		g.Discard()
 	}
 	g.Transport.Close(fn...)
-	if poll != nil && !poll.IsDone() {
-		answerClosed(poll)
+	if poll != nil {
+		g.answerMu.Lock()
+		if !poll.IsDone() {
+			answerClosed(poll)
+		}
+		g.answerMu.Unlock()
 	}
 }
 
-// push queues one incoming packet and delivers what may go.
+// push delivers one incoming message, at once when nothing is ahead of
+// it, else after what is.
 func (g *gatedTransport) push(in incoming) {
 	g.mu.Lock()
-	g.queue = append(g.queue, in)
-	g.mu.Unlock()
-	g.drain()
+	if len(g.queue) == 0 && g.deliverable() {
+		g.deliverLocked(in)
+	} else {
+		g.queue = append(g.queue, in)
+	}
+	g.drainLocked()
+}
+
+// releaseLeave lets the packets behind a DISCONNECT of /smcp go.
+func (g *gatedTransport) releaseLeave() {
+	g.mu.Lock()
+	g.inLeave = false
+	g.drainLocked()
+}
+
+// leaveTimedOut ends the wait behind the leave-th DISCONNECT, unless a
+// later one is being waited for.
+func (g *gatedTransport) leaveTimedOut(leave uint64) {
+	g.mu.Lock()
+	if g.leaves == leave {
+		g.inLeave = false
+	}
+	g.drainLocked()
 }
 
 // release opens the incoming side once the session is announced.
@@ -337,23 +562,51 @@ func (g *gatedTransport) release() {
 // releases the gate itself (the namespace connected at once) finds the
 // drainer running and leaves the rest to it.
 func (g *gatedTransport) drain() {
-	for {
-		g.mu.Lock()
-		if g.draining || !g.open || g.inHold || len(g.queue) == 0 {
-			g.mu.Unlock()
-			return
-		}
+	g.mu.Lock()
+	g.drainLocked()
+}
+
+// drainLocked is drain with g.mu held; it returns with g.mu released.
+func (g *gatedTransport) drainLocked() {
+	for len(g.queue) > 0 && g.deliverable() {
 		in := g.queue[0]
 		g.queue[0] = incoming{}
-		g.queue = g.queue[1:]
-		if in.connect {
-			g.inHold = true
+		if len(g.queue) == 1 {
+			g.queue = g.queue[:0] // keeps the array for the next message
+		} else {
+			g.queue = g.queue[1:]
 		}
-		g.draining = true
-		g.mu.Unlock()
-		in.deliver()
-		g.mu.Lock()
-		g.draining = false
-		g.mu.Unlock()
+		g.deliverLocked(in)
 	}
+	g.mu.Unlock()
+}
+
+// deliverable reports whether the next packet may be delivered. g.mu is
+// held.
+func (g *gatedTransport) deliverable() bool {
+	return g.open && !g.draining && !g.inHold && !g.inLeave
+}
+
+// deliverLocked delivers in, with g.mu held except during the delivery.
+func (g *gatedTransport) deliverLocked(in incoming) {
+	if in.connect {
+		g.inHold = true
+	}
+	if in.leave {
+		// The library handles a DISCONNECT on the namespace socket's own
+		// goroutine, after the packets behind it: a CONNECT right behind
+		// it found the namespace still joined and closed the session as
+		// out of order. The packets behind it wait for the socket's
+		// "disconnect" (releaseLeave), or holdLimit.
+		g.inLeave = true
+		g.leaves++
+		leave := g.leaves
+		time.AfterFunc(holdLimit, func() { g.leaveTimedOut(leave) })
+	}
+	g.draining = true
+	fs, ls := g.fast, g.listeners
+	g.mu.Unlock()
+	g.deliver(in, fs, ls)
+	g.mu.Lock()
+	g.draining = false
 }

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/v3/pkg/types"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // rawParser is the Socket.IO parser of both sides. It differs from the
@@ -83,28 +86,41 @@ type rawDecoder struct {
 // Add decodes data and emits the packet it completes, after releasing the
 // lock; errors are logged, never returned.
 func (d *rawDecoder) Add(data any) error {
-	d.mu.Lock()
-	if err := d.add(data); err != nil {
-		d.log.Warn("dropped a Socket.IO packet that does not decode", "err", err)
-	}
-	out := d.decoded
-	d.decoded = nil
-	d.mu.Unlock()
-	for _, p := range out {
+	text, isText := textOf(data)
+	for _, p := range d.decode(text, isText, data) {
 		d.Emit("decoded", p)
 	}
 	return nil
 }
 
+// decode decodes one engine.io message (text, or the binary data) and
+// returns the packets it completes; errors are logged.
+func (d *rawDecoder) decode(text []byte, isText bool, data any) []*parser.Packet {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.add(text, isText, data); err != nil {
+		d.log.Warn("dropped a Socket.IO packet that does not decode", "err", err)
+	}
+	out := d.decoded
+	d.decoded = nil
+	return out
+}
+
+// reconstructing reports whether a binary packet waits for attachments.
+func (d *rawDecoder) reconstructing() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.binary != nil
+}
+
 // add decodes one engine.io message. d.mu is held.
-func (d *rawDecoder) add(data any) error {
-	text, isText := textOf(data)
+func (d *rawDecoder) add(text []byte, isText bool, data any) error {
 	if d.binary != nil {
 		if isText {
 			// The binary packet still waiting for its attachments is
 			// broken; this text packet may be fine on its own.
 			d.dropBinary()
-			err := d.add(data)
+			err := d.add(text, isText, data)
 			return errors.Join(parser.ErrPlaintextDuringReconstruction, err)
 		}
 		if err := d.binary.Add(data); err != nil {
@@ -243,28 +259,125 @@ func decodeText(text []byte) (*parser.Packet, error) {
 		if end > maxNamespaceLen {
 			return nil, errBadNsp
 		}
-		p.Nsp = string(rest[:end])
+		if string(rest[:end]) == protocol.Namespace {
+			p.Nsp = protocol.Namespace // no copy for the one served
+		} else {
+			p.Nsp = string(rest[:end])
+		}
 		rest = rest[min(end+1, len(rest)):]
 	}
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		n++
+	id, hasID, rest, err := parseID(rest)
+	if err != nil {
+		return nil, err
 	}
-	if n > 0 {
-		if n > maxIDLen {
-			return nil, errBadID
-		}
-		id, err := strconv.ParseUint(string(rest[:n]), 10, 64)
-		if err != nil {
-			return nil, errBadID
-		}
+	if hasID {
 		p.Id = &id
-		rest = rest[n:]
 	}
 	if err := decodePayload(p, rest); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// parseID reads the packet id that may start rest (decimal, at most
+// maxIDLen digits, no overflow) and returns what follows it.
+func parseID(rest []byte) (id uint64, ok bool, after []byte, err error) {
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return 0, false, rest, nil
+	}
+	if n > maxIDLen {
+		return 0, false, nil, errBadID
+	}
+	for _, c := range rest[:n] {
+		d := uint64(c - '0')
+		if id > (math.MaxUint64-d)/10 {
+			return 0, false, nil, errBadID
+		}
+		id = id*10 + d
+	}
+	return id, true, rest[n:], nil
+}
+
+// eventName reads the first element of an EVENT: a string (not a name
+// Socket.IO reserves), or a number, which the library also accepts
+// (name is then "").
+func eventName(elem json.RawMessage) (name string, num float64, ok bool) {
+	switch elem[0] {
+	case '"':
+		if name, ok = knownEvent(elem); ok {
+			return name, 0, true
+		}
+		name, plain := plainJSONString(elem)
+		if !plain && json.Unmarshal(elem, &name) != nil || reservedEvents[name] {
+			return "", 0, false
+		}
+		return name, 0, true
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if json.Unmarshal(elem, &num) != nil {
+			return "", 0, false
+		}
+		return "", num, true
+	}
+	return "", 0, false
+}
+
+// knownEvent returns the SMCP event name elem (a JSON string) spells
+// without escapes, without allocating.
+func knownEvent(elem []byte) (string, bool) {
+	if len(elem) < 2 {
+		return "", false
+	}
+	switch s := elem[1 : len(elem)-1]; string(s) {
+	case protocol.EventToolCall:
+		return protocol.EventToolCall, true
+	case protocol.EventGetTools:
+		return protocol.EventGetTools, true
+	case protocol.EventGetConfig:
+		return protocol.EventGetConfig, true
+	case protocol.EventGetDesktop:
+		return protocol.EventGetDesktop, true
+	case protocol.EventGetFinder:
+		return protocol.EventGetFinder, true
+	case protocol.EventListFinder:
+		return protocol.EventListFinder, true
+	case protocol.EventSearchFinder:
+		return protocol.EventSearchFinder, true
+	case protocol.EventReadResource:
+		return protocol.EventReadResource, true
+	case protocol.EventGetResources:
+		return protocol.EventGetResources, true
+	case protocol.EventGetSkills:
+		return protocol.EventGetSkills, true
+	case protocol.EventGetSkill:
+		return protocol.EventGetSkill, true
+	case protocol.EventGetBlob:
+		return protocol.EventGetBlob, true
+	case protocol.EventPutBlob:
+		return protocol.EventPutBlob, true
+	case protocol.EventJoinOffice:
+		return protocol.EventJoinOffice, true
+	case protocol.EventLeaveOffice:
+		return protocol.EventLeaveOffice, true
+	case protocol.EventListRoom:
+		return protocol.EventListRoom, true
+	case protocol.EventToolCallCancel:
+		return protocol.EventToolCallCancel, true
+	case protocol.EventUpdateConfig:
+		return protocol.EventUpdateConfig, true
+	case protocol.EventUpdateToolList:
+		return protocol.EventUpdateToolList, true
+	case protocol.EventUpdateDesktop:
+		return protocol.EventUpdateDesktop, true
+	case protocol.EventUpdateFinder:
+		return protocol.EventUpdateFinder, true
+	case protocol.EventUpdateSkills:
+		return protocol.EventUpdateSkills, true
+	}
+	return "", false
 }
 
 // decodePayload checks and stores the JSON of p by its type.
@@ -302,11 +415,11 @@ func decodePayload(p *parser.Packet, raw []byte) error {
 		return nil
 	}
 	// EVENT or ACK: a JSON array, kept raw element by element.
-	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
+	if len(raw) == 0 || raw[0] != '[' {
 		return errBadPayload
 	}
-	elems, err := splitArray(raw)
-	if err != nil {
+	elems, ok := splitValidArray(raw)
+	if !ok {
 		return errBadPayload
 	}
 	args := make([]any, len(elems))
@@ -317,21 +430,14 @@ func decodePayload(p *parser.Packet, raw []byte) error {
 		if len(elems) == 0 {
 			return errBadPayload
 		}
-		switch elems[0][0] {
-		case '"':
-			name, plain := plainJSONString(elems[0])
-			if !plain && json.Unmarshal(elems[0], &name) != nil || reservedEvents[name] {
-				return errBadPayload
-			}
-			args[0] = name
-		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			var num float64
-			if json.Unmarshal(elems[0], &num) != nil {
-				return errBadPayload
-			}
-			args[0] = num
-		default:
+		name, num, ok := eventName(elems[0])
+		switch {
+		case !ok:
 			return errBadPayload
+		case elems[0][0] == '"':
+			args[0] = name
+		default:
+			args[0] = num
 		}
 	}
 	p.Data = args

@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// Scanning of JSON already known to be valid (json.Valid), without
-// decoding it: the parser splits event arrays into raw arguments, and the
-// Server reads the few top-level fields it routes by, so a payload is
-// walked once or twice instead of being decoded into a tree.
+// Scanning of JSON already known to be valid (splitValidArray checked
+// it), without decoding it: the Server reads the few top-level fields it
+// routes by, so a payload is walked once or twice instead of being
+// decoded into a tree.
 
 // errNotValid is returned for input the scanner cannot walk (it is only
 // given valid JSON, so this means a bug or a bad caller).
@@ -76,36 +76,6 @@ func skipString(b []byte, i int) (int, error) {
 		}
 	}
 	return 0, errNotValid
-}
-
-// splitArray returns the elements of a valid JSON array, as sub-slices of
-// raw (not copies).
-func splitArray(raw []byte) ([]json.RawMessage, error) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return nil, errNotValid
-	}
-	var out []json.RawMessage
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return out, nil
-	}
-	for i < len(raw) {
-		end, err := skipValue(raw, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, json.RawMessage(raw[i:end:end]))
-		i = skipSpace(raw, end)
-		if i >= len(raw) {
-			break
-		}
-		if raw[i] == ']' {
-			return out, nil
-		}
-		i = skipSpace(raw, i+1) // past ','
-	}
-	return nil, errNotValid
 }
 
 // ObjectFields calls fn with the key (still quoted) and raw value of each

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	engine "github.com/zishang520/socket.io/servers/engine/v3"
+	"github.com/zishang520/socket.io/servers/engine/v3/transports"
 	"github.com/zishang520/socket.io/servers/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
@@ -102,8 +103,24 @@ func NewServer(opts ServerOptions) *Server {
 		if !ok {
 			return
 		}
+		so := &Socket{s: sock}
+		g := s.gates.get(sock.Conn())
+		if g != nil && g.ws != nil && sock.Conn().Transport() == transports.Transport(g) && sock.Conn().Protocol() == 4 {
+			so.fast = newFastSocket(g, s.log)
+		}
+		_ = sock.On("disconnect", func(...any) {
+			if so.fast != nil {
+				so.fast.close()
+			}
+			if g != nil {
+				g.releaseLeave() // the packets behind a client's DISCONNECT may go
+			}
+		})
 		if s.opts.OnConnection != nil {
-			s.opts.OnConnection(&Socket{s: sock})
+			s.opts.OnConnection(so)
+		}
+		if so.fast != nil {
+			g.setFast(so.fast) // before the packets behind the CONNECT are delivered
 		}
 		s.gates.releaseOut(sock.Conn()) // the namespace is joined: the CONNECT answer may go
 	})
@@ -152,7 +169,8 @@ type Ack func(args ...any)
 
 // Socket is one client connected to the namespace.
 type Socket struct {
-	s *socket.Socket
+	s    *socket.Socket
+	fast *fastSocket // the session's fast path, nil on polling
 }
 
 // ID is the Socket.IO session id.
@@ -169,6 +187,10 @@ func (s *Socket) Address() string { return s.s.Handshake().Address }
 // []byte for a binary one, nil when there is none); ack is nil when the
 // client asked for no answer. fn must not block.
 func (s *Socket) OnEvent(fn func(event string, payload any, ack Ack)) {
+	if s.fast != nil {
+		h := eventHandler(fn)
+		s.fast.onEvent.Store(&h)
+	}
 	s.s.OnAny(func(args ...any) {
 		event, _ := firstArg(args).(string)
 		rest := args[min(1, len(args)):]
@@ -194,13 +216,22 @@ func (s *Socket) OnDisconnect(fn func(reason string)) {
 // Emit sends event with args (json.RawMessage values are sent as they
 // are, others encoded as JSON).
 func (s *Socket) Emit(event string, args ...any) {
+	if s.fast != nil {
+		s.fast.emit(event, args)
+		return
+	}
 	_ = s.s.Emit(event, args...)
 }
 
 // EmitWithAck sends event with payload and calls fn with the client's
-// answer (its arguments, raw JSON each), or with an error when the socket
-// disconnects first. The caller bounds the wait itself.
+// answer (its arguments, raw JSON each). A socket that disconnects first
+// never calls fn: the caller bounds the wait itself, and learns of the
+// disconnection from OnDisconnect.
 func (s *Socket) EmitWithAck(event string, payload any, fn func(args []json.RawMessage, err error)) {
+	if s.fast != nil {
+		s.fast.emitWithAck(event, payload, fn)
+		return
+	}
 	_ = s.s.Emit(event, payload, socket.Ack(func(args []any, err error) {
 		out := make([]json.RawMessage, 0, len(args))
 		for _, a := range args {

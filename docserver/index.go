@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -173,6 +175,7 @@ func hidden(name string) bool { return strings.HasPrefix(name, ".") && name != "
 type scanner struct {
 	fsys        fs.FS
 	stat        func(rel string) (fs.FileInfo, error)
+	open        func(rel string) (*os.File, error) // a regular file, without blocking
 	maxFileSize int64
 	log         *slog.Logger
 }
@@ -212,10 +215,31 @@ func (sc *scanner) walk(ctx context.Context, dir string, files map[string]fileIn
 	})
 }
 
+// sniff finds the kind of a file without a telling name from its first
+// bytes; KindUnknown when it cannot be read or is not text.
+func (sc *scanner) sniff(rel string) extract.Kind {
+	if sc.open == nil {
+		return extract.KindUnknown
+	}
+	f, err := sc.open(rel)
+	if err != nil {
+		return extract.KindUnknown
+	}
+	defer f.Close()
+	head := make([]byte, extract.SniffBytes)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return extract.KindUnknown
+	}
+	kind, _ := extract.KindOfContent(rel, head[:n])
+	return kind
+}
+
 // classify stats one path and reports whether it is a served file.
 func (sc *scanner) classify(rel string, mode fs.FileMode) (fileInfo, bool) {
 	kind, _ := extract.KindOf(rel)
-	if kind == extract.KindUnknown {
+	sniff := kind == extract.KindUnknown && extract.Sniffable(rel)
+	if kind == extract.KindUnknown && !sniff {
 		return fileInfo{}, false
 	}
 	info, err := sc.stat(rel) // follows links, refusing ones that leave the root
@@ -229,6 +253,13 @@ func (sc *scanner) classify(rel string, mode fs.FileMode) (fileInfo, bool) {
 	}
 	if !info.Mode().IsRegular() {
 		return fileInfo{}, false
+	}
+	if sniff {
+		// No extension says what it is (GPL-3, Apache-2.0): served as
+		// plain text when its content is text, else not at all.
+		if kind = sc.sniff(rel); kind == extract.KindUnknown {
+			return fileInfo{}, false
+		}
 	}
 	// A file over the size bound is served as unreadable (its peek
 	// fails with the reason), not left out without a word.

@@ -133,13 +133,14 @@ func KindOf(name string) (Kind, string) {
 
 // FileType is the file_type of a document: its extension in lower case
 // without the dot ("md", "xlsx"), or the base name for extension-less files
-// such as Makefile.
+// such as Makefile and files whose extension is a version number
+// (Apache-2.0).
 func FileType(name string) string {
 	base := strings.ToLower(path.Base(name))
-	if ext := path.Ext(base); ext != "" && ext != base {
-		return strings.TrimPrefix(ext, ".")
+	if ext := strings.TrimPrefix(path.Ext(base), "."); ext != "" && "."+ext != base && strings.Trim(ext, "0123456789") != "" {
+		return ext
 	}
-	return base
+	return base // "makefile"; "apache-2.0", whose extension is a version
 }
 
 // Options bounds what a parser produces. The zero value of a field means
@@ -260,7 +261,7 @@ func Peek(ctx context.Context, name string, r io.ReaderAt, size int64, opts Opti
 // into an error; the caller never sees the panic.
 func (ps *Parser) Parse(ctx context.Context, src Source) (doc *Document, err error) {
 	opts := ps.opts
-	kind, lang := KindOf(src.Name)
+	kind, lang := KindOfContent(src.Name, src.Data)
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, fmt.Errorf("parse %s: panic: %v\n%s", kind, r, debug.Stack())
@@ -305,6 +306,14 @@ func (ps *Parser) Parse(ctx context.Context, src Source) (doc *Document, err err
 func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int64) (m Meta, err error) {
 	opts := ps.opts
 	kind, lang := KindOf(name)
+	if kind == KindUnknown && Sniffable(name) {
+		head := make([]byte, min(size, SniffBytes))
+		k, err := r.ReadAt(head, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Meta{}, fmt.Errorf("peek: %w", err)
+		}
+		kind, lang = KindOfContent(name, head[:k])
+	}
 	defer func() {
 		if rec := recover(); rec != nil {
 			m, err = Meta{}, fmt.Errorf("peek %s: panic: %v", kind, rec)

@@ -312,6 +312,14 @@ func (hw *htmlWalker) inlineNode(in *inline, n *html.Node) {
 		if src := attr(n, "src"); src != "" {
 			in.image(src, attr(n, "alt"), attr(n, "title"))
 		}
+	case atom.Sup, atom.Sub:
+		// 2<sup>n</sup> is 2^n, not 2n; x<sub>i</sub> is x_i.
+		if n.DataAtom == atom.Sup {
+			in.raw("^", "^")
+		} else {
+			in.raw("_", "\\_")
+		}
+		hw.inlines(in, n)
 	case atom.Br:
 		in.hardBreak()
 	default:

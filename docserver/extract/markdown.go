@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -96,6 +97,20 @@ type mdBlock struct {
 	el    Element
 	level int // heading level, 0 for other elements
 	size  int // characters, for the page budget
+	// bare is the text of a Markdown heading or paragraph without its
+	// images (badges, logos): the title and summary are taken from it,
+	// and a paragraph of badges alone (bare "") gives neither.
+	bare    string
+	hasBare bool
+}
+
+// blockText is the text a block gives the document's title or summary.
+func (b mdBlock) blockText() string {
+	if b.hasBare {
+		return b.bare
+	}
+	s, _ := b.el.Content["text"].(string)
+	return s
 }
 
 // parseMarkdown splits a Markdown file into pages at its top-level
@@ -147,16 +162,28 @@ func paginateBlocks(p *parser, blocks []mdBlock, doc *Document, truncated bool) 
 	if doc.Title == "" {
 		for _, b := range blocks {
 			if b.level == 1 {
-				doc.Title, _ = b.el.Content["text"].(string)
+				if doc.Title = b.blockText(); doc.Title == "" {
+					doc.Title, _ = b.el.Content["text"].(string) // a heading of images alone
+				}
 				break
 			}
 		}
 	}
 	if doc.Summary == "" {
-		for _, b := range blocks {
-			if b.el.Category == dpe.Text {
-				s, _ := b.el.Content["text"].(string)
-				doc.Summary = firstSentences(s, SummaryChars)
+		// The first text that says something: paragraphs of badges or
+		// images alone are skipped, and a Markdown paragraph is preferred
+		// to the text of raw HTML (a logo's alt text and the badges next
+		// to it, which Markdown does not parse inside HTML).
+		for _, markdownOnly := range []bool{true, false} {
+			for _, b := range blocks {
+				if b.el.Category == dpe.Text && (b.hasBare || !markdownOnly) {
+					if s := b.blockText(); strings.TrimSpace(s) != "" {
+						doc.Summary = firstSentences(s, SummaryChars)
+						break
+					}
+				}
+			}
+			if doc.Summary != "" {
 				break
 			}
 		}
@@ -176,8 +203,30 @@ func peekMarkdown(p *parser, prefix []byte) Meta {
 
 // paginate groups blocks into pages: a heading whose level is at most split
 // starts a page, and a page whose text passes the budget is continued on
-// the next one.
+// the next one. Where a section is continued, the break falls where a
+// reader would put it:
+//
+//   - before a sub-heading, when the page is at least half full and the
+//     sub-section would not fit on it, rather than inside the sub-section;
+//   - not at all when the rest of the section is small (it fits with a
+//     quarter of the budget over): no page of a few stray elements;
+//   - not between a paragraph and the code block, table or list it
+//     introduces: the paragraph moves to the next page with it.
 func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, bool) {
+	budget := p.opts.PageChars
+	startsSection := func(b mdBlock) bool { return b.level > 0 && b.level <= split }
+	// rest[i]: the size of blocks i.. up to the end of i's section;
+	// sub[i]: up to the next heading of any level.
+	rest, sub := make([]int, len(blocks)+1), make([]int, len(blocks)+1)
+	for i := len(blocks) - 1; i >= 0; i-- {
+		rest[i], sub[i] = blocks[i].size, blocks[i].size
+		if i+1 < len(blocks) && !startsSection(blocks[i+1]) {
+			rest[i] += rest[i+1]
+		}
+		if i+1 < len(blocks) && blocks[i+1].level == 0 {
+			sub[i] += sub[i+1]
+		}
+	}
 	var pages []Page
 	var cur *Page
 	section := ""
@@ -192,31 +241,42 @@ func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, b
 		used = 0
 		return true
 	}
-	for _, b := range blocks {
-		startsSection := b.level > 0 && b.level <= split
-		if startsSection {
+	for i, b := range blocks {
+		if startsSection(b) {
 			section, _ = b.el.Content["text"].(string)
 		}
+		full := cur != nil && len(cur.Elements) >= p.opts.MaxElements
+		over := used+b.size > budget && used+rest[i] > budget+budget/4
+		subHeading := b.level > split && used >= budget/2 && used+sub[i] > budget
 		switch {
 		case cur == nil:
 			title := ""
-			if startsSection {
+			if startsSection(b) {
 				title = section
 			}
 			if !newPage(title) {
 				return pages, truncated
 			}
-		case startsSection && len(cur.Elements) > 0:
+		case startsSection(b) && len(cur.Elements) > 0:
 			if !newPage(section) {
 				return pages, truncated
 			}
-		case len(cur.Elements) > 0 && (used+b.size > p.opts.PageChars && !shownWithin(b.el) || len(cur.Elements) >= p.opts.MaxElements):
+		case len(cur.Elements) > 0 && (full || !shownWithin(b.el) && (over || subHeading)):
 			title := "(continued)"
 			if section != "" {
 				title = section + " (continued)"
 			}
+			intro := introduction(cur.Elements, b.el)
+			if full {
+				intro = nil
+			}
+			cur.Elements = cur.Elements[:len(cur.Elements)-len(intro)]
 			if !newPage(title) {
 				return pages, truncated
+			}
+			cur.Elements = append(cur.Elements, intro...)
+			for _, e := range intro {
+				used += len(elementText(e))
 			}
 		}
 		if cur.Title == "" && b.level > 0 {
@@ -226,6 +286,35 @@ func paginate(p *parser, blocks []mdBlock, split int, truncated bool) ([]Page, b
 		used += b.size
 	}
 	return pages, truncated
+}
+
+// introduction is the tail of a page's elements that introduces next
+// and moves to the next page with it: a heading left last on the page, or
+// the paragraph (with the links and images shown within it) before a code
+// block, table or list; never all the page holds.
+func introduction(els []Element, next Element) []Element {
+	i := len(els) - 1
+	for i > 0 && shownWithin(els[i]) {
+		i--
+	}
+	switch {
+	case i <= 0:
+		return nil
+	case els[i].Category == dpe.Heading:
+		return els[i:]
+	case els[i].Category == dpe.Text && (next.Category == dpe.Code || next.Category == dpe.Table || next.Category == dpe.List):
+		if els[i-1].Category == dpe.Heading && i > 1 {
+			return els[i-1:] // the paragraph's heading too
+		}
+		return els[i:]
+	}
+	return nil
+}
+
+// elementText is the text of a text element, for the page budget.
+func elementText(e Element) string {
+	s, _ := e.Content["text"].(string)
+	return s
 }
 
 // shownWithin reports whether an element is shown inside the element
@@ -249,6 +338,7 @@ type mdWalker struct {
 	indent    int
 	list      *Element  // list items collected and not yet added
 	listRefs  []Element // links and images of the pending list's items
+	bare      *string   // the bare text of the block being added (nil: none)
 }
 
 func (w *mdWalker) add(el Element, level, size int) {
@@ -257,8 +347,45 @@ func (w *mdWalker) add(el Element, level, size int) {
 		return
 	}
 	w.flushList()
-	w.blocks = append(w.blocks, mdBlock{el: placed(el, w.quote, w.indent), level: level, size: size})
+	b := mdBlock{el: placed(el, w.quote, w.indent), level: level, size: size}
+	if w.bare != nil {
+		b.bare, b.hasBare = *w.bare, true
+	}
+	w.blocks = append(w.blocks, b)
 }
+
+// bareText is the text of a heading or paragraph without its images and
+// raw HTML tags: "[![npm](badge.svg)](https://npmjs.org) A tiny parser"
+// gives "A tiny parser".
+func (w *mdWalker) bareText(n ast.Node) string {
+	var b strings.Builder
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Image, *ast.RawHTML:
+			case *ast.Text:
+				b.WriteString(unescapeMarkdown(string(c.Value(w.src))))
+				if c.SoftLineBreak() || c.HardLineBreak() {
+					b.WriteByte(' ')
+				}
+			case *ast.String:
+				b.Write(c.Value)
+			case *ast.AutoLink:
+				b.Write(c.Label(w.src))
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return clean(collapse(unresolvedImages.ReplaceAllString(b.String(), " ")))
+}
+
+// unresolvedImages matches reference-style images (badges) whose link
+// definitions were not read, as a peek at a README's first bytes leaves
+// them: "[![NPM Version][npm-image]][npm-url]", "![logo][logo-url]".
+var unresolvedImages = regexp.MustCompile(`\[!\[[^\]]*\]\[[^\]]*\]\]\[[^\]]*\]|!\[[^\]]*\]\[[^\]]*\]`)
 
 func (w *mdWalker) block(n ast.Node) {
 	switch n := n.(type) {
@@ -273,7 +400,10 @@ func (w *mdWalker) block(n ast.Node) {
 				el.Content["anchor"] = clean(string(b))
 			}
 		}
+		bare := w.bareText(n)
+		w.bare = &bare
 		w.add(el, n.Level, len(plain))
+		w.bare = nil
 	case *ast.Paragraph, *ast.TextBlock:
 		var refs []Element
 		plain, md := w.inline(n, &refs)
@@ -282,7 +412,11 @@ func (w *mdWalker) block(n ast.Node) {
 			w.add(refs[0], 0, 40)
 			return
 		}
-		if plain != "" && !w.addText(plain, md) {
+		bare := w.bareText(n)
+		w.bare = &bare
+		kept := plain == "" || w.addText(plain, md)
+		w.bare = nil
+		if !kept {
 			standalone(refs)
 		}
 		for _, r := range refs {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
@@ -36,13 +37,6 @@ import (
 
 // maxRunsPerPage bounds the text runs read from one page.
 const maxRunsPerPage = 200_000
-
-// pdfLine is one line of text at one font size.
-type pdfLine struct {
-	text string
-	size float64
-	y    float64
-}
 
 func parsePDF(p *parser, src []byte) (*Document, error) {
 	return readPDF(p, src, 0)
@@ -98,9 +92,8 @@ func readPDF(p *parser, src []byte, maxPages int) (*Document, error) {
 				return err
 			}
 			r, err := inst.GetPageTextStructured(&requests.GetPageTextStructured{
-				Page:                   requests.Page{ByIndex: &requests.PageByIndex{Document: d, Index: i}},
-				Mode:                   requests.GetPageTextStructuredModeRects,
-				CollectFontInformation: true,
+				Page: requests.Page{ByIndex: &requests.PageByIndex{Document: d, Index: i}},
+				Mode: requests.GetPageTextStructuredModeRects,
 			})
 			if err != nil {
 				if p.cancelled() != nil {
@@ -109,7 +102,7 @@ func readPDF(p *parser, src []byte, maxPages int) (*Document, error) {
 				lines = append(lines, []pdfLine{{text: "(the text of this page could not be extracted)"}})
 				continue
 			}
-			lines = append(lines, pdfPageLines(r.Rects))
+			lines = append(lines, pdfPageLines(pageRuns(inst, d, i, r.Rects)))
 		}
 		return nil
 	})
@@ -119,32 +112,35 @@ func readPDF(p *parser, src []byte, maxPages int) (*Document, error) {
 	sizes := map[float64]int{}
 	for _, ls := range lines {
 		for _, l := range ls {
-			sizes[l.size] += len(l.text)
+			if l.size > 0 && !l.mono {
+				sizes[l.size] += len(l.text)
+			}
 		}
 	}
 	body := modeSize(sizes)
 	levels := headingLevels(sizes, body)
+	pitches := linePitches(lines)
 	for i, ls := range lines {
 		pg := Page{}
-		for _, par := range pdfParagraphs(ls) {
-			if lvl, ok := levels[par.size]; ok && len(par.text) <= 200 {
-				t := collapse(par.text)
-				pg.Elements = append(pg.Elements, Element{Category: dpe.Heading, Content: map[string]any{"level": lvl, "text": t}})
+		for _, e := range layoutPDFPage(ls, levels, pitches) {
+			if len(pg.Elements) >= p.opts.MaxElements || !p.spend(contentBytes(e.Content)) {
+				doc.Truncated = true
+				break
+			}
+			pg.Elements = append(pg.Elements, e)
+			switch e.Category {
+			case dpe.Heading:
+				t := e.Content["text"].(string)
 				if pg.Title == "" {
 					pg.Title = t
 				}
 				if doc.Title == "" && i == 0 {
 					doc.Title = t
 				}
-				continue
-			}
-			if len(pg.Elements) >= p.opts.MaxElements || !p.spend(len(par.text)) {
-				doc.Truncated = true
-				break
-			}
-			pg.Elements = append(pg.Elements, Element{Category: dpe.Text, Content: map[string]any{"text": par.text}})
-			if doc.Summary == "" {
-				doc.Summary = firstSentences(par.text, SummaryChars)
+			case dpe.Text:
+				if t := e.Content["text"].(string); doc.Summary == "" && !leaderDots.MatchString(t) {
+					doc.Summary = firstSentences(t, SummaryChars)
+				}
 			}
 		}
 		if pg.Title == "" {
@@ -219,96 +215,104 @@ func openError(err error) error {
 	return fmt.Errorf("open pdf: %w", err)
 }
 
-// pdfRun is one run of text PDFium found on a page.
-type pdfRun = responses.GetPageTextStructuredRect
-
 // softHyphen is what PDFium puts where a word was hyphenated at the end
 // of a line.
 const softHyphen = "\x02"
 
-// pdfPageLines joins a page's text runs into lines: a run that starts on
-// a new baseline, or to the left of the previous one, begins a line.
-func pdfPageLines(runs []*pdfRun) []pdfLine {
-	if len(runs) > maxRunsPerPage {
-		runs = runs[:maxRunsPerPage]
+// pageRuns converts PDFium's text rects of a page into runs, with the
+// font of each.
+func pageRuns(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int, rects []*responses.GetPageTextStructuredRect) []pdfRun {
+	if len(rects) > maxRunsPerPage {
+		rects = rects[:maxRunsPerPage]
 	}
-	var lines []pdfLine
-	var b strings.Builder
-	var cur pdfLine
-	var lastLeft, lastRight float64
-	started := false
-	flush := func() {
-		if t := strings.TrimSpace(b.String()); t != "" {
-			cur.text = t
-			lines = append(lines, cur)
-		}
-		b.Reset()
-	}
-	for _, r := range runs {
-		if r == nil {
-			continue
-		}
-		text := strings.NewReplacer("\r", "", "\n", " ").Replace(r.Text)
-		if strings.TrimSpace(text) == "" {
+	runs := make([]pdfRun, 0, len(rects))
+	for _, r := range rects {
+		if r == nil || strings.TrimSpace(r.Text) == "" {
 			continue
 		}
 		pos := r.PointPosition
-		sz := 0.0
-		if fi := r.FontInformation; fi != nil {
-			sz = fi.RenderedSize
-			if sz <= 0 {
-				sz = fi.Size
+		runs = append(runs, pdfRun{text: r.Text, left: pos.Left, right: pos.Right, top: pos.Top, bottom: pos.Bottom})
+	}
+	if len(runs) == 0 {
+		return runs
+	}
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: d, Index: index}}})
+	if err != nil {
+		return runs
+	}
+	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	// font takes the font and baseline of character idx for the run's,
+	// when the character's origin lies in the run.
+	font := func(r *pdfRun, idx int) bool {
+		o, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp.TextPage, Index: idx})
+		if err != nil || o.X < r.left-0.5 || o.X > r.right+0.5 || o.Y < r.bottom-0.5 || o.Y > r.top+0.5 {
+			return false
+		}
+		sz, err := inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp.TextPage, Index: idx})
+		if err != nil || sz.FontSize <= 0 {
+			return false
+		}
+		rendered := sz.FontSize
+		if m, err := inst.FPDFText_GetMatrix(&requests.FPDFText_GetMatrix{TextPage: tp.TextPage, Index: idx}); err == nil {
+			if scale := math.Hypot(float64(m.Matrix.C), float64(m.Matrix.D)); scale > 0 {
+				rendered *= scale
 			}
 		}
-		sz = math.Round(sz*2) / 2
-		h := math.Max(pos.Top-pos.Bottom, 1)
-		tol := math.Max(math.Max(sz, h), 1) * 0.4
-		if !started || math.Abs(pos.Bottom-cur.y) > tol || pos.Left < lastLeft-tol*4 {
-			if started {
-				flush()
+		fi, err := inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp.TextPage, Index: idx})
+		if err != nil {
+			return false
+		}
+		r.size, r.mono, r.known, r.baseline = math.Round(rendered*2)/2, isMonoFont(fi.FontName, fi.Flags), true, o.Y
+		return true
+	}
+	// probe finds the character at (x, y) by a hit test (which scans the
+	// page's characters) and takes its font.
+	probe := func(r *pdfRun, x, y float64) (int, bool) {
+		at, err := inst.FPDFText_GetCharIndexAtPos(&requests.FPDFText_GetCharIndexAtPos{
+			TextPage: tp.TextPage, X: x, Y: y, XTolerance: 2, YTolerance: 2,
+		})
+		if err != nil || at.CharIndex < 0 {
+			return 0, false
+		}
+		return at.CharIndex, font(r, at.CharIndex)
+	}
+	// PDFium builds its rects from the page's characters in order, so a
+	// run's first character is usually a few characters after the end of
+	// the run before it: looked for there first (by its code point and
+	// position), the hit test is the fallback. PDFium's own font lookup
+	// probes a rect's top left corner, which misses some rects and lands
+	// on the previous run for others (", and so on." after a monospaced
+	// "?2" came out monospaced): the hit test probes the centre, then
+	// near the edges.
+	next := 0
+	for i := range runs {
+		r := &runs[i]
+		r.baseline = r.bottom
+		text := strings.TrimSpace(r.text)
+		first, _ := utf8.DecodeRuneInString(text)
+		found := false
+		for idx := max(next-2, 0); idx < next+8 && !found; idx++ {
+			u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: idx})
+			if err != nil {
+				break
 			}
-			cur = pdfLine{size: sz, y: pos.Bottom}
-			started = true
-		} else if pos.Left-lastRight > math.Max(sz, 1)*0.2 && !strings.HasSuffix(b.String(), " ") && !strings.HasPrefix(text, " ") {
-			b.WriteByte(' ')
-		}
-		if sz > cur.size {
-			cur.size = sz
-		}
-		b.WriteString(text)
-		lastLeft, lastRight = pos.Left, pos.Right
-	}
-	if started {
-		flush()
-	}
-	return lines
-}
-
-// pdfParagraphs joins consecutive lines of one size whose vertical gap is
-// at most 1.8 times that size. A line ending in a soft hyphen is joined to
-// the next without a space.
-func pdfParagraphs(lines []pdfLine) []pdfLine {
-	var out []pdfLine
-	for _, l := range lines {
-		if n := len(out); n > 0 {
-			last := &out[n-1]
-			gap := last.y - l.y
-			if l.size == last.size && gap > 0 && gap <= 1.8*math.Max(l.size, 1) {
-				if strings.HasSuffix(last.text, softHyphen) {
-					last.text = strings.TrimSuffix(last.text, softHyphen) + l.text
-				} else {
-					last.text += " " + l.text
-				}
-				last.y = l.y
-				continue
+			if rune(u.Unicode) == first && font(r, idx) {
+				found, next = true, idx+utf8.RuneCountInString(text)
 			}
 		}
-		out = append(out, l)
+		if found {
+			continue
+		}
+		y := (r.top + r.bottom) / 2
+		inset := math.Min(2, (r.right-r.left)/2)
+		for _, x := range []float64{(r.left + r.right) / 2, r.left + inset, r.right - inset} {
+			if idx, ok := probe(r, x, y); ok {
+				next = idx + 1
+				break
+			}
+		}
 	}
-	for i := range out {
-		out[i].text = clean(strings.ReplaceAll(out[i].text, softHyphen, ""))
-	}
-	return out
+	return runs
 }
 
 // modeSize is the font size with the most text.

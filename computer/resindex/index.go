@@ -140,7 +140,6 @@ type Index struct {
 type sourceState struct {
 	name string
 	src  Source
-	gen  uint64 // identifies this incarnation of the source
 
 	// listed: a complete listing succeeded. Until then, partial says
 	// that the first listing published some of its pages.
@@ -215,7 +214,7 @@ func (ix *Index) broadcastLocked() {
 func (ix *Index) AddSource(ctx context.Context, name string, src Source) {
 	ix.mu.Lock()
 	old := ix.sources[name]
-	st := &sourceState{name: name, src: src, gen: nextGen(old), summaries: map[string]summary{}, versions: map[string]uint64{}}
+	st := &sourceState{name: name, src: src, summaries: map[string]summary{}, versions: map[string]uint64{}}
 	ix.sources[name] = st
 	ix.catalog = nil
 	var c Change
@@ -229,13 +228,6 @@ func (ix *Index) AddSource(ctx context.Context, name string, src Source) {
 	ix.mu.Unlock()
 	ix.signal(c)
 	ix.waitListing(ctx, time.Now().Add(ix.listWait), false)
-}
-
-func nextGen(old *sourceState) uint64 {
-	if old == nil {
-		return 1
-	}
-	return old.gen + 1
 }
 
 // RemoveSource forgets server name (it went down); its documents and
@@ -724,12 +716,4 @@ func (ix *Index) Unlisted() map[string]error {
 		}
 	}
 	return out
-}
-
-// HasDocuments reports whether server name currently lists documents.
-func (ix *Index) HasDocuments(name string) bool {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	st := ix.sources[name]
-	return st != nil && len(st.docs) > 0
 }

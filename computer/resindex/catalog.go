@@ -120,7 +120,9 @@ func (ix *Index) collect() Catalog {
 			switch {
 			case ok && s.ok:
 				d := s.doc
-				if p := st.paths[uri]; p != "" {
+				// The listing's _meta.path (the path relative to the
+				// server's root) wins over what the read said.
+				if p := metaString(st.listedAs[uri], "path"); p != "" {
 					d.Path = p
 				}
 				out = append(out, d)
@@ -189,11 +191,6 @@ func (ix *Index) readSummary(ctx context.Context, st *sourceState, uri string) s
 			var doc protocol.DPEDocumentSummary
 			doc, err = buildSummary(uri, st.name, contents)
 			if err == nil {
-				if doc.Path == "" {
-					ix.mu.Lock()
-					doc.Path = metaString(st.listedAs[uri], "path")
-					ix.mu.Unlock()
-				}
 				return summary{doc: doc, ok: true}, nil
 			}
 		}

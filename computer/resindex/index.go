@@ -149,7 +149,6 @@ type sourceState struct {
 	docSet    map[string]struct{}     // same, as a set
 	listedAs  map[string]mcp.Resource // the listing's entry of each document
 	hosts     map[string]struct{}     // dpe:// hosts seen in the listing
-	paths     map[string]string       // Level 1 URI → _meta.path of its listing
 	windows   []mcp.Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary
@@ -470,7 +469,6 @@ func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Re
 func (st *sourceState) publish(l *listing) {
 	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
 	st.listedAs = l.listedAs
-	st.paths = l.paths
 }
 
 type listing struct {
@@ -478,7 +476,6 @@ type listing struct {
 	docs     []string
 	docSet   map[string]struct{}
 	hosts    map[string]struct{}
-	paths    map[string]string
 	windows  []mcp.Resource
 	others   map[string]struct{}
 }
@@ -492,7 +489,7 @@ func (l listing) watch() []string {
 }
 
 func newListing() *listing {
-	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}, paths: map[string]string{}}
+	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}}
 }
 
 // add classifies one listed resource: a Level 1 dpe:// document, a
@@ -514,9 +511,6 @@ func (l *listing) add(r mcp.Resource, log *slog.Logger, server string) {
 			l.docSet[r.URI] = struct{}{}
 			l.docs = append(l.docs, r.URI)
 			l.listedAs[r.URI] = r
-			if p := metaPath(r); p != "" {
-				l.paths[r.URI] = p
-			}
 		}
 	case strings.HasPrefix(r.URI, windowScheme):
 		if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
@@ -525,16 +519,6 @@ func (l *listing) add(r mcp.Resource, log *slog.Logger, server string) {
 	default:
 		l.others[r.URI] = struct{}{}
 	}
-}
-
-// metaPath is a listed document's _meta.path: its path relative to its
-// server's root, copied into its catalog entry (DPEDocumentSummary.Path).
-func metaPath(r mcp.Resource) string {
-	if r.Meta == nil {
-		return ""
-	}
-	p, _ := r.Meta.AdditionalFields["path"].(string)
-	return p
 }
 
 func sameWindows(a, b []mcp.Resource) bool {

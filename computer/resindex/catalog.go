@@ -180,24 +180,20 @@ func metaString(r mcp.Resource, key string) string {
 }
 
 // readSummary reads the Level 1 document at uri and builds its entry.
-// Concurrent reads of one URI share a single request.
+// The read queue runs one read per document of a source incarnation at a
+// time (readKey), so there is nothing to share here.
 func (ix *Index) readSummary(ctx context.Context, st *sourceState, uri string) summary {
-	key := st.name + "\x00" + uri
-	v, _, _ := ix.flight.Do(key, func() (any, error) {
-		callCtx, cancel := context.WithTimeout(ctx, ix.timeout)
-		defer cancel()
-		contents, err := st.src.ReadResource(callCtx, uri)
-		if err == nil {
-			var doc protocol.DPEDocumentSummary
-			doc, err = buildSummary(uri, st.name, contents)
-			if err == nil {
-				return summary{doc: doc, ok: true}, nil
-			}
+	callCtx, cancel := context.WithTimeout(ctx, ix.timeout)
+	defer cancel()
+	contents, err := st.src.ReadResource(callCtx, uri)
+	if err == nil {
+		var doc protocol.DPEDocumentSummary
+		if doc, err = buildSummary(uri, st.name, contents); err == nil {
+			return summary{doc: doc, ok: true}
 		}
-		ix.log.Warn("resource index: document left out of the catalog", "server", st.name, "uri", uri, "err", err)
-		return summary{ok: false, at: time.Now()}, nil
-	})
-	return v.(summary)
+	}
+	ix.log.Warn("resource index: document left out of the catalog", "server", st.name, "uri", uri, "err", err)
+	return summary{ok: false, at: time.Now()}
 }
 
 // BuildSummary turns the contents of a Level 1 read into the catalog entry

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"golang.org/x/sync/singleflight"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -113,7 +112,6 @@ type Index struct {
 	filterWait time.Duration
 	listWait   time.Duration
 	deb        *debouncer
-	flight     singleflight.Group
 	// base outlives requests: listings and Level 1 reads go on after the
 	// answer that started them; Close ends them.
 	base   context.Context

@@ -440,6 +440,34 @@ func TestReadsAreBoundedAndShared(t *testing.T) {
 	}
 }
 
+// A source replaced while a read of its old incarnation hangs (the old
+// process stopped answering) is read afresh: the new incarnation's read
+// does not wait on, or take the result of, the old one.
+func TestReplacedSourceIsReadAfresh(t *testing.T) {
+	ctx := context.Background()
+	a := newAgg(t, nil)
+	old := newFake("h", "a")
+	old.block = make(chan struct{}) // never answers; Close ends the read
+	a.AddSource(ctx, "s", old)
+	a.Catalog(ctx) // starts the read of a on old
+	for deadline := time.Now().Add(5 * time.Second); old.inflight.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the old incarnation's read never started")
+		}
+	}
+	fresh := newFake("h", "a")
+	a.AddSource(ctx, "s", fresh)
+	cat := a.Settle(ctx, true, func(docs []protocol.DPEDocumentSummary) []protocol.DPEDocumentSummary {
+		return slices.DeleteFunc(slices.Clone(docs), func(d protocol.DPEDocumentSummary) bool { return !d.Pending })
+	})
+	if len(cat.Documents) != 1 || cat.Documents[0].Pending || cat.Documents[0].Title != "Title a" {
+		t.Fatalf("catalog after the source was replaced = %+v, want a read from the new incarnation", cat.Documents)
+	}
+	if n := fresh.reads.Load(); n != 1 {
+		t.Errorf("new incarnation read %d times, want 1", n)
+	}
+}
+
 func TestOwner(t *testing.T) {
 	ctx := context.Background()
 	a := newAgg(t, nil)

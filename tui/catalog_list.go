@@ -83,6 +83,7 @@ func (l *catalogList) rows(w int, empty string) []string {
 	if l.haveTotal && l.total == 0 {
 		return []string{"", "  " + st.Muted.Render(empty)}
 	}
+	l.checkRowCache(w)
 	from, to := l.nav.visible()
 	out := make([]string, 0, to-from)
 	for i := from; i < to; i++ {
@@ -106,11 +107,17 @@ func (l *catalogList) rows(w int, empty string) []string {
 	return out
 }
 
-func (l *catalogList) cachedRow(d protocol.DPEDocumentSummary, w int) string {
+// checkRowCache empties the row cache when the width, the minute or the
+// theme changed since it was filled: once a frame, not once a row.
+func (l *catalogList) checkRowCache(w int) {
 	stamp := itoa(w) + "|" + l.c.now().Truncate(time.Minute).String() + "|" + l.c.styles.Glamour
 	if l.rowCache == nil || l.rowCacheAt != stamp {
 		l.rowCache, l.rowCacheAt = map[string]string{}, stamp
 	}
+}
+
+// cachedRow is row(d, w, true) through the row cache (see checkRowCache).
+func (l *catalogList) cachedRow(d protocol.DPEDocumentSummary, w int) string {
 	if r, ok := l.rowCache[d.URI]; ok {
 		return r
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -170,7 +171,7 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 			pages = st.Muted.Render(cellLeft("…", pagesW))
 		}
 		when = cellLeft(relTime(parseTime(d.LastModified), l.c.now()), timeW)
-		path = cell(truncLeft(oneLine(d.Path), pathW), pathW)
+		path = cell(sanitize.TruncLeft(oneLine(d.Path), pathW), pathW)
 	} else {
 		badge = cell(d.FileType, typeW)
 		pages = cellLeft("Pages", pagesW)
@@ -196,23 +197,6 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 		out += " " + st.Muted.Render(cell(oneLine(d.Server), serverW))
 	}
 	return out + " " + st.Muted.Render(when)
-}
-
-// truncLeft keeps the last w cells of s, marking a cut with "…".
-func truncLeft(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	r := []rune(s)
-	for i := range r {
-		if t := string(r[i:]); ansi.StringWidth(t) <= w-1 {
-			return "…" + t
-		}
-	}
-	return "…"
 }
 
 // fingerprint is what makes a catalog entry "changed".

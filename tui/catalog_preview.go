@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -168,7 +169,7 @@ func (p *catalogPreview) draw(d protocol.DPEDocumentSummary, ok bool, w, h int) 
 		}
 		lines = append(lines, st.Muted.Render(cell(strings.ToUpper(oneLine(d.FileType))+" · "+pages+" · "+relTime(parseTime(d.LastModified), p.c.now()), inner)))
 		if d.Path != "" {
-			lines = append(lines, st.Muted.Render(cell("path "+truncLeft(oneLine(d.Path), inner-5), inner)))
+			lines = append(lines, st.Muted.Render(cell("path "+sanitize.TruncLeft(oneLine(d.Path), inner-5), inner)))
 		}
 		if d.Unreadable != "" {
 			lines = append(lines, wrapStyledLines(st.Error, "✗ cannot be read: "+oneLine(d.Unreadable), inner, 3)...)

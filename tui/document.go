@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -78,7 +79,7 @@ func (s *documentScreen) headerLines() []string {
 		lines = append(lines, wrapText(oneLine(d.Summary), w, 3)...)
 	}
 	if s.sum.Path != "" {
-		lines = append(lines, st.Label.Render("path ")+cell(truncLeft(oneLine(s.sum.Path), w-5), w-5))
+		lines = append(lines, st.Label.Render("path ")+cell(sanitize.TruncLeft(oneLine(s.sum.Path), w-5), w-5))
 	}
 	if d.FileURI != "" {
 		lines = append(lines, st.Label.Render("file ")+cell(oneLine(d.FileURI), w-5))

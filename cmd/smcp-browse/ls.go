@@ -248,9 +248,7 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 	rows := [][]string{{"TITLE", "PATH", "TYPE", "PAGES", "SERVER", "MODIFIED", "URI"}}
 	for _, d := range ret.Documents {
 		path := clean(d.Path)
-		if ansi.StringWidth(path) > 48 { // the end of a path says most
-			path = ansi.TruncateLeft(path, ansi.StringWidth(path)-47, "…")
-		}
+		path = sanitize.TruncLeft(path, 48) // the end of a path says most
 		pages := strconv.Itoa(d.PageCount)
 		if d.Pending && d.Unreadable == "" {
 			pages = "…" // listed, still being read

@@ -270,14 +270,7 @@ func (fs *fastSocket) send(typ parser.PacketType, id *uint64, event string, args
 	}
 	buf = append(buf, '[')
 	if typ == parser.EVENT {
-		if plainString(event) {
-			buf = append(buf, '"')
-			buf = append(buf, event...)
-			buf = append(buf, '"')
-		} else {
-			name, _ := json.Marshal(event)
-			buf = append(buf, name...)
-		}
+		buf = appendJSON(buf, event)
 		if len(args) > 0 {
 			buf = append(buf, ',')
 		}

@@ -201,11 +201,7 @@ func (fs *fastSocket) dispatch(p *parser.Packet) {
 		if p.Id == nil {
 			return
 		}
-		out := make([]json.RawMessage, len(args))
-		for i, a := range args {
-			out[i] = toRaw(a)
-		}
-		fs.answer(*p.Id, out)
+		fs.answer(*p.Id, toRawArgs(args))
 	}
 }
 

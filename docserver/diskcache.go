@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 2
+const diskCacheVersion = 3
 
 // Bounds of the on-disk cache.
 const (

@@ -141,7 +141,7 @@ func (s Styles) BadgeFor(fileType string) string {
 	if label == "" {
 		label = "?"
 	}
-	label = ansi.Truncate(label, 4, "")
+	label = ansi.Truncate(label, 4, "…") // "APA…" for apache-2.0: cut, and seen to be
 	st := s.Badge
 	if col, ok := s.badges[ft]; ok {
 		st = st.Foreground(col)

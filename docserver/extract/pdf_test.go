@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -473,5 +474,87 @@ func BenchmarkParsePDF(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Lines come in reading order, top to bottom, even where the producer drew
+// them out of order (pdfTeX draws libtasn1's table of contents in no
+// particular order: "4 Function reference" came before "1 Introduction").
+// Of the consecutive pairs of pdftotext's lines that start one of ours,
+// at least 98% must come in the same order in ours.
+func TestPDFLinesInReadingOrder(t *testing.T) {
+	pdftotext, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext is not installed (apt-get install poppler-utils; make test installs it in CI)")
+	}
+	if err := WarmPDFEngine(); err != nil {
+		t.Fatal(err)
+	}
+	local, _ := filepath.Glob("../../testdata/pdf/*.pdf")
+	if len(local) == 0 {
+		t.Fatal("no PDFs in testdata/pdf")
+	}
+	for _, p := range local {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(pdftotext, "-bbox-layout", "-enc", "UTF-8", "-", "-")
+		cmd.Stdin = bytes.NewReader(data)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: pdftotext: %v", p, err)
+		}
+		ref, err := bboxPages(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := Parse(context.Background(), Source{Name: "x.pdf", Data: data}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inOrder, pairs := 0, 0
+		var wrong []string
+		for pi, lines := range ref {
+			if pi >= len(doc.Pages) {
+				break
+			}
+			var ours []string
+			for _, l := range elementLines(doc.Pages[pi]) {
+				if a := alnum(l); a != "" {
+					ours = append(ours, a)
+				}
+			}
+			prev, prevText := -1, ""
+			for _, l := range lines {
+				a := alnum(l.text)
+				if len(a) < 8 {
+					continue
+				}
+				starts := func(o string) bool { return strings.HasPrefix(o, a) }
+				// A line that appears twice on a page matches its next
+				// occurrence after the previous line, else its first.
+				at := -1
+				if i := slices.IndexFunc(ours[max(prev, 0):], starts); i >= 0 {
+					at = max(prev, 0) + i
+				} else if at = slices.IndexFunc(ours, starts); at < 0 {
+					continue
+				}
+				if prev >= 0 {
+					pairs++
+					if at >= prev {
+						inOrder++
+					} else {
+						wrong = append(wrong, fmt.Sprintf("p%d %q before %q", pi+1, strings.TrimSpace(l.text), prevText))
+					}
+				}
+				prev, prevText = at, strings.TrimSpace(l.text)
+			}
+		}
+		share := float64(inOrder) / float64(max(pairs, 1))
+		t.Logf("%s: %d of %d line pairs in pdftotext's order (%.1f%%)", filepath.Base(p), inOrder, pairs, 100*share)
+		if pairs < 50 || share < 0.98 {
+			t.Errorf("%s: %.1f%% of %d line pairs in reading order, want ≥ 98%%; first: %v", filepath.Base(p), 100*share, pairs, wrong[:min(len(wrong), 5)])
+		}
 	}
 }

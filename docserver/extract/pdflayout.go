@@ -3,6 +3,7 @@ package extract
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -283,8 +284,8 @@ func (lay *pdfLayout) margins() {
 	}
 	if len(prose) == 0 {
 		// A page without running text (a title page): measure against
-		// all its lines.
-		prose = lay.lines
+		// all its lines (a copy: sorting them must not reorder the page).
+		prose = slices.Clone(lay.lines)
 	}
 	sort.Float64s(lay.rights)
 	sort.Slice(prose, func(i, j int) bool { return prose[i].left < prose[j].left })

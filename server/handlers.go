@@ -55,15 +55,19 @@ func (s *Server) onConnection(sock *sio.Socket) {
 	log.Info("connected", "a2c_version", version, "remote", sock.Address())
 	sock.OnEvent(func(event string, payload any, ack sio.Ack) {
 		req := &request{event: event, payload: payload, ack: ack, base: log}
-		defer func() {
-			if r := recover(); r != nil {
-				req.logger().Error("handler panicked", "panic", r)
-				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeInternalError, "%s: internal error", event))
-			}
-		}()
+		defer s.recoverRequest(sess, req)
 		s.handle(sess, req)
 	})
 	sock.OnDisconnect(func(reason string) { s.onDisconnect(sess, reason, log) })
+}
+
+// recoverRequest, deferred, turns a panic while handling req into a log
+// line and a 500 answer instead of a crash.
+func (s *Server) recoverRequest(sess *session, req *request) {
+	if r := recover(); r != nil {
+		req.logger().Error("handler panicked", "panic", r)
+		s.answer(sess, req, nil, protocol.Errorf(protocol.CodeInternalError, "%s: internal error", req.event))
+	}
 }
 
 // handle dispatches one event: the server:* events the Server serves,

@@ -187,12 +187,7 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Fi
 		s.answer(sess, req, nil, e)
 	}
 	if admitted {
-		defer func() {
-			if r := recover(); r != nil {
-				req.logger().Error("handler panicked", "panic", r)
-				s.answer(sess, req, nil, protocol.Errorf(protocol.CodeInternalError, "%s: internal error", req.event))
-			}
-		}()
+		defer s.recoverRequest(sess, req) // on a goroutine of its own (route)
 	}
 	var (
 		target           *session

@@ -308,14 +308,12 @@ func (s *Server) joinCluster(sess *session, req *request, in protocol.EnterOffic
 	}
 	if e == nil && !res.Noop {
 		s.reg.mu.Lock()
-		sess.name, sess.role, sess.lease = in.Name, in.Role, res.Node
+		sess.name, sess.role, sess.lease, sess.unsure = in.Name, in.Role, res.Node, ""
 		s.seatLocked(sess, in.OfficeID, res.Version)
+		joined := membership(sess, in.OfficeID, false)
 		s.reg.mu.Unlock()
 		notes = append(notes, notice{office: in.OfficeID, except: sess, version: res.Version, event: protocol.NotifyEnterOffice,
-			payload: membership(sess, in.OfficeID, false)})
-		s.reg.mu.Lock()
-		sess.unsure = ""
-		s.reg.mu.Unlock()
+			payload: joined})
 		req.logger().Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name, "node", res.Node)
 	}
 	s.answerOffice(sess, req, e)
@@ -390,9 +388,8 @@ func (s *Server) clusterError(event, office string, err error) *protocol.Error {
 // its office. While Redis is down it tries again until it succeeds or the
 // node's lease ends (then the node's reaping removes the seat).
 func (s *Server) removeCluster(sess *session) {
-	office, _, _, lease := s.seat(sess)
 	s.reg.mu.Lock()
-	unsure := sess.unsure
+	office, lease, unsure := sess.office, sess.lease, sess.unsure
 	s.reg.mu.Unlock()
 	if office == "" {
 		// Not seated, as far as this node knows; but a join Redis failed

@@ -201,11 +201,7 @@ func (fs *fastSocket) dispatch(p *parser.Packet) {
 		if p.Id == nil {
 			return
 		}
-		out := make([]json.RawMessage, len(args))
-		for i, a := range args {
-			out[i] = toRaw(a)
-		}
-		fs.answer(*p.Id, out)
+		fs.answer(*p.Id, toRawArgs(args))
 	}
 }
 
@@ -270,14 +266,7 @@ func (fs *fastSocket) send(typ parser.PacketType, id *uint64, event string, args
 	}
 	buf = append(buf, '[')
 	if typ == parser.EVENT {
-		if plainString(event) {
-			buf = append(buf, '"')
-			buf = append(buf, event...)
-			buf = append(buf, '"')
-		} else {
-			name, _ := json.Marshal(event)
-			buf = append(buf, name...)
-		}
+		buf = appendJSON(buf, event)
 		if len(args) > 0 {
 			buf = append(buf, ',')
 		}

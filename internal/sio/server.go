@@ -233,16 +233,21 @@ func (s *Socket) EmitWithAck(event string, payload any, fn func(args []json.RawM
 		return
 	}
 	_ = s.s.Emit(event, payload, socket.Ack(func(args []any, err error) {
-		out := make([]json.RawMessage, 0, len(args))
-		for _, a := range args {
-			out = append(out, toRaw(a))
-		}
-		fn(out, err)
+		fn(toRawArgs(args), err)
 	}))
 }
 
 // Disconnect closes the client's connection.
 func (s *Socket) Disconnect() { s.s.Disconnect(true) }
+
+// toRawArgs returns the decoded arguments of an ack as raw JSON each.
+func toRawArgs(args []any) []json.RawMessage {
+	out := make([]json.RawMessage, len(args))
+	for i, a := range args {
+		out[i] = toRaw(a)
+	}
+	return out
+}
 
 // toRaw returns a decoded argument as raw JSON.
 func toRaw(a any) json.RawMessage {

@@ -14,13 +14,6 @@ import "encoding/json"
 // maxDepth is encoding/json's nesting limit, which json.Valid enforces.
 const maxDepth = 10000
 
-// validJSON reports whether b is one valid JSON value, with optional
-// whitespace around it.
-func validJSON(b []byte) bool {
-	end, ok := scanValue(b, skipSpace(b, 0), 0)
-	return ok && skipSpace(b, end) == len(b)
-}
-
 // splitValidArray returns the elements of b, a JSON array with optional
 // whitespace around it, as sub-slices of b; ok is false unless b is valid
 // JSON.

@@ -20,6 +20,14 @@ var validSeeds = []string{
 	strings.Repeat(`{"a":`, 10001) + "1" + strings.Repeat("}", 10001),
 }
 
+// validJSON reports whether b is one valid JSON value, with optional
+// whitespace around it: the scanner on any value, to compare with
+// json.Valid (the Server itself only validates event arrays).
+func validJSON(b []byte) bool {
+	end, ok := scanValue(b, skipSpace(b, 0), 0)
+	return ok && skipSpace(b, end) == len(b)
+}
+
 // FuzzValidJSON checks the one-pass scanner against encoding/json: it
 // accepts what json.Valid accepts, and splits a valid array as
 // json.Unmarshal does.

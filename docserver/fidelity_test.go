@@ -211,6 +211,22 @@ func sourceLines(s string, from, to int) string {
 	return strings.Join(lines[from-1:to], "\n")
 }
 
+// titledLines returns the lines of src that page i of rel, titled
+// "Lines 12–40" (or "Line 7"), names; a title that names none is fatal.
+func titledLines(t *testing.T, rel string, i int, title, src string) string {
+	t.Helper()
+	m := linesTitleRE.FindStringSubmatch(title)
+	if m == nil {
+		t.Fatalf("%s page %d: title %q does not name its lines", rel, i, title)
+	}
+	from, _ := strconv.Atoi(m[1])
+	to := from
+	if m[2] != "" {
+		to, _ = strconv.Atoi(m[2])
+	}
+	return sourceLines(src, from, to)
+}
+
 // TestFidelityPlainText reads real plain-text licences and Go source: each
 // page's format=text is exactly the source lines its title names (tabs and
 // indentation kept), and its format=markdown, rendered by markdown-it,
@@ -240,16 +256,7 @@ func TestFidelityPlainText(t *testing.T) {
 		mds, _ := readPages(t, c, d, "markdown")
 		covered := 0
 		for i, title := range titles {
-			m := linesTitleRE.FindStringSubmatch(title)
-			if m == nil {
-				t.Fatalf("%s page %d: title %q does not name its lines", rel, i, title)
-			}
-			from, _ := strconv.Atoi(m[1])
-			to := from
-			if m[2] != "" {
-				to, _ = strconv.Atoi(m[2])
-			}
-			exp := sourceLines(src, from, to)
+			exp := titledLines(t, rel, i, title, src)
 			got := strings.TrimSuffix(texts[i], "\n")
 			if got != exp {
 				t.Errorf("%s page %d (%s): format=text differs from the file's lines\n%s", rel, i, title, firstDiff(got, exp))

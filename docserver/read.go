@@ -116,20 +116,35 @@ func newUnreadable(ref, rel string, err error) *unreadableError {
 		Data:    map[string]any{"doc_ref": ref, "unreadable": reason}}}
 }
 
-// load returns the parsed document of ref. The file is stat'ed on every
-// read, so a change is seen even before the watcher reports it. A file
-// whose peek failed is not parsed: it is unreadable (an *unreadableError,
-// returned with the entry), as is one whose parse fails.
-func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Document, error) {
+// current returns the entry of ref as its file is now. The file is
+// stat'ed on every read, so a change is seen even before the watcher
+// reports it.
+func (s *Server) current(ref string) (*entry, error) {
 	e, ok := s.index.lookup(ref)
 	if !ok {
-		return nil, nil, errDocNotFound(ref)
+		return nil, errDocNotFound(ref)
 	}
 	cur, ok := s.scan.classify(e.rel, 0)
 	if !ok {
-		return nil, nil, errDocNotFound(ref)
+		return nil, errDocNotFound(ref)
 	}
-	fresh := &entry{fileInfo: cur, docRef: e.docRef}
+	return &entry{fileInfo: cur, docRef: e.docRef}, nil
+}
+
+// load returns the parsed document of ref (see current and parsed).
+func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Document, error) {
+	fresh, err := s.current(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.parsed(ctx, fresh)
+}
+
+// parsed returns the parsed document of the file version fresh. A file
+// whose peek failed is not parsed: it is unreadable (an *unreadableError,
+// returned with the entry), as is one whose parse fails.
+func (s *Server) parsed(ctx context.Context, fresh *entry) (*entry, *extract.Document, error) {
+	ref, cur := fresh.docRef, fresh.fileInfo
 	failed := func(err error) (*entry, *extract.Document, error) {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -239,20 +254,19 @@ func (s *Server) metadata(e *entry, doc *extract.Document) protocol.DPEDocument 
 // on-disk cache when it knows this version of the file (no parse), else
 // from a parse. A document that cannot be read is described as such.
 func (s *Server) level1(ctx context.Context, ref string) (protocol.DPEDocument, error) {
-	if e, ok := s.index.lookup(ref); ok {
-		if cur, ok := s.scan.classify(e.rel, 0); ok {
-			fresh := &entry{fileInfo: cur, docRef: e.docRef}
-			if d, ok := s.disk.get(keyOf(cur)); ok && d.Info != nil {
-				if d.Info.Err != "" {
-					return s.unreadableDocument(fresh, &unreadableError{reason: d.Info.Err}), nil
-				}
-				if _, ok := s.docs.peek(keyOf(cur)); !ok {
-					return s.metadataOf(fresh, d.Info), nil
-				}
-			}
+	fresh, err := s.current(ref)
+	if err != nil {
+		return protocol.DPEDocument{}, err
+	}
+	if d, ok := s.disk.get(keyOf(fresh.fileInfo)); ok && d.Info != nil {
+		if d.Info.Err != "" {
+			return s.unreadableDocument(fresh, &unreadableError{reason: d.Info.Err}), nil
+		}
+		if _, ok := s.docs.peek(keyOf(fresh.fileInfo)); !ok {
+			return s.metadataOf(fresh, d.Info), nil
 		}
 	}
-	e, doc, err := s.load(ctx, ref)
+	e, doc, err := s.parsed(ctx, fresh)
 	var ue *unreadableError
 	if errors.As(err, &ue) {
 		return s.unreadableDocument(e, ue), nil

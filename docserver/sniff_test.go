@@ -3,7 +3,6 @@ package docserver
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -60,16 +59,7 @@ func TestExtensionlessTextIsServed(t *testing.T) {
 		texts, titles := readPages(t, c, d, "text")
 		covered := 0
 		for i, title := range titles {
-			m := linesTitleRE.FindStringSubmatch(title)
-			if m == nil {
-				t.Fatalf("%s page %d: title %q does not name its lines", dst, i, title)
-			}
-			from, _ := strconv.Atoi(m[1])
-			to := from
-			if m[2] != "" {
-				to, _ = strconv.Atoi(m[2])
-			}
-			exp := sourceLines(string(data), from, to)
+			exp := titledLines(t, dst, i, title, string(data))
 			if got := strings.TrimSuffix(texts[i], "\n"); got != exp {
 				t.Errorf("%s page %d: format=text differs from the file\n%s", dst, i, firstDiff(got, exp))
 			}

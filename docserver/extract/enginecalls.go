@@ -1,34 +1,40 @@
 package extract
 
 import (
-	"errors"
-
 	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/responses"
 )
 
-//go:generate go run ./internal/genpdfcalls
-
-// engineCalls is a PDFium instance seen through its implementation rather
-// than through the pool's wrapper. The wrapper's Kill, the only way to
-// interrupt running WebAssembly, writes fields that every wrapper method
-// reads without a lock, so killing a read from another goroutine while it
-// calls PDFium is a data race (seen by -race in TestReadsDuringChurn).
-// Calls made through engineCalls never read those fields; the wrapper is
-// only killed or closed, after the calls are over.
-type engineCalls struct{ pdfiumCalls }
-
-// Kill refuses: only the wrapper can be killed.
-func (engineCalls) Kill() error { return errors.New("pdf engine: kill the pool's instance") }
-
-// GetImplementation returns the implementation the calls go to.
-func (e engineCalls) GetImplementation() any { return e.pdfiumCalls }
+// pdfCalls are the PDFium calls a PDF read makes. They are made on the
+// instance's implementation rather than on the pool's wrapper: the
+// wrapper's Kill, the only way to interrupt running WebAssembly, writes
+// fields that every wrapper method reads without a lock, so killing a
+// read from another goroutine while it calls PDFium is a data race (seen
+// by -race in TestReadsDuringChurn). The implementation has no Kill; the
+// wrapper is only killed or closed, after the calls are over.
+type pdfCalls interface {
+	OpenDocument(*requests.OpenDocument) (*responses.OpenDocument, error)
+	FPDF_CloseDocument(*requests.FPDF_CloseDocument) (*responses.FPDF_CloseDocument, error)
+	FPDF_GetMetaText(*requests.FPDF_GetMetaText) (*responses.FPDF_GetMetaText, error)
+	FPDF_GetPageCount(*requests.FPDF_GetPageCount) (*responses.FPDF_GetPageCount, error)
+	GetPageTextStructured(*requests.GetPageTextStructured) (*responses.GetPageTextStructured, error)
+	FPDFText_LoadPage(*requests.FPDFText_LoadPage) (*responses.FPDFText_LoadPage, error)
+	FPDFText_ClosePage(*requests.FPDFText_ClosePage) (*responses.FPDFText_ClosePage, error)
+	FPDFText_GetUnicode(*requests.FPDFText_GetUnicode) (*responses.FPDFText_GetUnicode, error)
+	FPDFText_GetCharOrigin(*requests.FPDFText_GetCharOrigin) (*responses.FPDFText_GetCharOrigin, error)
+	FPDFText_GetCharIndexAtPos(*requests.FPDFText_GetCharIndexAtPos) (*responses.FPDFText_GetCharIndexAtPos, error)
+	FPDFText_GetFontSize(*requests.FPDFText_GetFontSize) (*responses.FPDFText_GetFontSize, error)
+	FPDFText_GetFontInfo(*requests.FPDFText_GetFontInfo) (*responses.FPDFText_GetFontInfo, error)
+	FPDFText_GetMatrix(*requests.FPDFText_GetMatrix) (*responses.FPDFText_GetMatrix, error)
+}
 
 // directCalls returns the calls of inst that go straight to its
 // implementation, or inst itself if its implementation does not have
 // them all (another go-pdfium version).
-func directCalls(inst pdfium.Pdfium) pdfium.Pdfium {
-	if impl, ok := inst.GetImplementation().(pdfiumCalls); ok {
-		return engineCalls{impl}
+func directCalls(inst pdfium.Pdfium) pdfCalls {
+	if impl, ok := inst.GetImplementation().(pdfCalls); ok {
+		return impl
 	}
 	return inst
 }

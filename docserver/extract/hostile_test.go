@@ -206,3 +206,44 @@ func TestLargeSheetIsStreamed(t *testing.T) {
 		t.Errorf("heap peaked at %d MiB", peak>>20)
 	}
 }
+
+// An HTML page of many tiny paragraphs is bounded by the output budget
+// like Markdown: 300,000 "<p>a</p>" (2.7 MB) made 300,000 elements, an
+// estimated 146 MiB, untruncated.
+func TestHTMLParagraphBombIsBoundedByBytes(t *testing.T) {
+	data := []byte(strings.Repeat("<p>a</p>\n", 300_000))
+	doc, err := parseBytes(context.Background(), t, "bomb.html", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range doc.Pages {
+		n += len(p.Elements)
+	}
+	t.Logf("%d-byte html: %d elements, estimated %d MiB", len(data), n, doc.EstimatedBytes()>>20)
+	if !doc.Truncated || n >= 300_000 {
+		t.Errorf("truncated %v, %d elements", doc.Truncated, n)
+	}
+	if doc.EstimatedBytes() > 72<<20 {
+		t.Errorf("document holds an estimated %d MiB", doc.EstimatedBytes()>>20)
+	}
+}
+
+// A Markdown list of many tiny items is bounded by the output budget: its
+// items bypassed it (an 8 MB file of "- a" lines held an estimated 64 MiB
+// whatever MaxOutputBytes said).
+func TestMarkdownListBombIsBoundedByBytes(t *testing.T) {
+	data := []byte(strings.Repeat("- a\n", 500_000))
+	opts := Options{MaxOutputBytes: 4 << 20}
+	doc, err := Parse(context.Background(), Source{Name: "bomb.md", Data: data}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d-byte markdown: estimated %d MiB", len(data), doc.EstimatedBytes()>>20)
+	if !doc.Truncated {
+		t.Error("not marked truncated")
+	}
+	if doc.EstimatedBytes() > 2*opts.MaxOutputBytes {
+		t.Errorf("document holds an estimated %d MiB", doc.EstimatedBytes()>>20)
+	}
+}

@@ -114,8 +114,10 @@ type htmlWalker struct {
 	halted    bool // the context ended: walk no further
 }
 
+// add appends an element of size text bytes, within the output budget as
+// Markdown's mdWalker.add.
 func (hw *htmlWalker) add(el Element, level, size int) {
-	if len(hw.out) > hw.p.opts.MaxPages*hw.p.opts.MaxElements/4 {
+	if len(hw.out) > hw.p.opts.MaxPages*hw.p.opts.MaxElements/4 || !hw.p.spend(size) {
 		hw.truncated = true
 		return
 	}

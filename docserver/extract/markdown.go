@@ -611,6 +611,20 @@ func (w *mdWalker) listItems(list *ast.List, level int) {
 // there is none.
 func (w *mdWalker) addItem(in *inline, level int, marker string, ordered bool, start int) {
 	plain, md := in.result()
+	if md == "" {
+		md = dpe.EscapeInline(plain)
+	}
+	// The items are charged to the output budget as they come (flushList
+	// adds the list without going through add): its four lists' entries,
+	// the links and images shown within the item, and the list element.
+	cost := int64(len(plain)+len(md)+len(marker)+4*16) + int64(len(in.refs))*elementCost
+	if w.list == nil {
+		cost += elementCost
+	}
+	if !w.p.charge(cost) {
+		w.truncated = true
+		return
+	}
 	if w.list == nil {
 		w.list = &Element{Category: dpe.List, Content: map[string]any{
 			"ordered": ordered && level == 0, "items": []string{}, "levels": []int{},
@@ -623,9 +637,6 @@ func (w *mdWalker) addItem(in *inline, level int, marker string, ordered bool, s
 		w.list.Content["quote"], w.list.Content["indent"] = w.quote, w.indent
 	}
 	c := w.list.Content
-	if md == "" {
-		md = dpe.EscapeInline(plain)
-	}
 	c["items"] = append(c["items"].([]string), collapse(plain))
 	c["levels"] = append(c["levels"].([]int), level)
 	c["markers"] = append(c["markers"].([]string), marker)

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/klippa-app/go-pdfium"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
@@ -62,7 +61,7 @@ func peekPDF(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
 func readPDF(p *parser, src []byte, maxPages int) (*Document, error) {
 	doc := &Document{}
 	var lines [][]pdfLine
-	err := withPDF(p.ctx, src, func(inst pdfium.Pdfium, d references.FPDF_DOCUMENT) error {
+	err := withPDF(p.ctx, src, func(inst pdfCalls, d references.FPDF_DOCUMENT) error {
 		meta := func(tag string) string {
 			r, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: d, Tag: tag})
 			if err != nil {
@@ -155,7 +154,7 @@ func readPDF(p *parser, src []byte, maxPages int) (*Document, error) {
 // calls fn with the document. When ctx ends before fn returns, the
 // instance is killed: the WebAssembly it runs is interrupted and fn's
 // PDFium call fails; withPDF then returns ctx's error.
-func withPDF(ctx context.Context, src []byte, fn func(pdfium.Pdfium, references.FPDF_DOCUMENT) error) error {
+func withPDF(ctx context.Context, src []byte, fn func(pdfCalls, references.FPDF_DOCUMENT) error) error {
 	pool, err := pdfPool()
 	if err != nil {
 		return err
@@ -167,7 +166,7 @@ func withPDF(ctx context.Context, src []byte, fn func(pdfium.Pdfium, references.
 		}
 		return fmt.Errorf("pdf engine: %w", err)
 	}
-	calls := directCalls(inst) // see engineCalls: inst is only killed or closed
+	calls := directCalls(inst) // see pdfCalls: inst is only killed or closed
 	var killed atomic.Bool
 	stop, watched := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -221,7 +220,7 @@ const softHyphen = "\x02"
 
 // pageRuns converts PDFium's text rects of a page into runs, with the
 // font of each.
-func pageRuns(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int, rects []*responses.GetPageTextStructuredRect) []pdfRun {
+func pageRuns(inst pdfCalls, d references.FPDF_DOCUMENT, index int, rects []*responses.GetPageTextStructuredRect) []pdfRun {
 	if len(rects) > maxRunsPerPage {
 		rects = rects[:maxRunsPerPage]
 	}

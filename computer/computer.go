@@ -96,8 +96,12 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	opts.Version = cmp.Or(opts.Version, "dev")
 	servers := slices.Clone(cfg.Servers)
 	seen := map[string]bool{}
+	hosts := map[string]string{} // configured host -> bundle_id
 	for _, s := range servers {
 		seen[s.BundleID] = true
+		for _, h := range s.Hosts {
+			hosts[h] = s.BundleID
+		}
 	}
 	for _, s := range opts.Servers {
 		if err := config.ValidBundleID(s.BundleID); err != nil {
@@ -105,6 +109,15 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 		}
 		if seen[s.BundleID] {
 			return nil, fmt.Errorf("server %q: bundle_id %q is already configured", s.Key, s.BundleID)
+		}
+		for _, h := range s.Hosts {
+			if err := config.ValidHost(h); err != nil {
+				return nil, fmt.Errorf("server %q: %w", s.Key, err)
+			}
+			if prev, ok := hosts[h]; ok {
+				return nil, fmt.Errorf("server %q: host %q is already owned by %q", s.Key, h, prev)
+			}
+			hosts[h] = s.BundleID
 		}
 		seen[s.BundleID] = true
 		servers = append(servers, s)
@@ -115,7 +128,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	}
 	c.tools = newToolTable(c)
 	c.index = resindex.New(resindex.Options{
-		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange,
+		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange, Hosts: hosts,
 		// A filtered get_finder answers well within the agent's timeout.
 		FilterWait: min(resindex.DefaultFilterWait, opts.HandlerTimeout/2),
 	})

@@ -516,6 +516,13 @@ func TestNewRejectsClashingExtraServers(t *testing.T) {
 	if _, err := New(cfg, Options{Servers: []config.Server{config.NewStdio("more", "y")}}); err != nil {
 		t.Error(err)
 	}
+	owned := config.NewStdio("owner", "x")
+	owned.Hosts = []string{"docs.example"}
+	thief := config.NewStdio("thief", "y")
+	thief.Hosts = []string{"docs.example"}
+	if _, err := New(config.Config{Servers: []config.Server{owned}}, Options{Servers: []config.Server{thief}}); err == nil || !strings.Contains(err.Error(), "already owned") {
+		t.Errorf("an extra server claiming a configured host: %v", err)
+	}
 }
 
 // BenchmarkGetFinder measures client:get_finder over 10 in-process

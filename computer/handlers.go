@@ -75,7 +75,7 @@ func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (an
 		}
 	}
 	return protocol.GetFinderRet{Documents: a.Page, TotalCount: a.Total, ReqID: req.ReqID,
-		FileTypes: finder.FileTypes(cat.Documents, q), Pending: len(a.Needs), Listing: cat.Listing}, nil
+		FileTypes: finder.FileTypes(cat.Documents, q), Pending: len(a.Needs), Listing: cat.Listing, Refused: cat.Refused}, nil
 }
 
 // catalogUnavailable explains an empty catalog that is empty because

@@ -87,6 +87,10 @@ type Options struct {
 	FirstWait   time.Duration // see DefaultFirstWait
 	FilterWait  time.Duration // see DefaultFilterWait
 	ListWait    time.Duration // see DefaultListWait
+	// Hosts gives dpe:// and window:// hosts to servers (host → server
+	// name): no other server's entries under them are taken, whoever
+	// lists first (see "Host ownership").
+	Hosts map[string]string
 	// OnChange is called once per debounce window with the views that
 	// changed. It runs on its own goroutine and may block.
 	OnChange func(Change)
@@ -133,6 +137,10 @@ type Index struct {
 	// change is signalled when the reads are all done.
 	shown bool
 	reads readQueue
+	// claims are the configured owners of hosts (Options.Hosts), owners
+	// the first listers of the others; owners outlive their sources.
+	claims map[string]string
+	owners map[string]string
 }
 
 type sourceState struct {
@@ -146,7 +154,7 @@ type sourceState struct {
 	docs      []string                // Level 1 dpe:// URIs in list order
 	docSet    map[string]struct{}     // same, as a set
 	listedAs  map[string]mcp.Resource // the listing's entry of each document
-	hosts     map[string]struct{}     // dpe:// hosts seen in the listing
+	refused   map[hostKey]*refusal    // entries under hosts others own
 	windows   []mcp.Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary
@@ -176,6 +184,8 @@ func New(opts Options) *Index {
 		sources:    map[string]*sourceState{},
 		changed:    make(chan struct{}),
 		reads:      newReadQueue(),
+		claims:     maps.Clone(opts.Hosts),
+		owners:     map[string]string{},
 	}
 	ix.base, ix.cancel = context.WithCancel(context.Background())
 	if ix.log == nil {
@@ -357,12 +367,15 @@ func (ix *Index) signal(c Change) {
 // the old one only when it is complete.
 func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	l := newListing()
+	ix.mu.Lock()
+	prevRefused := st.refused
+	ix.mu.Unlock()
 	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) {
 		ix.mu.Lock()
 		defer ix.mu.Unlock()
 		from := len(l.docs)
 		for _, r := range page {
-			l.add(r, ix.log, st.name)
+			ix.addLocked(l, st.name, r)
 		}
 		if !last && !st.listed && ix.sources[st.name] == st {
 			st.partial = true
@@ -416,6 +429,7 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	st.listed, st.partial = true, false
 	ix.catalog = nil
 	st.publish(l)
+	ix.logRefusalsLocked(st, prevRefused)
 	ix.broadcastLocked()
 	watch := l.watch()
 	ix.mu.Unlock()
@@ -465,7 +479,7 @@ func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Re
 // published listing are seen at once, so only ever add to it with ix.mu
 // held.
 func (st *sourceState) publish(l *listing) {
-	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
+	st.docs, st.docSet, st.refused, st.windows, st.others = l.docs, l.docSet, l.refused, l.windows, l.others
 	st.listedAs = l.listedAs
 }
 
@@ -473,7 +487,7 @@ type listing struct {
 	listedAs map[string]mcp.Resource
 	docs     []string
 	docSet   map[string]struct{}
-	hosts    map[string]struct{}
+	refused  map[hostKey]*refusal
 	windows  []mcp.Resource
 	others   map[string]struct{}
 }
@@ -487,20 +501,33 @@ func (l listing) watch() []string {
 }
 
 func newListing() *listing {
-	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}}
+	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, refused: map[hostKey]*refusal{}, others: map[string]struct{}{}}
 }
 
-// add classifies one listed resource: a Level 1 dpe:// document, a
-// window, or another URI (routed by the read bridge).
-func (l *listing) add(r mcp.Resource, log *slog.Logger, server string) {
+// refuse counts r as refused under k, owned by owner.
+func (l *listing) refuse(k hostKey, owner string) {
+	if l.refused[k] == nil {
+		l.refused[k] = &refusal{owner: owner}
+	}
+	l.refused[k].entries++
+}
+
+// addLocked classifies one resource server listed: a Level 1 dpe://
+// document, a window, or another URI (routed by the read bridge). An
+// entry under a host another server owns is refused. Call with ix.mu held.
+func (ix *Index) addLocked(l *listing, server string, r mcp.Resource) {
 	switch {
 	case strings.HasPrefix(r.URI, "dpe://"):
 		u, err := dpe.Parse(r.URI)
 		if err != nil {
-			log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
+			ix.log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
 			return
 		}
-		l.hosts[u.Host] = struct{}{}
+		k := hostKey{dpeKind, u.Host}
+		if owner, ok := ix.claimLocked(k, server); !ok {
+			l.refuse(k, owner)
+			return
+		}
 		if u.Level() != dpe.LevelDocument {
 			l.others[r.URI] = struct{}{}
 			return
@@ -511,6 +538,11 @@ func (l *listing) add(r mcp.Resource, log *slog.Logger, server string) {
 			l.listedAs[r.URI] = r
 		}
 	case strings.HasPrefix(r.URI, windowScheme):
+		k := hostKey{windowKind, hostOfWindow(r.URI)}
+		if owner, ok := ix.claimLocked(k, server); !ok {
+			l.refuse(k, owner)
+			return
+		}
 		if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
 			l.windows = append(l.windows, r)
 		}
@@ -568,9 +600,10 @@ func (ix *Index) waitListing(ctx context.Context, soft time.Time, full bool) {
 	}
 }
 
-// Owner returns the server that serves uri: for dpe:// URIs the server
-// whose listing has that host, for other URIs the server that listed that
-// exact URI (or, for window:// URIs, a window with the same host). While
+// Owner returns the server that serves uri: for dpe:// URIs the owner of
+// its host (see "Host ownership"), for other URIs the server that listed
+// that exact URI (or, for window:// URIs, the owner of its host when it
+// lists windows there). While
 // sources are listed for the first time it waits until one lists the URI
 // (or its host) or they are all listed.
 func (ix *Index) Owner(ctx context.Context, uri string) (string, bool) {
@@ -626,19 +659,14 @@ func (ix *Index) unlistedLocked(tried map[*sourceState]bool) []*sourceState {
 }
 
 func (ix *Index) ownerLocked(uri string) (string, bool) {
-	names := slices.Sorted(maps.Keys(ix.sources))
 	if strings.HasPrefix(uri, "dpe://") {
 		u, err := dpe.Parse(uri)
 		if err != nil {
 			return "", false
 		}
-		for _, n := range names {
-			if _, ok := ix.sources[n].hosts[u.Host]; ok {
-				return n, true
-			}
-		}
-		return "", false
+		return ix.liveOwnerLocked(hostKey{dpeKind, u.Host})
 	}
+	names := slices.Sorted(maps.Keys(ix.sources))
 	for _, n := range names {
 		st := ix.sources[n]
 		if _, ok := st.others[uri]; ok {
@@ -649,17 +677,18 @@ func (ix *Index) ownerLocked(uri string) (string, bool) {
 		}
 	}
 	if strings.HasPrefix(uri, windowScheme) {
-		host := windowHost(uri)
-		for _, n := range names {
-			if slices.ContainsFunc(ix.sources[n].windows, func(w mcp.Resource) bool { return windowHost(w.URI) == host }) {
-				return n, true
-			}
+		// Another window of a host: its owner's, if it lists windows there.
+		host := hostOfWindow(uri)
+		o, ok := ix.liveOwnerLocked(hostKey{windowKind, host})
+		if ok && slices.ContainsFunc(ix.sources[o].windows, func(w mcp.Resource) bool { return hostOfWindow(w.URI) == host }) {
+			return o, true
 		}
 	}
 	return "", false
 }
 
-func windowHost(uri string) string {
+// hostOfWindow is the host of a window:// URI.
+func hostOfWindow(uri string) string {
 	rest := strings.TrimPrefix(uri, windowScheme)
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		rest = rest[:i]

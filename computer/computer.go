@@ -313,20 +313,37 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 
 // register installs the client:* handlers on conn.
 func (c *Computer) register(conn *sio.Conn) {
-	conn.Handle(protocol.EventGetFinder, c.handleGetFinder)
-	conn.Handle(protocol.EventListFinder, c.handleGetFinder)
-	conn.Handle(protocol.EventReadResource, c.handleReadResource)
-	conn.Handle(protocol.EventGetDesktop, c.handleGetDesktop)
-	conn.Handle(protocol.EventGetTools, c.handleGetTools)
-	conn.Handle(protocol.EventToolCall, c.handleToolCall)
-	conn.Handle(protocol.EventGetConfig, c.handleGetConfig)
-	conn.Handle(protocol.EventGetResources, c.handleGetResources)
-	conn.Handle(protocol.EventGetSkills, c.handleGetSkills)
-	conn.Handle(protocol.EventGetSkill, c.handleGetSkill)
-	conn.Handle(protocol.EventGetBlob, c.handleGetBlob)
-	conn.Handle(protocol.EventPutBlob, c.handlePutBlob)
-	conn.Handle(protocol.EventSearchFinder, c.handleSearchFinder)
+	handle(conn, protocol.EventGetFinder, c.handleGetFinder)
+	handle(conn, protocol.EventListFinder, c.handleGetFinder)
+	handle(conn, protocol.EventReadResource, c.handleReadResource)
+	handle(conn, protocol.EventGetDesktop, c.handleGetDesktop)
+	handle(conn, protocol.EventGetTools, c.handleGetTools)
+	handle(conn, protocol.EventToolCall, c.handleToolCall)
+	handle(conn, protocol.EventGetConfig, c.handleGetConfig)
+	handle(conn, protocol.EventGetResources, c.handleGetResources)
+	handle(conn, protocol.EventGetSkills, c.handleGetSkills)
+	handle(conn, protocol.EventGetSkill, c.handleGetSkill)
+	handle(conn, protocol.EventGetBlob, c.handleGetBlob)
+	handle(conn, protocol.EventPutBlob, c.handlePutBlob)
+	handle(conn, protocol.EventSearchFinder, c.handleSearchFinder)
 	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
+}
+
+// handle registers h, a handler of event over its decoded request, on conn.
+func handle[Req any](conn *sio.Conn, event string, h func(context.Context, Req) (any, error)) {
+	conn.Handle(event, route(event, h))
+}
+
+// route adapts h to the connection's raw payloads: one that does not
+// decode as Req is a 400 naming event.
+func route[Req any](event string, h func(context.Context, Req) (any, error)) sio.Handler {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var req Req
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: malformed request: %v", event, err)
+		}
+		return h(ctx, req)
+	}
 }
 
 // Servers returns the state of every supervised MCP server by bundle_id.
@@ -334,11 +351,3 @@ func (c *Computer) Servers() map[string]mcpclient.State { return c.mgr.States() 
 
 // History returns the tool-call history, oldest first.
 func (c *Computer) History() []ToolCallRecord { return c.hist.records() }
-
-// decode unmarshals a request payload, turning malformed input into 400.
-func decode(event string, raw json.RawMessage, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed request: %v", event, err)
-	}
-	return nil
-}

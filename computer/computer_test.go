@@ -161,10 +161,12 @@ func (f *fleet) lists() int64 {
 	return n
 }
 
-func call[T any](t testing.TB, h func(context.Context, json.RawMessage) (any, error), payload string) (T, error) {
+// call runs h on payload as the connection would (route), and decodes
+// its answer as T.
+func call[T, Req any](t testing.TB, h func(context.Context, Req) (any, error), payload string) (T, error) {
 	t.Helper()
 	var zero T
-	v, err := h(context.Background(), json.RawMessage(payload))
+	v, err := route("test", h)(context.Background(), json.RawMessage(payload))
 	if err != nil {
 		return zero, err
 	}
@@ -268,12 +270,12 @@ func TestGetFinderRequests(t *testing.T) {
 	f := newFleet(t, 1, 150, nil)
 	defer f.stop()
 	for _, bad := range []string{`{"offset":-1}`, `{"limit":-5}`, `{"limit":"ten"}`, `{"offset":1.5}`, `[1,2]`, `not json`} {
-		_, err := f.c.handleGetFinder(context.Background(), json.RawMessage(bad))
+		_, err := route("test", f.c.handleGetFinder)(context.Background(), json.RawMessage(bad))
 		if protocol.CodeOf(err) != protocol.CodeBadRequest {
 			t.Errorf("%s: %v, want 400", bad, err)
 		}
 	}
-	_, err := f.c.handleGetFinder(context.Background(), json.RawMessage(`{"offset":-1}`))
+	_, err := route("test", f.c.handleGetFinder)(context.Background(), json.RawMessage(`{"offset":-1}`))
 	if !strings.Contains(err.Error(), "offset must be >= 0") {
 		t.Errorf("message %q does not say what is wrong", err)
 	}
@@ -294,7 +296,7 @@ func TestGetFinderRequests(t *testing.T) {
 func TestReadBridge(t *testing.T) {
 	f := newFleet(t, 2, 3, nil)
 	defer f.stop()
-	raw, err := f.c.handleReadResource(context.Background(), json.RawMessage(`{"uri":"dpe://host01.example/doc-0002"}`))
+	raw, err := route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(`{"uri":"dpe://host01.example/doc-0002"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +305,7 @@ func TestReadBridge(t *testing.T) {
 	if len(ret.Contents) != 1 || !strings.Contains(ret.Contents[0].Text, "Report 2 of host01.example") {
 		t.Errorf("dpe read = %+v", ret)
 	}
-	raw, err = f.c.handleReadResource(context.Background(), json.RawMessage(`{"uri":"window://host00.example/status?priority=50"}`))
+	raw, err = route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(`{"uri":"window://host00.example/status?priority=50"}`))
 	if err != nil || !strings.Contains(string(raw.(json.RawMessage)), "status of host00.example") {
 		t.Errorf("window read: %v %s", err, raw)
 	}
@@ -320,7 +322,7 @@ func TestReadBridge(t *testing.T) {
 		{`{"uri":7}`, 400, ""},
 	}
 	for _, tt := range tests {
-		_, err := f.c.handleReadResource(context.Background(), json.RawMessage(tt.payload))
+		_, err := route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(tt.payload))
 		var pe *protocol.Error
 		if !errors.As(err, &pe) || pe.Code != tt.code {
 			t.Errorf("%s: %v, want %d", tt.payload, err, tt.code)
@@ -473,7 +475,7 @@ func TestForbiddenToolIs4002(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"tool_name":""}`, `{"tool_name":"echo","timeout":-1}`, `{"tool_name":5}`} {
-		if _, err := f.c.handleToolCall(context.Background(), json.RawMessage(bad)); protocol.CodeOf(err) != 400 {
+		if _, err := route("test", f.c.handleToolCall)(context.Background(), json.RawMessage(bad)); protocol.CodeOf(err) != 400 {
 			t.Errorf("%s: %v, want 400", bad, err)
 		}
 	}
@@ -533,13 +535,13 @@ func BenchmarkGetFinder(b *testing.B) {
 	b.Run("warm", func(b *testing.B) {
 		f := newFleet(b, 10, 1000, nil)
 		defer f.stop()
-		if _, err := f.c.handleGetFinder(context.Background(), req); err != nil {
+		if _, err := route("test", f.c.handleGetFinder)(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 		reads := f.reads()
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := f.c.handleGetFinder(context.Background(), req); err != nil {
+			if _, err := route("test", f.c.handleGetFinder)(context.Background(), req); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -553,7 +555,7 @@ func BenchmarkGetFinder(b *testing.B) {
 			b.StopTimer()
 			f := newFleet(b, 10, 1000, nil)
 			b.StartTimer()
-			v, err := f.c.handleGetFinder(context.Background(), req)
+			v, err := route("test", f.c.handleGetFinder)(context.Background(), req)
 			if err != nil || v.(protocol.GetFinderRet).TotalCount != 10_000 {
 				b.Fatal(err)
 			}

@@ -28,11 +28,7 @@ const desktopConcurrency = 8
 // an alias of keywords): the aggregated catalog organized by keyword, file
 // type, tool-call history and paging, with this project's match and sort
 // extension (protocol.FinderQuery).
-func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetFinderReq
-	if err := decode(protocol.EventGetFinder, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetFinder(ctx context.Context, req protocol.GetFinderReq) (any, error) {
 	offset, limit := 0, finder.DefaultLimit
 	if req.Offset != nil {
 		if *req.Offset < 0 {
@@ -133,11 +129,7 @@ func (c *Computer) catalogUnavailable() *protocol.Error {
 // when none does); any other URI goes to the server that listed it. The
 // MCP ReadResourceResult is returned as the server sent it; its Finder
 // errors keep their code and details.
-func (c *Computer) handleReadResource(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.ReadResourceReq
-	if err := decode(protocol.EventReadResource, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleReadResource(ctx context.Context, req protocol.ReadResourceReq) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
 	res, err := c.read(ctx, req.URI)
@@ -230,11 +222,7 @@ func readError(server, uri string, err error) *protocol.Error {
 // the Finder-capable servers is read and organized; window selects one by
 // exact URI, as listed or as the desktop shows it (without a query); no
 // match is an empty desktop.
-func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetDeskTopReq
-	if err := decode(protocol.EventGetDesktop, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetDesktop(ctx context.Context, req protocol.GetDeskTopReq) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
 	listed := c.index.Windows(ctx)
@@ -300,11 +288,7 @@ func windowID(uri string) string {
 // handleGetConfig serves client:get_config: the inputs and every
 // configured server keyed by bundle_id, parameters as declared, every
 // field the protocol requires present (config.Server.MarshalJSON).
-func (c *Computer) handleGetConfig(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.ComputerCall
-	if err := decode(protocol.EventGetConfig, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetConfig(ctx context.Context, req protocol.ComputerCall) (any, error) {
 	ret := protocol.GetComputerConfigRet{Servers: map[string]json.RawMessage{}}
 	for _, in := range c.cfg.Inputs {
 		b, err := json.Marshal(in)

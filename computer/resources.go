@@ -19,11 +19,7 @@ import (
 // passed through without filtering, with the server's cursor. A server
 // this Computer does not run is 4014; one without the resources
 // capability is 4015.
-func (c *Computer) handleGetResources(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetResourcesReq
-	if err := decode(protocol.EventGetResources, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetResources(ctx context.Context, req protocol.GetResourcesReq) (any, error) {
 	if req.MCPServer == "" {
 		return nil, protocol.NewError(protocol.CodeBadRequest, "mcp_server is required (a bundle_id from client:get_config)")
 	}

@@ -335,15 +335,47 @@ func handle[Req any](conn *sio.Conn, event string, h func(context.Context, Req) 
 }
 
 // route adapts h to the connection's raw payloads: one that does not
-// decode as Req is a 400 naming event.
+// decode as Req is a 400 naming event, and an answer bigger than a Server
+// carries in one message (which would end the connection, every request
+// in flight with it) is a 413 instead.
 func route[Req any](event string, h func(context.Context, Req) (any, error)) sio.Handler {
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var req Req
 		if err := json.Unmarshal(raw, &req); err != nil {
 			return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: malformed request: %v", event, err)
 		}
-		return h(ctx, req)
+		v, err := h(ctx, req)
+		if err != nil || v == nil {
+			return v, err
+		}
+		return encodeAnswer(event, v)
 	}
+}
+
+// maxAnswerBytes bounds an answer: the Server's message limit less room
+// for the Socket.IO packet around it.
+const maxAnswerBytes = protocol.MaxPayloadBytes - 1<<10
+
+// encodeAnswer encodes v (unless it is already JSON) and refuses it with
+// a 413 when it is bigger than maxAnswerBytes.
+func encodeAnswer(event string, v any) (json.RawMessage, error) {
+	b, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInternalError, "%s: answer is not JSON: %v", event, err)
+		}
+	}
+	if len(b) > maxAnswerBytes {
+		return nil, tooLarge(event+": the answer", len(b))
+	}
+	return b, nil
+}
+
+// tooLarge is the 413 for what of n bytes.
+func tooLarge(what string, n int) *protocol.Error {
+	return protocol.Errorf(protocol.CodePayloadTooLarge, "%s is %d bytes, more than the %d a Server carries in one message", what, n, maxAnswerBytes).
+		WithDetails(map[string]any{"bytes": n, "limit": maxAnswerBytes})
 }
 
 // Servers returns the state of every supervised MCP server by bundle_id.

@@ -465,6 +465,28 @@ func TestToolsNamingAndCalls(t *testing.T) {
 	}
 }
 
+// TestTooLargeAnswersAreRefused: an answer bigger than a Server carries
+// in one message is a 413 (a CallToolResult with error_code 413 for a tool
+// call), never a packet that would end the Computer's connection.
+func TestTooLargeAnswersAreRefused(t *testing.T) {
+	f := newFleet(t, 1, 1, nil)
+	defer f.stop()
+	msg := strings.Repeat("m", maxAnswerBytes)
+	res, err := call[protocol.CallToolResult](t, f.c.handleToolCall,
+		fmt.Sprintf(`{"req_id":"big","tool_name":"srv-00__echo","params":{"message":%q},"timeout":10}`, msg))
+	if err != nil || !res.IsError || res.ErrorCode() != protocol.CodePayloadTooLarge || !strings.Contains(res.Text(), "more than") {
+		t.Errorf("a tool result over the limit: %v, error_code %d, %.200s", err, res.ErrorCode(), res.Text())
+	}
+	small, err := call[protocol.CallToolResult](t, f.c.handleToolCall, `{"req_id":"small","tool_name":"srv-00__echo","params":{"message":"m"}}`)
+	if err != nil || small.IsError {
+		t.Errorf("a small result: %v %+v", err, small)
+	}
+	_, err = encodeAnswer(protocol.EventGetTools, map[string]string{"x": msg})
+	if pe := (*protocol.Error)(nil); !errors.As(err, &pe) || pe.Code != protocol.CodePayloadTooLarge || pe.Details["limit"] != maxAnswerBytes {
+		t.Errorf("an answer over the limit: %v", err)
+	}
+}
+
 func TestForbiddenToolIs4002(t *testing.T) {
 	f := newFleet(t, 1, 1, func(s *config.Server) { s.ForbiddenTools = []string{"danger"} })
 	defer f.stop()

@@ -141,6 +141,10 @@ func (c *Computer) handleReadResource(ctx context.Context, req protocol.ReadReso
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "read %s: result is not JSON: %v", req.URI, err)
 	}
+	if len(out) > maxAnswerBytes {
+		c.log.Info("read_resource answer too large", "req_id", req.ReqID, "uri", req.URI, "bytes", len(out))
+		return nil, tooLarge("the answer to the read of "+clip(req.URI), len(out))
+	}
 	return json.RawMessage(out), nil
 }
 
@@ -191,8 +195,12 @@ func (c *Computer) readFrom(ctx context.Context, server, uri string) (*mcp.ReadR
 // readError maps an MCP read failure to the protocol error the Agent gets.
 // The Finder codes 4201-4204 keep their message and details (the JSON-RPC
 // error data); other JSON-RPC errors become 404 (resource not found) or
-// 500; a timeout is 408; a server that went away is 500.
+// 500; a timeout is 408; a server that went away is 500; an answer the
+// Computer refused is 413 (too large) or 500 (nested too deep).
 func readError(server, uri string, err error) *protocol.Error {
+	if e := refusedAnswer(server, "the read of "+clip(uri), err); e != nil {
+		return e
+	}
 	var re *rpcerr.Error
 	if errors.As(err, &re) {
 		details, _ := re.Data.(map[string]any)

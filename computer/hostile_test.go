@@ -3,6 +3,8 @@ package computer_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/computer/resindex"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
@@ -40,11 +43,14 @@ type hostileRig struct {
 	goodDir string
 	nGood   int
 	goodDoc []protocol.DPEDocumentSummary // the good server's catalog
+	evil    string                        // the evil server's name
+	notes   *notes                        // the office's notifications
 }
 
 // hostileSetup says how to run the rig.
 type hostileSetup struct {
 	spec           string   // the evil server's behaviours (dir= is added)
+	evilName       string   // default "evil" (sorts before "good")
 	goodHosts      []string // the good server's configured hosts
 	requestTimeout time.Duration
 }
@@ -53,14 +59,14 @@ func startHostile(t *testing.T, hs hostileSetup) *hostileRig {
 	t.Helper()
 	bin := testutil.Binary(t)
 	goodDir, n := copyCorpus(t, "notes")
-	r := &hostileRig{stderr: &testutil.Buffer{}, dir: t.TempDir(), goodDir: goodDir, nGood: n}
+	r := &hostileRig{stderr: &testutil.Buffer{}, dir: t.TempDir(), goodDir: goodDir, nGood: n, evil: cmpOr(hs.evilName, "evil")}
 	good := map[string]any{"command": bin, "args": []string{"serve-docs", goodDir, "--host", goodHost, "--debounce", "20ms", "--log-level", "warn"}}
 	if hs.goodHosts != nil {
 		good["hosts"] = hs.goodHosts
 	}
 	evil := map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"},
 		"env": map[string]string{hostileEnv: hs.spec + " dir=" + r.dir}}
-	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"good": good, "evil": evil}})
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"good": good, r.evil: evil}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +100,8 @@ func startHostile(t *testing.T, hs hostileSetup) *hostileRig {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r.agent, err = agent.Connect(ctx, srv.URL, agent.Options{Name: "tester", Logger: servertest.Logger(), Timeout: 20 * time.Second})
+	r.notes = &notes{ch: make(chan string, 256)}
+	r.agent, err = agent.Connect(ctx, srv.URL, agent.Options{Name: "tester", Logger: servertest.Logger(), Timeout: 20 * time.Second, Handlers: r.notes.handlers()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +309,7 @@ func TestImpostorCannotTakeAHost(t *testing.T) {
 	inits := r.count("initialize")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r.agent.CallTool(ctx, "pc", "evil__crash", nil, 5*time.Second)
+	r.agent.CallTool(ctx, "pc", r.evil+"__crash", nil, 5*time.Second)
 	r.waitTrace(t, "initialize", inits, 20*time.Second)
 	r.waitTrace(t, "resources/list", r.count("resources/list")-1, 10*time.Second)
 	r.waitRefused(t)
@@ -344,4 +351,137 @@ func TestConfiguredHostOwner(t *testing.T) {
 		}
 	}
 	r.inOffice(t)
+}
+
+// peak logs the Computer process's peak and current resident memory.
+func (r *hostileRig) peak(t *testing.T, what string) {
+	t.Helper()
+	pid := r.cmd.Process.Pid
+	t.Logf("%s: computer peak RSS %d MB, now %d MB", what, procStatus(t, pid, "VmHWM")/1024, procStatus(t, pid, "VmRSS")/1024)
+}
+
+// TestOversizedAnswers reads from the evil server what no Server could
+// carry in one message (16 MiB) or the Computer should not decode: each
+// read fails at once with a clear code, while reads of the good server
+// go on beside it and the Computer stays in its office.
+func TestOversizedAnswers(t *testing.T) {
+	r := startHostile(t, hostileSetup{spec: "plain", requestTimeout: 10 * time.Second})
+	tests := []struct {
+		name, uri string
+		code      int
+		want, log string
+	}{
+		{"100 MB answer", "dpe://evil.host/big?bytes=104857600", protocol.CodePayloadTooLarge, "more than", "message refused"},
+		{"3 MB that encodes to 18 MB", "dpe://evil.host/big?bytes=3000000&char=<", protocol.CodePayloadTooLarge, "more than", "answer too large"},
+		{"nested 100,000 levels", "dpe://evil.host/deep", protocol.CodeInternalError, "nested deeper", "message refused"}, // (rate-limited: the line above may be the only one)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			goodErr := make(chan error, 1)
+			go func() { // good reads all along
+				defer close(goodErr)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					var doc protocol.DPEDocument
+					err := r.agent.ReadJSON(ctx, "pc", r.goodDoc[0].URI, &doc)
+					cancel()
+					if err != nil {
+						goodErr <- err
+						return
+					}
+				}
+			}()
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			_, err := r.agent.ReadResource(ctx, "pc", tt.uri)
+			cancel()
+			took := time.Since(start)
+			close(stop)
+			if err := <-goodErr; err != nil {
+				t.Errorf("a good read beside it failed: %v", err)
+			}
+			if !strings.Contains(r.stderr.String(), tt.log) {
+				t.Errorf("the refused answer was not logged (%q)", tt.log)
+			}
+			var pe *protocol.Error
+			if !errors.As(err, &pe) || pe.Code != tt.code || !strings.Contains(pe.Message, tt.want) {
+				t.Fatalf("read %s: %v, want code %d saying %q", tt.uri, err, tt.code, tt.want)
+			}
+			t.Logf("%s: %v after %v", tt.name, err, took.Round(time.Millisecond))
+			r.goodServed(t)
+			r.inOffice(t)
+		})
+	}
+	// An answer under the limit goes through whole.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const big = 15_000_000
+	text, err := r.agent.ReadText(ctx, "pc", fmt.Sprintf("dpe://evil.host/big?bytes=%d", big))
+	if err != nil || len(text) != big {
+		t.Errorf("a %d-byte read: %d bytes, %v", big, len(text), err)
+	}
+	r.peak(t, "after the oversized reads")
+}
+
+// TestHugeListing lists ~200,000 documents in one 18 MB line followed by
+// a 50 MB line (refused: more than the Computer accepts in one message),
+// and 150,000 in a 13 MB line (taken, up to the cap on entries per
+// server): the good server's documents stay listed and readable, and the
+// Computer's memory stays bounded (the peak is logged).
+func TestHugeListing(t *testing.T) {
+	for _, n := range []int{200_000, 150_000} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			r := startHostile(t, hostileSetup{spec: fmt.Sprintf("biglist=%d", n), evilName: "zevil"})
+			r.waitTrace(t, "resources/list", 0, 10*time.Second)
+			// Wait until the listing was dealt with: taken (documents
+			// appear) or refused (logged).
+			deadline := time.Now().Add(60 * time.Second)
+			var total int
+			for time.Now().Before(deadline) {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				ret, err := r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Limit: 1})
+				cancel()
+				if err == nil {
+					total = ret.TotalCount
+				}
+				if total > r.nGood || strings.Contains(r.stderr.String(), "resources/list failed") {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			r.goodServed(t)
+			r.inOffice(t)
+			t.Logf("%d listed: the catalog counts %d documents", n, total)
+			switch n {
+			case 200_000:
+				if total != r.nGood {
+					t.Errorf("catalog total %d, want the good server's %d (the evil listing is too large to take)", total, r.nGood)
+				}
+				if !strings.Contains(r.stderr.String(), "more than") {
+					t.Errorf("the refused listing was not logged with its reason")
+				}
+			case 150_000:
+				if total != r.nGood+resindex.DefaultMaxEntries {
+					t.Errorf("catalog total %d, want %d (the good server's and the cap)", total, r.nGood+resindex.DefaultMaxEntries)
+				}
+				if !strings.Contains(r.stderr.String(), "listing cut short") {
+					t.Errorf("the capped listing was not logged with its reason")
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if _, err := r.agent.GetResources(ctx, "pc", r.evil, ""); n == 200_000 && protocol.CodeOf(err) != protocol.CodePayloadTooLarge {
+				t.Errorf("get_resources of the huge listing: %v, want 413", err)
+			}
+			r.goodServed(t)
+			r.inOffice(t)
+			r.peak(t, fmt.Sprintf("%d-resource listing", n))
+		})
+	}
 }

@@ -2,9 +2,11 @@ package computer_test
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,13 +32,15 @@ import (
 //	              list_changed); D/steal may also name more URIs to list, one a line
 //	biglist=N     resources/list answers N documents in one line, then a
 //	              50 MB notification line follows
-//	bigread=N     resources/read answers N bytes of text
-//	deepread      resources/read answers a result nested 100,000 levels deep
-//	flood=R       sends R list_changed and updated notifications a second
-//	              (half each; default 5000)
+//	flood=R       sends R notifications a second (default 5000): resources
+//	              list_changed, resources updated and tools list_changed
 //	tools-late=D  the first tools/list is answered after D, later ones at once
 //	tools-hang    tools/list is never answered
 //	badnames      lists URIs and names no catalog should take as they are
+//
+// Reads of dpe://evil.host/big?bytes=N[&char=C] answer N bytes of text
+// (the letter a, or C written as it is), of dpe://evil.host/deep a result nested 100,000
+// levels deep, of anything else a document titled IMPOSTOR.
 //
 // Tools: hello (answers "hello from hostile") and crash (exits at once).
 const hostileEnv = "COMPUTER_TEST_HOSTILE_MCP"
@@ -275,10 +279,17 @@ func (h *hostile) watchSteal() {
 }
 
 func (h *hostile) read(id json.RawMessage, uri string) {
+	u, _ := url.Parse(uri)
 	switch {
-	case h.num("bigread") > 0:
-		h.reply(id, map[string]any{"contents": []any{map[string]any{"uri": uri, "mimeType": "text/plain", "text": strings.Repeat("a", h.num("bigread"))}}})
-	case h.has("deepread"):
+	case u != nil && u.Path == "/big":
+		// Written by hand: the text as it is (C must need no escaping in
+		// JSON), where encoding/json would escape '<' as \u003c.
+		n, _ := strconv.Atoi(u.Query().Get("bytes"))
+		char := cmp.Or(u.Query().Get("char"), "a")
+		b := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"contents":[{"uri":%q,"mimeType":"text/plain","text":"`, id, uri)
+		b = append(b, strings.Repeat(char, n)...)
+		h.sendRaw(append(b, `"}]}}`...))
+	case u != nil && u.Path == "/deep":
 		const depth = 100_000
 		b := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"contents":[{"uri":%q,"text":"x","deep":`, id, uri)
 		b = append(b, strings.Repeat("[", depth)...)
@@ -292,23 +303,24 @@ func (h *hostile) read(id json.RawMessage, uri string) {
 	}
 }
 
-// flood sends list_changed and updated notifications, flood= a second in
-// bursts every 10 ms, until the Computer goes away.
+// flood sends notifications, flood= a second in bursts every 10 ms,
+// until the Computer goes away.
 func (h *hostile) flood() {
-	updated := []byte(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"dpe://evil.host/own"}}`)
-	changed := []byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`)
+	kinds := [][]byte{
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"dpe://evil.host/own"}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`),
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`),
+	}
 	rate := h.num("flood")
 	if rate <= 0 {
 		rate = 5000
 	}
 	burst := max(rate/100, 1)
+	n := 0
 	for range time.Tick(10 * time.Millisecond) {
-		for i := range burst {
-			if i%2 == 0 {
-				h.sendRaw(updated)
-			} else {
-				h.sendRaw(changed)
-			}
+		for range burst {
+			h.sendRaw(kinds[n%len(kinds)])
+			n++
 		}
 	}
 }

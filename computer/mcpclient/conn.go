@@ -138,6 +138,9 @@ func (c *Conn) call(ctx context.Context, method string, fn func(context.Context)
 		return nil
 	}
 	if e := answered(); e != nil {
+		if r := refused(e.Code, e.Data); r != nil {
+			return fmt.Errorf("%s %s: %w", c.Name(), method, r)
+		}
 		return fmt.Errorf("%s %s: %w", c.Name(), method, e)
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) || errors.Is(err, context.DeadlineExceeded) {
@@ -243,6 +246,9 @@ func (c *Conn) CallTool(ctx context.Context, name string, args map[string]any) (
 	res, err := c.c.CallTool(ctx, req)
 	if err != nil {
 		if e := answered(); e != nil {
+			if r := refused(e.Code, e.Data); r != nil {
+				return nil, fmt.Errorf("%s tools/call %s: %w", c.Name(), name, r)
+			}
 			return nil, fmt.Errorf("%s tools/call %s: %w", c.Name(), name, e)
 		}
 		if errTransportClosed(err) {
@@ -307,31 +313,40 @@ func (c *Conn) Subscribe(ctx context.Context, uris []string) error {
 	return nil
 }
 
-// forEach runs fn for every URI, a few at a time, recording successes in
-// c.subscribed (as subscribed when add, as gone otherwise).
+// forEach runs fn for every URI on subscribeConcurrency workers (not a
+// goroutine per URI: a listing may have tens of thousands), recording
+// successes in c.subscribed (as subscribed when add, as gone otherwise).
 func (c *Conn) forEach(ctx context.Context, uris []string, method string, fn func(context.Context, string) error, add bool) []error {
 	var mu sync.Mutex
 	var errs []error
-	sem := make(chan struct{}, subscribeConcurrency)
+	next := 0
 	var wg sync.WaitGroup
-	for _, u := range uris {
+	for range min(subscribeConcurrency, len(uris)) {
 		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			err := c.call(ctx, method, func(ctx context.Context) error { return fn(ctx, u) })
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
+			for {
+				mu.Lock()
+				if next >= len(uris) {
+					mu.Unlock()
+					return
+				}
+				u := uris[next]
+				next++
+				mu.Unlock()
+				err := c.call(ctx, method, func(ctx context.Context) error { return fn(ctx, u) })
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					continue
+				}
+				c.mu.Lock()
+				if add {
+					c.subscribed[u] = true
+				} else {
+					delete(c.subscribed, u)
+				}
+				c.mu.Unlock()
 			}
-			c.mu.Lock()
-			if add {
-				c.subscribed[u] = true
-			} else {
-				delete(c.subscribed, u)
-			}
-			c.mu.Unlock()
 		})
 	}
 	wg.Wait()

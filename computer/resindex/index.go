@@ -45,6 +45,9 @@ const (
 	NegativeTTL = 30 * time.Second
 	// MaxSummarySize bounds the Level 1 text read for a catalog entry.
 	MaxSummarySize = 1 << 20
+	// DefaultMaxEntries bounds what the index takes of one server's
+	// listing (documents, windows and other URIs together).
+	DefaultMaxEntries = 50_000
 )
 
 // windowScheme is the URI prefix of Desktop windows.
@@ -87,6 +90,9 @@ type Options struct {
 	FirstWait   time.Duration // see DefaultFirstWait
 	FilterWait  time.Duration // see DefaultFilterWait
 	ListWait    time.Duration // see DefaultListWait
+	// MaxEntries bounds what the index takes of one server's listing
+	// (default DefaultMaxEntries); the rest is left out, with a warning.
+	MaxEntries int
 	// Hosts gives dpe:// and window:// hosts to servers (host → server
 	// name): no other server's entries under them are taken, whoever
 	// lists first (see "Host ownership").
@@ -115,6 +121,7 @@ type Index struct {
 	firstWait  time.Duration
 	filterWait time.Duration
 	listWait   time.Duration
+	maxEntries int
 	deb        *debouncer
 	// base outlives requests: listings and Level 1 reads go on after the
 	// answer that started them; Close ends them.
@@ -155,6 +162,7 @@ type sourceState struct {
 	docSet    map[string]struct{}     // same, as a set
 	listedAs  map[string]mcp.Resource // the listing's entry of each document
 	refused   map[hostKey]*refusal    // entries under hosts others own
+	truncated bool                    // the listing had more than maxEntries
 	windows   []mcp.Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary
@@ -181,6 +189,7 @@ func New(opts Options) *Index {
 		firstWait:  cmp.Or(opts.FirstWait, DefaultFirstWait),
 		filterWait: cmp.Or(opts.FilterWait, DefaultFilterWait),
 		listWait:   cmp.Or(opts.ListWait, DefaultListWait),
+		maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries),
 		sources:    map[string]*sourceState{},
 		changed:    make(chan struct{}),
 		reads:      newReadQueue(),
@@ -368,13 +377,18 @@ func (ix *Index) signal(c Change) {
 func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	l := newListing()
 	ix.mu.Lock()
-	prevRefused := st.refused
+	prevRefused, prevTruncated := st.refused, st.truncated
 	ix.mu.Unlock()
-	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) {
+	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) bool {
 		ix.mu.Lock()
 		defer ix.mu.Unlock()
 		from := len(l.docs)
 		for _, r := range page {
+			if l.offered >= ix.maxEntries {
+				l.truncated, last = true, true
+				break
+			}
+			l.offered++
 			ix.addLocked(l, st.name, r)
 		}
 		if !last && !st.listed && ix.sources[st.name] == st {
@@ -390,6 +404,7 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 				}
 			}
 		}
+		return l.truncated
 	})
 	if err != nil {
 		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err)
@@ -430,6 +445,10 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	ix.catalog = nil
 	st.publish(l)
 	ix.logRefusalsLocked(st, prevRefused)
+	if l.truncated && !prevTruncated {
+		ix.log.Warn("resource index: listing cut short: more entries than the index takes per server; the rest are left out",
+			"server", st.name, "max_entries_per_server", ix.maxEntries)
+	}
 	ix.broadcastLocked()
 	watch := l.watch()
 	ix.mu.Unlock()
@@ -449,8 +468,8 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 const maxPages = 10_000
 
 // listAll follows the cursors of resources/list and hands each page to
-// add, last telling the final one.
-func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Resource, last bool)) error {
+// add, last telling the final one; add returns true to stop there.
+func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Resource, last bool) bool) error {
 	cursor := ""
 	seen := map[string]bool{}
 	for page := 0; ; page++ {
@@ -466,8 +485,7 @@ func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Re
 		if next != "" && seen[next] {
 			return fmt.Errorf("resources/list: cursor %q repeats", next)
 		}
-		add(res, next == "")
-		if next == "" {
+		if add(res, next == "") || next == "" {
 			return nil
 		}
 		seen[next] = true
@@ -480,7 +498,7 @@ func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Re
 // held.
 func (st *sourceState) publish(l *listing) {
 	st.docs, st.docSet, st.refused, st.windows, st.others = l.docs, l.docSet, l.refused, l.windows, l.others
-	st.listedAs = l.listedAs
+	st.listedAs, st.truncated = l.listedAs, l.truncated
 }
 
 type listing struct {
@@ -490,6 +508,10 @@ type listing struct {
 	refused  map[hostKey]*refusal
 	windows  []mcp.Resource
 	others   map[string]struct{}
+	// offered counts the entries the server listed; past maxEntries the
+	// listing is truncated.
+	offered   int
+	truncated bool
 }
 
 func (l listing) watch() []string {

@@ -537,7 +537,7 @@ func TestFailedListingIsRetried(t *testing.T) {
 
 func TestRepeatingCursorIsAnError(t *testing.T) {
 	a := newAgg(t, nil)
-	if err := a.listAll(context.Background(), loopSource{}, func([]mcp.Resource, bool) {}); err == nil {
+	if err := a.listAll(context.Background(), loopSource{}, func([]mcp.Resource, bool) bool { return false }); err == nil {
 		t.Fatal("a cursor loop was followed forever or accepted")
 	}
 }

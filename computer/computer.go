@@ -20,6 +20,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/computer/resindex"
+	"github.com/smcp-browse/smcp-browse/internal/debounce"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -77,6 +78,9 @@ type Computer struct {
 	index   *resindex.Index
 	hist    *history
 	tools   *toolTable
+	// toolsChanged debounces notify:update_tool_list after servers' tools
+	// list_changed notifications.
+	toolsChanged *debounce.Bits[uint8]
 
 	mu    sync.Mutex
 	conn  *sio.Conn
@@ -127,6 +131,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{}, notFinder: map[string]bool{},
 	}
 	c.tools = newToolTable(c)
+	c.toolsChanged = debounce.New(cmp.Or(opts.Debounce, resindex.DefaultDebounce), func(uint8) { c.emit(protocol.EventUpdateToolList) })
 	c.index = resindex.New(resindex.Options{
 		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange, Hosts: hosts,
 		// A filtered get_finder answers well within the agent's timeout.
@@ -160,6 +165,7 @@ func (c *Computer) Run(ctx context.Context) error {
 		cancel()
 		<-mgrDone
 		c.index.Close()
+		c.toolsChanged.Stop()
 	}()
 
 	conn, err := c.dial(ctx)
@@ -307,7 +313,7 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 		c.index.ResourceListChanged(name)
 	case mcp.MethodNotificationToolsListChanged:
 		c.tools.invalidate()
-		go c.emit(protocol.EventUpdateToolList)
+		c.toolsChanged.Trigger(1)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -53,6 +54,7 @@ type Conn struct {
 	listenGen  uint64        // identifies the current listen stream
 	closeOnce  sync.Once
 	deadOnce   sync.Once
+	flood      floodMeter
 }
 
 // Name returns the server's bundle_id, its identity in the Computer.
@@ -421,8 +423,10 @@ func (c *Conn) listen(uris []string) error {
 // listenAckTimeout bounds the wait for subscriptions/acknowledged.
 const listenAckTimeout = 5 * time.Second
 
-// onNotification records what a subscriptions/listen stream granted.
+// onNotification meters the server's notifications and records what a
+// subscriptions/listen stream granted.
 func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
+	c.flood.note(c, time.Now())
 	if n.Method != mcp.MethodNotificationSubscriptionsAcknowledged {
 		return
 	}
@@ -444,4 +448,38 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 	c.log.Debug("mcp subscriptions acknowledged", "server", c.Name(),
 		"resources_list_changed", f.ResourcesListChanged, "tools_list_changed", f.ToolsListChanged,
 		"resource_subscriptions", len(f.ResourceSubscriptions))
+}
+
+// FloodRate is the number of notifications a second over which a server
+// is logged as flooding (they are coalesced anyway: re-listings are
+// rate-capped and change events debounced).
+const FloodRate = 200
+
+// floodLogEvery spaces the warnings about one flooding server.
+const floodLogEvery = 30 * time.Second
+
+// floodMeter counts a server's notifications per second and warns, at
+// most every floodLogEvery, while there are more than FloodRate.
+type floodMeter struct {
+	mu    sync.Mutex
+	start time.Time
+	n     int
+	log   ratelog.Logger
+}
+
+func (m *floodMeter) note(c *Conn, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if now.Sub(m.start) < time.Second {
+		m.n++
+		return
+	}
+	if m.n > FloodRate {
+		if m.log.Log == nil {
+			m.log = ratelog.Logger{Log: c.log, Every: floodLogEvery}
+		}
+		m.log.Warn("mcp server floods notifications; re-listings and change events are coalesced",
+			"server", c.Name(), "notifications_per_second", m.n*int(time.Second)/int(max(now.Sub(m.start), time.Second)))
+	}
+	m.start, m.n = now, 1
 }

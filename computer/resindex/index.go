@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/debounce"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -45,6 +46,10 @@ const (
 	NegativeTTL = 30 * time.Second
 	// MaxSummarySize bounds the Level 1 text read for a catalog entry.
 	MaxSummarySize = 1 << 20
+	// DefaultRelistGap is the shortest time between the starts of two
+	// listings of one server: list_changed notifications in between are
+	// coalesced into one listing after it.
+	DefaultRelistGap = 250 * time.Millisecond
 	// DefaultMaxEntries bounds what the index takes of one server's
 	// listing (documents, windows and other URIs together).
 	DefaultMaxEntries = 50_000
@@ -90,6 +95,9 @@ type Options struct {
 	FirstWait   time.Duration // see DefaultFirstWait
 	FilterWait  time.Duration // see DefaultFilterWait
 	ListWait    time.Duration // see DefaultListWait
+	// RelistGap is the shortest time between the starts of two listings
+	// of one server (default DefaultRelistGap).
+	RelistGap time.Duration
 	// MaxEntries bounds what the index takes of one server's listing
 	// (default DefaultMaxEntries); the rest is left out, with a warning.
 	MaxEntries int
@@ -122,7 +130,8 @@ type Index struct {
 	filterWait time.Duration
 	listWait   time.Duration
 	maxEntries int
-	deb        *debouncer
+	relistGap  time.Duration
+	deb        *debounce.Bits[Change]
 	// base outlives requests: listings and Level 1 reads go on after the
 	// answer that started them; Close ends them.
 	base   context.Context
@@ -168,8 +177,9 @@ type sourceState struct {
 	summaries map[string]summary
 	versions  map[string]uint64 // bumped when an entry is invalidated
 
-	listing  bool          // a listing is under way
+	listing  bool          // a listing is under way (or about to start)
 	dirty    bool          // and another must follow it
+	lastList time.Time     // when the last listing started
 	listDone chan struct{} // closed when the listing under way ends
 	listErr  error         // why the last listing failed (nil after a success)
 }
@@ -190,6 +200,7 @@ func New(opts Options) *Index {
 		filterWait: cmp.Or(opts.FilterWait, DefaultFilterWait),
 		listWait:   cmp.Or(opts.ListWait, DefaultListWait),
 		maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries),
+		relistGap:  cmp.Or(opts.RelistGap, DefaultRelistGap),
 		sources:    map[string]*sourceState{},
 		changed:    make(chan struct{}),
 		reads:      newReadQueue(),
@@ -200,7 +211,7 @@ func New(opts Options) *Index {
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
 	}
-	ix.deb = newDebouncer(cmp.Or(opts.Debounce, DefaultDebounce), opts.OnChange)
+	ix.deb = debounce.New(cmp.Or(opts.Debounce, DefaultDebounce), opts.OnChange)
 	return ix
 }
 
@@ -211,7 +222,7 @@ func (ix *Index) Close() {
 	ix.broadcastLocked()
 	ix.mu.Unlock()
 	ix.cancel()
-	ix.deb.stop()
+	ix.deb.Stop()
 }
 
 // broadcastLocked wakes everyone waiting on ix.changed. Call with ix.mu
@@ -285,7 +296,8 @@ func (ix *Index) Sources() []string {
 // ResourceListChanged handles notifications/resources/list_changed from
 // server name: it re-lists the server in the background and signals a
 // change only when its set of dpe:// (or window://) URIs differs from the
-// cached one. Bursts coalesce into at most one listing in flight.
+// cached one. Bursts coalesce: at most one listing in flight and one to
+// follow it, and listings of one server start RelistGap apart at least.
 func (ix *Index) ResourceListChanged(name string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -296,7 +308,9 @@ func (ix *Index) ResourceListChanged(name string) {
 
 // startListingLocked starts listing st in the background unless a
 // listing is under way; then, with again, one more follows it (the list
-// changed meanwhile). Call with ix.mu held.
+// changed meanwhile). A re-listing of a source listed before starts
+// RelistGap after the previous listing at the earliest; what is asked
+// until it starts, it covers. Call with ix.mu held.
 func (ix *Index) startListingLocked(st *sourceState, again bool) {
 	if st.listing {
 		st.dirty = st.dirty || again
@@ -307,6 +321,21 @@ func (ix *Index) startListingLocked(st *sourceState, again bool) {
 	st.listDone = done
 	go func() {
 		for {
+			ix.mu.Lock()
+			wait := ix.relistGap - time.Since(st.lastList)
+			listed := st.listed
+			ix.mu.Unlock()
+			if wait > 0 && listed {
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-ix.base.Done():
+					t.Stop()
+				}
+			}
+			ix.mu.Lock()
+			st.dirty, st.lastList = false, time.Now()
+			ix.mu.Unlock()
 			ctx, cancel := context.WithTimeout(ix.base, ix.timeout*4)
 			ix.relistOnce(ctx, st)
 			cancel()
@@ -318,32 +347,36 @@ func (ix *Index) startListingLocked(st *sourceState, again bool) {
 				ix.mu.Unlock()
 				return
 			}
-			st.dirty = false
 			ix.mu.Unlock()
 		}
 	}()
 }
 
 // ResourceUpdated handles notifications/resources/updated from server
-// name: a dpe:// URI invalidates that document's cached entry and signals
-// a Finder change at once (no set comparison); a window:// URI signals a
-// Desktop change; any other URI is ignored.
+// name: a dpe:// URI of one of its documents (or of a page or element of
+// one) invalidates that document's cached entry and signals a Finder
+// change (no set comparison); a window:// URI signals a Desktop change;
+// any other URI, or one of a server not registered, is ignored.
 func (ix *Index) ResourceUpdated(name, uri string) {
+	ix.mu.Lock()
+	st := ix.sources[name]
+	var c Change
 	switch {
+	case st == nil:
 	case strings.HasPrefix(uri, "dpe://"):
-		ix.mu.Lock()
-		if st := ix.sources[name]; st != nil {
-			ix.catalog = nil
-			for _, key := range invalidationKeys(uri) {
+		for _, key := range invalidationKeys(uri) {
+			if _, listed := st.docSet[key]; listed {
 				delete(st.summaries, key)
 				st.versions[key]++
+				ix.catalog = nil
+				c = FinderChanged
 			}
 		}
-		ix.mu.Unlock()
-		ix.signal(FinderChanged)
 	case strings.HasPrefix(uri, windowScheme):
-		ix.signal(DesktopChanged)
+		c = DesktopChanged
 	}
+	ix.mu.Unlock()
+	ix.signal(c)
 }
 
 // invalidationKeys returns uri and, when it parses, the URI of its
@@ -366,7 +399,7 @@ func (ix *Index) signal(c Change) {
 	closed := ix.closed
 	ix.mu.Unlock()
 	if !closed {
-		ix.deb.trigger(c)
+		ix.deb.Trigger(c)
 	}
 }
 

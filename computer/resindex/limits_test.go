@@ -51,3 +51,37 @@ func TestListingIsCappedPerServer(t *testing.T) {
 		t.Errorf("the cut was logged %d times, want once:\n%s", c, logs.String())
 	}
 }
+
+// TestListChangedFloodIsCoalesced: a server that says its list changed
+// thousands of times a second is listed at most once per RelistGap, and
+// the listing after the flood still sees its last list.
+func TestListChangedFloodIsCoalesced(t *testing.T) {
+	ctx := context.Background()
+	a := New(Options{RelistGap: 50 * time.Millisecond, Debounce: 10 * time.Millisecond})
+	t.Cleanup(a.Close)
+	f := newFake("h", "a")
+	a.AddSource(ctx, "s", f)
+	lists0 := f.lists.Load()
+	start := time.Now()
+	for time.Since(start) < 500*time.Millisecond {
+		for range 100 {
+			a.ResourceListChanged("s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	f.set(f.doc("a"), f.doc("last"))
+	a.ResourceListChanged("s")
+	elapsed := time.Since(start)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(a.Documents(ctx)) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the last list change was lost")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	n := f.lists.Load() - lists0
+	t.Logf("%d listings for a flood of list_changed over %v", n, elapsed.Round(time.Millisecond))
+	if max := int64(elapsed/(50*time.Millisecond)) + 3; n > max {
+		t.Errorf("%d listings, want at most %d (one per 50 ms)", n, max)
+	}
+}

@@ -277,7 +277,7 @@ func (c *Computer) onChange(ch resindex.Change) {
 // serverUp adds a Finder-capable server to the resource index and announces
 // the new tool list.
 func (c *Computer) serverUp(conn *mcpclient.Conn) {
-	c.tools.invalidate()
+	c.tools.reset(conn.Name())
 	c.mu.Lock()
 	c.notFinder[conn.Name()] = !conn.FinderCapable()
 	c.mu.Unlock()
@@ -293,7 +293,7 @@ func (c *Computer) serverUp(conn *mcpclient.Conn) {
 
 // serverDown takes a server's documents, windows and tools away.
 func (c *Computer) serverDown(name string, err error) {
-	c.tools.invalidate()
+	c.tools.reset(name)
 	c.index.RemoveSource(name)
 	c.emit(protocol.EventUpdateToolList)
 }
@@ -312,7 +312,7 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 		// (a change is signalled only if the set differs).
 		c.index.ResourceListChanged(name)
 	case mcp.MethodNotificationToolsListChanged:
-		c.tools.invalidate()
+		c.tools.changed(name)
 		c.toolsChanged.Trigger(1)
 	}
 }

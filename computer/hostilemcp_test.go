@@ -36,6 +36,7 @@ import (
 //	              list_changed, resources updated and tools list_changed
 //	tools-late=D  the first tools/list is answered after D, later ones at once
 //	tools-hang    tools/list is never answered
+//	list-late=D   the first resources/list is answered after D, later ones at once
 //	badnames      lists URIs and names no catalog should take as they are
 //
 // Reads of dpe://evil.host/big?bytes=N[&char=C] answer N bytes of text
@@ -61,6 +62,7 @@ type hostile struct {
 	out *bufio.Writer
 
 	toolsLists int // tools/list requests seen
+	lists      int // resources/list requests seen
 	stealing   bool
 }
 
@@ -169,6 +171,14 @@ func (h *hostile) handle(line []byte) {
 			"serverInfo": map[string]any{"name": "hostile", "version": "1"},
 		})
 	case "resources/list":
+		h.mu.Lock()
+		h.lists++
+		first := h.lists == 1
+		h.mu.Unlock()
+		if d, err := time.ParseDuration(h.opts["list-late"]); err == nil && first {
+			time.AfterFunc(d, func() { h.list(req.ID) })
+			return
+		}
 		h.list(req.ID)
 	case "resources/read":
 		h.read(req.ID, req.Params.URI)

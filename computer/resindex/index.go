@@ -50,6 +50,12 @@ const (
 	// listings of one server: list_changed notifications in between are
 	// coalesced into one listing after it.
 	DefaultRelistGap = 250 * time.Millisecond
+	// DefaultRetryMin and DefaultRetryMax bound the back-off between the
+	// tries of a failed listing.
+	DefaultRetryMin = time.Second
+	DefaultRetryMax = 30 * time.Second
+	// DefaultDesktopWait bounds how long Windows waits for first listings.
+	DefaultDesktopWait = 2 * time.Second
 	// DefaultMaxEntries bounds what the index takes of one server's
 	// listing (documents, windows and other URIs together).
 	DefaultMaxEntries = 50_000
@@ -98,6 +104,9 @@ type Options struct {
 	// RelistGap is the shortest time between the starts of two listings
 	// of one server (default DefaultRelistGap).
 	RelistGap time.Duration
+	// RetryMin and RetryMax bound the back-off between the tries of a
+	// failed listing (defaults DefaultRetryMin and DefaultRetryMax).
+	RetryMin, RetryMax time.Duration
 	// MaxEntries bounds what the index takes of one server's listing
 	// (default DefaultMaxEntries); the rest is left out, with a warning.
 	MaxEntries int
@@ -131,6 +140,8 @@ type Index struct {
 	listWait   time.Duration
 	maxEntries int
 	relistGap  time.Duration
+	retryMin   time.Duration
+	retryMax   time.Duration
 	deb        *debounce.Bits[Change]
 	// base outlives requests: listings and Level 1 reads go on after the
 	// answer that started them; Close ends them.
@@ -182,6 +193,8 @@ type sourceState struct {
 	lastList time.Time     // when the last listing started
 	listDone chan struct{} // closed when the listing under way ends
 	listErr  error         // why the last listing failed (nil after a success)
+	retry    *time.Timer   // the next try after a failed listing
+	backoff  time.Duration // the wait before that try
 }
 
 type summary struct {
@@ -201,6 +214,8 @@ func New(opts Options) *Index {
 		listWait:   cmp.Or(opts.ListWait, DefaultListWait),
 		maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries),
 		relistGap:  cmp.Or(opts.RelistGap, DefaultRelistGap),
+		retryMin:   cmp.Or(opts.RetryMin, DefaultRetryMin),
+		retryMax:   cmp.Or(opts.RetryMax, DefaultRetryMax),
 		sources:    map[string]*sourceState{},
 		changed:    make(chan struct{}),
 		reads:      newReadQueue(),
@@ -440,14 +455,25 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 		return l.truncated
 	})
 	if err != nil {
-		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err)
 		ix.mu.Lock()
 		st.listErr = err
+		st.backoff = min(max(2*st.backoff, ix.retryMin), ix.retryMax)
+		if st.retry == nil && ix.sources[st.name] == st && !ix.closed {
+			st.retry = time.AfterFunc(st.backoff, func() {
+				ix.mu.Lock()
+				defer ix.mu.Unlock()
+				st.retry = nil
+				if ix.sources[st.name] == st && !ix.closed {
+					ix.startListingLocked(st, true)
+				}
+			})
+		}
+		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err, "retry_in", st.backoff)
 		ix.mu.Unlock()
 		return
 	}
 	ix.mu.Lock()
-	st.listErr = nil
+	st.listErr, st.backoff = nil, 0
 	if ix.sources[st.name] != st {
 		ix.mu.Unlock()
 		return // replaced or removed meanwhile
@@ -692,13 +718,14 @@ func (ix *Index) owner(uri string, tried map[*sourceState]bool) (string, bool, <
 }
 
 // unlistedLocked returns the sources in their first listing, starting
-// that listing for those never listed that tried does not hold yet (a
-// listing that failed is tried once per wait) and adding them to tried.
-// Call with ix.mu held.
+// that listing for those never listed that tried does not hold yet and
+// adding them to tried. A source whose listing failed is not waited for:
+// it is tried again in the background, with back-off (or when it says its
+// list changed), and reported by Unlisted meanwhile. Call with ix.mu held.
 func (ix *Index) unlistedLocked(tried map[*sourceState]bool) []*sourceState {
 	var out []*sourceState
 	for _, st := range ix.sources {
-		if st.listed || ix.closed {
+		if st.listed || ix.closed || st.listErr != nil {
 			continue
 		}
 		if !st.listing {
@@ -752,9 +779,13 @@ func hostOfWindow(uri string) string {
 }
 
 // Windows returns the listed window:// resources of every source, once
-// the sources are listed.
+// the sources are listed, or DefaultDesktopWait has passed (a source
+// listing for longer is left out; a Desktop change is signalled when its
+// windows come).
 func (ix *Index) Windows(ctx context.Context) []Window {
-	ix.waitListing(ctx, time.Now(), true)
+	wctx, cancel := context.WithTimeout(ctx, DefaultDesktopWait)
+	ix.waitListing(wctx, time.Now(), true)
+	cancel()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var out []Window

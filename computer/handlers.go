@@ -141,9 +141,9 @@ func (c *Computer) handleReadResource(ctx context.Context, req protocol.ReadReso
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "read %s: result is not JSON: %v", req.URI, err)
 	}
-	if len(out) > maxAnswerBytes {
+	if len(out) > c.opts.MaxAnswerBytes {
 		c.log.Info("read_resource answer too large", "req_id", req.ReqID, "uri", req.URI, "bytes", len(out))
-		return nil, tooLarge("the answer to the read of "+clip(req.URI), len(out))
+		return nil, tooLarge("the answer to the read of "+clip(req.URI), len(out), c.opts.MaxAnswerBytes)
 	}
 	return json.RawMessage(out), nil
 }

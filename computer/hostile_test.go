@@ -45,6 +45,7 @@ type hostileRig struct {
 	goodDoc []protocol.DPEDocumentSummary // the good server's catalog
 	evil    string                        // the evil server's name
 	notes   *notes                        // the office's notifications
+	url     string                        // the Server's
 }
 
 // hostileSetup says how to run the rig.
@@ -75,6 +76,7 @@ func startHostile(t *testing.T, hs hostileSetup) *hostileRig {
 		t.Fatal(err)
 	}
 	srv := servertest.Start(t, server.Options{})
+	r.url = srv.URL
 	args := []string{"computer", "--server", srv.URL, "--office", hostileOffice, "--name", "pc", "--config", cfgPath, "--log-level", "info"}
 	if hs.requestTimeout > 0 {
 		args = append(args, "--request-timeout", hs.requestTimeout.String())
@@ -167,6 +169,26 @@ func (r *hostileRig) goodServed(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("listing and reading the good documents took %v", d)
+	}
+}
+
+// evilListed waits until the evil server's own document reads back (it
+// is up and listed).
+func (r *hostileRig) evilListed(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var doc protocol.DPEDocument
+		err := r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the evil server's document is not readable: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -366,6 +388,7 @@ func (r *hostileRig) peak(t *testing.T, what string) {
 // go on beside it and the Computer stays in its office.
 func TestOversizedAnswers(t *testing.T) {
 	r := startHostile(t, hostileSetup{spec: "plain", requestTimeout: 10 * time.Second})
+	r.evilListed(t)
 	tests := []struct {
 		name, uri string
 		code      int

@@ -173,8 +173,8 @@ func (c *Computer) handleToolCall(ctx context.Context, req protocol.ToolCallReq)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "tool %s: result is not JSON: %v", req.ToolName, err)
 	}
-	if len(b) > maxAnswerBytes {
-		return refusal(protocol.CodePayloadTooLarge, tooLarge("the result of tool "+clip(req.ToolName), len(b)).Message,
+	if len(b) > c.opts.MaxAnswerBytes {
+		return refusal(protocol.CodePayloadTooLarge, tooLarge("the result of tool "+clip(req.ToolName), len(b), c.opts.MaxAnswerBytes).Message,
 			map[string]any{protocol.MetaMCPServer: e.server, "tool_name": req.ToolName})
 	}
 	return json.RawMessage(b), nil

@@ -37,7 +37,8 @@ import (
 //	tools-late=D  the first tools/list is answered after D, later ones at once
 //	tools-hang    tools/list is never answered
 //	list-late=D   the first resources/list is answered after D, later ones at once
-//	badnames      lists URIs and names no catalog should take as they are
+//	badnames      lists URIs and names no catalog should take as they are;
+//	              a read answers the name the URI was listed with as title
 //
 // Reads of dpe://evil.host/big?bytes=N[&char=C] answer N bytes of text
 // (the letter a, or C written as it is), of dpe://evil.host/deep a result nested 100,000
@@ -61,8 +62,9 @@ type hostile struct {
 	mu  sync.Mutex // one line at a time on out
 	out *bufio.Writer
 
-	toolsLists int // tools/list requests seen
-	lists      int // resources/list requests seen
+	names      map[string]string // badnames: listed URI -> name
+	toolsLists int               // tools/list requests seen
+	lists      int               // resources/list requests seen
 	stealing   bool
 }
 
@@ -235,9 +237,13 @@ func (h *hostile) list(id json.RawMessage) {
 		}
 	}
 	if h.has("badnames") {
+		h.mu.Lock()
+		h.names = map[string]string{}
 		for _, r := range badNameResources() {
 			rs = append(rs, r)
+			h.names[r["uri"].(string)] = r["name"].(string)
 		}
+		h.mu.Unlock()
 	}
 	h.reply(id, map[string]any{"resources": rs})
 }
@@ -307,7 +313,13 @@ func (h *hostile) read(id json.RawMessage, uri string) {
 		b = append(b, "}]}}"...)
 		h.sendRaw(b)
 	default:
-		doc := map[string]any{"doc_ref": "stolen", "uri": uri, "title": "IMPOSTOR", "page_count": 1, "file_type": "md"}
+		h.mu.Lock()
+		title, ok := h.names[uri]
+		h.mu.Unlock()
+		if !ok {
+			title = "IMPOSTOR"
+		}
+		doc := map[string]any{"doc_ref": "stolen", "uri": uri, "title": title, "summary": title, "page_count": 1, "file_type": "md"}
 		text, _ := json.Marshal(doc)
 		h.reply(id, map[string]any{"contents": []any{map[string]any{"uri": uri, "mimeType": "application/json", "text": string(text)}}})
 	}

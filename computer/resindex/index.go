@@ -182,6 +182,7 @@ type sourceState struct {
 	listedAs  map[string]mcp.Resource // the listing's entry of each document
 	refused   map[hostKey]*refusal    // entries under hosts others own
 	truncated bool                    // the listing had more than maxEntries
+	rejected  rejections              // entries that break the rules
 	windows   []mcp.Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary

@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/desktop"
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 )
 
 // relistOnce lists st, updates its cache, subscribes and signals changes.
@@ -20,7 +24,7 @@ import (
 func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	l := newListing()
 	ix.mu.Lock()
-	prevRefused, prevTruncated := st.refused, st.truncated
+	prevRefused, prevTruncated, prevRejected := st.refused, st.truncated, st.rejected
 	ix.mu.Unlock()
 	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) bool {
 		ix.mu.Lock()
@@ -99,6 +103,10 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	ix.catalog = nil
 	st.publish(l)
 	ix.logRefusalsLocked(st, prevRefused)
+	if l.rejected.n > 0 && l.rejected != prevRejected {
+		ix.log.Warn("resource index: listed entries rejected: they break the rules of their URI scheme or carry control characters",
+			"server", st.name, "entries", l.rejected.n, "first", strconv.Quote(sanitize.Clip(l.rejected.uri, 200)), "why", l.rejected.why)
+	}
 	if l.truncated && !prevTruncated {
 		ix.log.Warn("resource index: listing cut short: more entries than the index takes per server; the rest are left out",
 			"server", st.name, "max_entries_per_server", ix.maxEntries)
@@ -152,7 +160,14 @@ func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Re
 // held.
 func (st *sourceState) publish(l *listing) {
 	st.docs, st.docSet, st.refused, st.windows, st.others = l.docs, l.docSet, l.refused, l.windows, l.others
-	st.listedAs, st.truncated = l.listedAs, l.truncated
+	st.listedAs, st.truncated, st.rejected = l.listedAs, l.truncated, l.rejected
+}
+
+// rejections counts the entries of a listing that break the rules, with
+// the first of them and why.
+type rejections struct {
+	n        int
+	uri, why string
 }
 
 type listing struct {
@@ -160,7 +175,9 @@ type listing struct {
 	docs     []string
 	docSet   map[string]struct{}
 	refused  map[hostKey]*refusal
+	rejected rejections
 	windows  []mcp.Resource
+	winSet   map[string]struct{}
 	others   map[string]struct{}
 	// offered counts the entries the server listed; past maxEntries the
 	// listing is truncated.
@@ -177,7 +194,34 @@ func (l listing) watch() []string {
 }
 
 func newListing() *listing {
-	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, refused: map[hostKey]*refusal{}, others: map[string]struct{}{}}
+	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, refused: map[hostKey]*refusal{},
+		winSet: map[string]struct{}{}, others: map[string]struct{}{}}
+}
+
+// reject counts uri as breaking the rules, for why.
+func (l *listing) reject(uri, why string) {
+	if l.rejected.n == 0 {
+		l.rejected.uri, l.rejected.why = uri, why
+	}
+	l.rejected.n++
+}
+
+// MaxURIBytes bounds a listed URI the index takes.
+const MaxURIBytes = 4096
+
+// badURI says why no listed URI may be taken as it is, whatever its
+// scheme, or "": too long, not UTF-8, or with control characters (C0,
+// DEL, C1), which no URI has and a terminal would act on.
+func badURI(uri string) string {
+	switch {
+	case len(uri) > MaxURIBytes:
+		return fmt.Sprintf("longer than %d bytes", MaxURIBytes)
+	case !utf8.ValidString(uri):
+		return "not UTF-8"
+	case strings.ContainsFunc(uri, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) }):
+		return "control characters"
+	}
+	return ""
 }
 
 // refuse counts r as refused under k, owned by owner.
@@ -190,13 +234,19 @@ func (l *listing) refuse(k hostKey, owner string) {
 
 // addLocked classifies one resource server listed: a Level 1 dpe://
 // document, a window, or another URI (routed by the read bridge). An
-// entry under a host another server owns is refused. Call with ix.mu held.
+// entry that breaks the rules (badURI, the dpe:// rules that answer 4204,
+// the window:// ones) is rejected; one under a host another server owns
+// is refused. Call with ix.mu held.
 func (ix *Index) addLocked(l *listing, server string, r mcp.Resource) {
+	if why := badURI(r.URI); why != "" {
+		l.reject(r.URI, why)
+		return
+	}
 	switch {
 	case strings.HasPrefix(r.URI, "dpe://"):
 		u, err := dpe.Parse(r.URI)
 		if err != nil {
-			ix.log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
+			l.reject(r.URI, err.Error())
 			return
 		}
 		k := hostKey{dpeKind, u.Host}
@@ -214,12 +264,17 @@ func (ix *Index) addLocked(l *listing, server string, r mcp.Resource) {
 			l.listedAs[r.URI] = r
 		}
 	case strings.HasPrefix(r.URI, windowScheme):
+		if _, _, _, err := desktop.Identify(r.URI); err != nil {
+			l.reject(r.URI, err.Error())
+			return
+		}
 		k := hostKey{windowKind, hostOfWindow(r.URI)}
 		if owner, ok := ix.claimLocked(k, server); !ok {
 			l.refuse(k, owner)
 			return
 		}
-		if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
+		if _, dup := l.winSet[r.URI]; !dup {
+			l.winSet[r.URI] = struct{}{}
 			l.windows = append(l.windows, r)
 		}
 	default:

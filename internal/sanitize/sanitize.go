@@ -248,18 +248,21 @@ func Clip(s string, max int) string {
 
 // TruncLeft keeps the last w terminal cells of s, marking a cut with "…"
 // (the end of a path says most). It never returns more than w cells, even
-// when a wide character sits on the cut.
+// when a wide character sits on the cut, and takes time linear in s (a
+// server may name a document with 10 KB of text).
 func TruncLeft(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
+	sw := ansi.StringWidth(s)
+	if sw <= w {
 		return s
 	}
-	r := []rune(s)
-	for i := range r {
-		if t := string(r[i:]); ansi.StringWidth(t) <= w-1 {
-			return "…" + t
+	// Drop what does not fit beside the "…"; a wide character on the cut
+	// can leave one cell too many, then drop one more.
+	for drop := sw - (w - 1); drop < sw; drop++ {
+		if t := ansi.TruncateLeft(s, drop, "…"); ansi.StringWidth(t) <= w {
+			return t
 		}
 	}
 	return "…"

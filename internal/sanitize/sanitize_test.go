@@ -150,3 +150,11 @@ func TestTruncLeft(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTruncLeftLong cuts a 10 KB name, as a hostile server may list.
+func BenchmarkTruncLeftLong(b *testing.B) {
+	long := strings.Repeat("long name 长名 ", 700)
+	for b.Loop() {
+		TruncLeft(long, 48)
+	}
+}

@@ -164,7 +164,7 @@ func (c *Computer) read(ctx context.Context, uri string) (*mcp.ReadResourceResul
 			return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "invalid dpe:// URI: %s", msg).
 				WithDetails(map[string]any{"uri": uri, "rule": int(dpe.RuleOf(err))})
 		}
-		name, ok := c.index.Owner(ctx, uri)
+		name, ok := c.index.HostOwner(ctx, u)
 		if !ok {
 			return nil, protocol.Errorf(protocol.CodeDocumentNotFound, "no MCP server of this computer serves host %q", u.Host).
 				WithDetails(map[string]any{"host": u.Host, "uri": uri})

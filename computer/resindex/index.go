@@ -454,13 +454,38 @@ func (ix *Index) waitListing(ctx context.Context, soft time.Time, full bool) {
 // Owner returns the server that serves uri: for dpe:// URIs the owner of
 // its host (see "Host ownership"), for other URIs the server that listed
 // that exact URI (or, for window:// URIs, the owner of its host when it
-// lists windows there). While
-// sources are listed for the first time it waits until one lists the URI
-// (or its host) or they are all listed.
+// lists windows there). While sources are listed for the first time it
+// waits until one lists the URI (or its host) or they are all listed.
 func (ix *Index) Owner(ctx context.Context, uri string) (string, bool) {
+	if !strings.HasPrefix(uri, "dpe://") {
+		return ix.route(ctx, target{uri: uri})
+	}
+	u, err := dpe.Parse(uri)
+	if err != nil {
+		return "", false
+	}
+	return ix.HostOwner(ctx, u)
+}
+
+// HostOwner is Owner of a dpe:// URI the caller has parsed already: the
+// owner of its host.
+func (ix *Index) HostOwner(ctx context.Context, u dpe.URI) (string, bool) {
+	return ix.route(ctx, target{host: u.Host, dpe: true})
+}
+
+// target is what a read is routed by: the host of a dpe:// URI, or any
+// other URI as listed.
+type target struct {
+	uri  string
+	host string
+	dpe  bool
+}
+
+// route looks t up, waiting while sources are in their first listing.
+func (ix *Index) route(ctx context.Context, t target) (string, bool) {
 	tried := map[*sourceState]bool{}
 	for {
-		name, ok, ch := ix.owner(uri, tried)
+		name, ok, ch := ix.owner(t, tried)
 		if ok || ch == nil {
 			return name, ok
 		}
@@ -472,13 +497,13 @@ func (ix *Index) Owner(ctx context.Context, uri string) (string, bool) {
 	}
 }
 
-// owner looks uri up; when it is not found and some source is still in
-// its first listing (started here if needed), it also returns the channel
-// to wait on before looking again.
-func (ix *Index) owner(uri string, tried map[*sourceState]bool) (string, bool, <-chan struct{}) {
+// owner looks t up; when it is not found and some source is still in its
+// first listing (started here if needed), it also returns the channel to
+// wait on before looking again.
+func (ix *Index) owner(t target, tried map[*sourceState]bool) (string, bool, <-chan struct{}) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if name, ok := ix.ownerLocked(uri); ok {
+	if name, ok := ix.ownerLocked(t); ok {
 		return name, true, nil
 	}
 	if len(ix.unlistedLocked(tried)) == 0 {
@@ -510,14 +535,11 @@ func (ix *Index) unlistedLocked(tried map[*sourceState]bool) []*sourceState {
 	return out
 }
 
-func (ix *Index) ownerLocked(uri string) (string, bool) {
-	if strings.HasPrefix(uri, "dpe://") {
-		u, err := dpe.Parse(uri)
-		if err != nil {
-			return "", false
-		}
-		return ix.liveOwnerLocked(hostKey{dpeKind, u.Host})
+func (ix *Index) ownerLocked(t target) (string, bool) {
+	if t.dpe {
+		return ix.liveOwnerLocked(hostKey{dpeKind, t.host})
 	}
+	uri := t.uri
 	names := slices.Sorted(maps.Keys(ix.sources))
 	for _, n := range names {
 		st := ix.sources[n]

@@ -21,15 +21,15 @@ import (
 // filters on the Computer (keywords that must all match, debounced; a file
 // type), sorts there, and opens the content search.
 type catalogScreen struct {
-	c *common
-	presence
+	c    *common
+	comp string
+	live liveTracker
 	w, h int
 
 	query   protocol.FinderQuery // keywords, type and sort (offsets per chunk)
 	list    catalogList
 	preview catalogPreview
 	reload  *catalogReload
-	again   bool // a notification came during a live reload
 	err     string
 	// waiting: err says the document servers are on their way up (a
 	// 4014 naming them starting, listing or restarting); the catalog
@@ -85,7 +85,7 @@ func newCatalogScreen(c *common, computer string) *catalogScreen {
 	ti.Placeholder = "words that must all match (space or comma separated)"
 	ti.CharLimit = 256
 	s := &catalogScreen{
-		c: c, presence: presence{comp: computer}, input: ti,
+		c: c, comp: computer, live: newLiveTracker(computer, false), input: ti,
 		query:   protocol.FinderQuery{MatchAll: true},
 		list:    newCatalogList(c),
 		preview: newCatalogPreview(c, computer),
@@ -166,6 +166,7 @@ func (s *catalogScreen) restartCmd(keepRows bool) tea.Cmd {
 	} else {
 		s.list.clear()
 		s.reload = nil
+		s.live.cancel() // a new query: a re-read of the old one is moot
 		s.unsorted = false
 	}
 	if !s.waiting {
@@ -175,6 +176,19 @@ func (s *catalogScreen) restartCmd(keepRows bool) tea.Cmd {
 }
 
 func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
+	switch s.live.observe(msg) {
+	case liveChanged:
+		s.preview.clear()
+		return s.live.rereadCmd(s.notifiedCmd)
+	case liveReconnected, liveEntered:
+		// An enter of this computer always re-reads: after a Server restart
+		// the browser may have re-joined first and read a 404 without ever
+		// seeing the computer leave.
+		s.preview.clear()
+		return s.live.rereadCmd(func() tea.Cmd { return s.refreshCmd(true) })
+	case liveLeft:
+		return nil
+	}
 	switch msg := msg.(type) {
 	case finderMsg:
 		return s.onFinder(msg)
@@ -191,29 +205,6 @@ func (s *catalogScreen) update(msg tea.Msg) tea.Cmd {
 	case typeCountsMsg:
 		if msg.owner == s {
 			return s.openTypePickerCmd(msg.counts, msg.err)
-		}
-	case UpdateFinderMsg:
-		if msg.Computer == s.comp {
-			s.preview.clear()
-			if s.reload != nil && s.reload.live && s.list.docs.waiting() {
-				s.again = true // a burst of notifications: one more reload at the end
-				return nil
-			}
-			return s.notifiedCmd()
-		}
-	case reconnectedMsg:
-		s.preview.clear()
-		return s.refreshCmd(true)
-	case LeaveOfficeMsg, EnterOfficeMsg:
-		// An enter of this computer always re-reads: after a Server restart
-		// the browser may have re-joined first and read a 404 without ever
-		// seeing the computer leave.
-		if s.track(msg) {
-			if s.gone {
-				return nil
-			}
-			s.preview.clear()
-			return s.refreshCmd(true)
 		}
 	case themeMsg:
 		s.styleInput()
@@ -248,7 +239,8 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 		s.err = describeError(msg.err, opFinder)
 		s.list.nav.setHeight(s.rowsHeight())
 		if !s.list.docs.waiting() {
-			s.reload, s.again = nil, false
+			s.reload = nil
+			s.live.cancel()
 		}
 		return s.retryCmd(unavailableTransient(msg.err))
 	}
@@ -270,8 +262,7 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 	cmd := tea.Batch(s.followSelection(), s.ensureCmd())
 	if !s.list.docs.waiting() && s.reload != nil {
 		s.finishReload()
-		if s.again {
-			s.again = false
+		if s.live.done() { // a burst of notifications: one more reload at the end
 			cmd = tea.Batch(cmd, s.notifiedCmd())
 		}
 	}
@@ -549,7 +540,7 @@ func (s *catalogScreen) view() string {
 	case s.list.docs.waiting():
 		title += st.Muted.Render(" · loading…")
 	}
-	if s.gone {
+	if s.live.isGone() {
 		title += "  " + st.Error.Render("computer left the office")
 	}
 	lines = append(lines, title)

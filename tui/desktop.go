@@ -14,8 +14,9 @@ import (
 // in the organizer's order, each a title bar (the window:// URI) and its
 // text. It re-reads on notify:update_desktop, keeping the scroll offset.
 type desktopScreen struct {
-	c *common
-	presence
+	c       *common
+	comp    string
+	live    liveTracker
 	windows []string
 	starts  []int // first line of each window in the pager
 	sel     int   // the selected window: `y` copies its URI
@@ -34,7 +35,7 @@ type desktopMsg struct {
 }
 
 func newDesktopScreen(c *common, computer string) *desktopScreen {
-	return &desktopScreen{c: c, presence: presence{comp: computer}, pg: newPager()}
+	return &desktopScreen{c: c, comp: computer, live: newLiveTracker(computer, true), pg: newPager()}
 }
 
 func (s *desktopScreen) init() tea.Cmd { return s.loadCmd() }
@@ -62,7 +63,7 @@ func (s *desktopScreen) setSize(w, h int) tea.Cmd {
 
 func (s *desktopScreen) layout() {
 	extra := 1
-	if s.err != "" || s.gone {
+	if s.err != "" || s.live.isGone() {
 		extra++
 	}
 	s.pg.setSize(s.w, max(s.h-extra, 1))
@@ -96,13 +97,25 @@ func (s *desktopScreen) renderWindows() {
 	s.pg.setY(y)
 }
 
+// relayout fits the windows under a header that changed.
+func (s *desktopScreen) relayout() tea.Cmd {
+	s.layout()
+	return nil
+}
+
 func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := s.live.handle(msg, s.relayout, s.loadCmd); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case desktopMsg:
 		if msg.req != s.req {
 			return nil
 		}
 		s.loading = false
+		if s.live.done() {
+			return s.loadCmd() // the desktop changed again meanwhile
+		}
 		if msg.err != nil {
 			s.err = describeError(msg.err, opDesktop)
 		} else {
@@ -115,28 +128,15 @@ func (s *desktopScreen) update(msg tea.Msg) tea.Cmd {
 			s.c.refreshed = s.c.now()
 		}
 		s.layout()
-	case UpdateDesktopMsg:
-		if msg.Computer == s.comp {
-			return s.loadCmd()
-		}
-	case reconnectedMsg:
-		return s.loadCmd()
 	case themeMsg:
 		s.renderWindows()
-	case LeaveOfficeMsg, EnterOfficeMsg:
-		if s.track(msg) {
-			s.layout()
-			if !s.gone {
-				return s.loadCmd()
-			}
-		}
 	case tea.KeyPressMsg:
 		k := s.c.keys
 		switch {
 		case key.Matches(msg, k.Nav.Back):
 			return popCmd
 		case key.Matches(msg, k.Global.Refresh):
-			return s.loadCmd()
+			return s.live.rereadCmd(s.loadCmd)
 		case key.Matches(msg, k.Desktop.NextWindow):
 			s.jump(1)
 			return nil
@@ -174,7 +174,7 @@ func (s *desktopScreen) view() string {
 		head += st.Muted.Render(" · loading…")
 	}
 	lines := []string{head}
-	if s.gone {
+	if s.live.isGone() {
 		lines = append(lines, st.Error.Render("✗ computer left the office"))
 	} else if s.err != "" {
 		lines = append(lines, st.Error.Render("✗ "+s.err))

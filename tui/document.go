@@ -15,8 +15,9 @@ import (
 // documentScreen shows a document's metadata and its page index, read in
 // chunks with depth=pages&offset&limit as the user scrolls.
 type documentScreen struct {
-	c *common
-	presence
+	c    *common
+	comp string
+	live liveTracker
 	sum  protocol.DPEDocumentSummary // from the catalog, shown until the read lands
 	u    dpe.URI                     // the document's URI, parsed once
 	uErr error
@@ -28,7 +29,6 @@ type documentScreen struct {
 	pages     chunks[protocol.DPEPageSummary]
 	nav       listNav
 	err       string
-	again     bool // a live change arrived during a reload
 
 	outline        *docOutlineMsg // the document's headings, read on the first T
 	outlineLoading bool
@@ -43,7 +43,7 @@ type docPagesMsg struct {
 
 func newDocumentScreen(c *common, computer string, sum protocol.DPEDocumentSummary) *documentScreen {
 	s := &documentScreen{
-		c: c, presence: presence{comp: computer}, sum: sum,
+		c: c, comp: computer, live: newLiveTracker(computer, false), sum: sum,
 		pages: newChunks[protocol.DPEPageSummary](pageChunk),
 	}
 	s.u, s.uErr = dpe.Parse(sum.URI)
@@ -87,7 +87,7 @@ func (s *documentScreen) headerLines() []string {
 	if s.sum.Unreadable != "" {
 		lines = append(lines, st.Error.Render(cell("✗ cannot be read: "+oneLine(s.sum.Unreadable), w)))
 	}
-	if s.gone {
+	if s.live.isGone() {
 		lines = append(lines, st.Error.Render("✗ computer left the office"))
 	}
 	if s.err != "" {
@@ -138,18 +138,28 @@ func (s *documentScreen) fetchCmd(chunk int) tea.Cmd {
 	})
 }
 
-// reload re-reads in place, keeping the cursor. A reload asked for while
-// one is in flight is coalesced into one more.
-func (s *documentScreen) reloadCmd() tea.Cmd {
-	if s.pages.reloading() && s.pages.waiting() {
-		s.again = true
-		return nil
-	}
+// reloadCmd re-reads in place, keeping the cursor. A reload asked for
+// while one is in flight is coalesced into one more.
+func (s *documentScreen) reloadCmd() tea.Cmd { return s.live.rereadCmd(s.restartCmd) }
+
+// restartCmd reads the page index again, showing the old rows until the
+// new ones arrive; the outline is read again when next asked for.
+func (s *documentScreen) restartCmd() tea.Cmd {
+	s.outline = nil
 	s.pages.restart(true)
 	return s.ensureCmd()
 }
 
+// relayout fits the list under a header that changed.
+func (s *documentScreen) relayout() tea.Cmd {
+	s.nav.setHeight(s.listHeight())
+	return nil
+}
+
 func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := s.live.handle(msg, s.relayout, s.restartCmd); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case docPagesMsg:
 		if !s.pages.answered(msg.chunk, msg.req) {
@@ -158,6 +168,9 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			s.err = describeError(msg.err, opDocument)
 			s.nav.setHeight(s.listHeight())
+			if !s.pages.waiting() {
+				s.live.cancel()
+			}
 			return nil
 		}
 		s.err = ""
@@ -170,9 +183,8 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 		s.total, s.haveTotal = max(total, s.pages.offset(msg.chunk)+len(msg.doc.Pages)), true
 		if !s.pages.waiting() {
 			s.pages.dropStale()
-			if s.again {
-				s.again = false
-				return s.reloadCmd()
+			if s.live.done() {
+				return s.restartCmd() // the document changed again meanwhile
 			}
 		}
 		s.nav.setHeight(s.listHeight())
@@ -182,20 +194,6 @@ func (s *documentScreen) update(msg tea.Msg) tea.Cmd {
 	case docOutlineMsg:
 		if msg.owner == s {
 			return s.onOutline(msg)
-		}
-	case UpdateFinderMsg:
-		if msg.Computer == s.comp {
-			s.outline = nil
-			return s.reloadCmd()
-		}
-	case reconnectedMsg:
-		return s.reloadCmd()
-	case LeaveOfficeMsg, EnterOfficeMsg:
-		if s.track(msg) {
-			s.nav.setHeight(s.listHeight())
-			if !s.gone {
-				return s.reloadCmd()
-			}
 		}
 	case tea.KeyPressMsg:
 		k := s.c.keys

@@ -14,8 +14,9 @@ import (
 // elementScreen shows a Level 3 element: its Markdown rendering, then its
 // content and metadata as coloured JSON.
 type elementScreen struct {
-	c *common
-	presence
+	c     *common
+	comp  string
+	live  liveTracker
 	doc   docInfo
 	brief protocol.DPEElementDetail // from the page, shown until the read lands
 	el    *protocol.DPEElementDetail
@@ -23,7 +24,6 @@ type elementScreen struct {
 
 	req     uint64
 	loading bool
-	again   bool // a live change arrived while loading
 	err     string
 	v       *viewer
 }
@@ -35,7 +35,7 @@ type elementMsg struct {
 }
 
 func newElementScreen(c *common, computer string, doc docInfo, brief protocol.DPEElementDetail) *elementScreen {
-	return &elementScreen{c: c, presence: presence{comp: computer}, doc: doc, brief: brief, v: newViewer(c)}
+	return &elementScreen{c: c, comp: computer, live: newLiveTracker(computer, false), doc: doc, brief: brief, v: newViewer(c)}
 }
 
 // elementURI is the Level 3 URI of the element.
@@ -84,7 +84,7 @@ func (s *elementScreen) headerLines() []string {
 	if el.Summary != "" {
 		lines = append(lines, wrapText(oneLine(el.Summary), max(s.w, 10), 2)...)
 	}
-	if s.gone {
+	if s.live.isGone() {
 		lines = append(lines, st.Error.Render("✗ computer left the office"))
 	} else if s.err != "" {
 		lines = append(lines, st.Error.Render("✗ "+s.err))
@@ -124,16 +124,26 @@ func renderElement(el protocol.DPEElementDetail, k renderKey, st Styles) string 
 	return b.String()
 }
 
+// restartCmd reads the element again, keeping the scroll offset.
+func (s *elementScreen) restartCmd() tea.Cmd {
+	if s.el != nil {
+		s.v.KeepScroll()
+	}
+	return s.loadCmd()
+}
+
 func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := s.live.handle(msg, s.layout, s.restartCmd); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case elementMsg:
 		if msg.req != s.req {
 			return nil
 		}
 		s.loading = false
-		if s.again {
-			s.again = false
-			return s.loadCmd()
+		if s.live.done() {
+			return s.loadCmd() // the element changed again meanwhile
 		}
 		if msg.err != nil {
 			s.err = describeError(msg.err, opElement)
@@ -148,24 +158,6 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmd, s.layout())
 	case renderStartMsg, renderedMsg, themeMsg:
 		return s.v.Update(msg)
-	case UpdateFinderMsg:
-		if msg.Computer == s.comp {
-			if s.loading && s.el != nil {
-				s.again = true
-				return nil
-			}
-			s.v.KeepScroll()
-			return s.loadCmd()
-		}
-	case reconnectedMsg:
-		return s.loadCmd()
-	case LeaveOfficeMsg, EnterOfficeMsg:
-		if s.track(msg) {
-			if s.gone {
-				return s.layout()
-			}
-			return tea.Batch(s.layout(), s.loadCmd())
-		}
 	case tea.KeyPressMsg:
 		k := s.c.keys
 		switch {
@@ -177,8 +169,7 @@ func (s *elementScreen) update(msg tea.Msg) tea.Cmd {
 			}
 			return nil
 		case key.Matches(msg, k.Global.Refresh):
-			s.v.KeepScroll()
-			return s.loadCmd()
+			return s.live.rereadCmd(s.restartCmd)
 		}
 		return s.v.Update(msg)
 	case tea.MouseWheelMsg:

@@ -18,8 +18,9 @@ import (
 // in a viewer, with an element list, a category filter, search, an outline
 // of its headings (and where the view is in it), its links, and paging.
 type pageScreen struct {
-	c *common
-	presence
+	c     *common
+	comp  string
+	live  liveTracker
 	doc   docInfo
 	index int
 	cats  []dpe.Category
@@ -28,7 +29,6 @@ type pageScreen struct {
 	page    *protocol.DPEPage
 	req     uint64
 	loading bool
-	again   bool // a live change arrived while loading
 	err     string
 
 	v        *viewer
@@ -56,7 +56,7 @@ type pageMsg struct {
 }
 
 func newPageScreen(c *common, computer string, doc docInfo, index int) *pageScreen {
-	return &pageScreen{c: c, presence: presence{comp: computer}, doc: doc, index: index, v: newViewer(c)}
+	return &pageScreen{c: c, comp: computer, live: newLiveTracker(computer, false), doc: doc, index: index, v: newViewer(c)}
 }
 
 func (s *pageScreen) init() tea.Cmd { return s.loadCmd() }
@@ -89,11 +89,10 @@ func (s *pageScreen) loadCmd() tea.Cmd {
 
 // reloadInPlaceCmd re-reads the page and restores the scroll offset. A
 // reload asked for while one is in flight is coalesced into one more.
-func (s *pageScreen) reloadInPlaceCmd() tea.Cmd {
-	if s.loading && s.page != nil {
-		s.again = true
-		return nil
-	}
+func (s *pageScreen) reloadInPlaceCmd() tea.Cmd { return s.live.rereadCmd(s.restartCmd) }
+
+// restartCmd reads the page again, keeping the scroll offset.
+func (s *pageScreen) restartCmd() tea.Cmd {
 	if s.page != nil {
 		s.v.KeepScroll()
 	}
@@ -106,7 +105,8 @@ func (s *pageScreen) goToCmd(index int) tea.Cmd {
 		return nil
 	}
 	s.index = index
-	s.page, s.err, s.again = nil, "", false
+	s.page, s.err = nil, ""
+	s.live.cancel()
 	s.jumpTo, s.highlight, s.highlightAt = "", "", ""
 	s.v.Reset()
 	s.els = listNav{}
@@ -133,7 +133,7 @@ func (s *pageScreen) contentWidth() int {
 
 func (s *pageScreen) pagerHeight() int {
 	h := s.h - 1
-	if s.err != "" || s.gone {
+	if s.err != "" || s.live.isGone() {
 		h--
 	}
 	return max(h, 1)
@@ -168,14 +168,16 @@ func glamourOf(style string) string { g, _, _ := strings.Cut(style, "/"); return
 func chromaOf(style string) string  { _, c, _ := strings.Cut(style, "/"); return c }
 
 func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := s.live.handle(msg, s.layout, s.restartCmd); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case pageMsg:
 		if msg.req != s.req {
 			return nil
 		}
 		s.loading = false
-		if s.again {
-			s.again = false
+		if s.live.done() {
 			return s.loadCmd() // the page changed again meanwhile
 		}
 		if msg.err != nil {
@@ -201,19 +203,6 @@ func (s *pageScreen) update(msg tea.Msg) tea.Cmd {
 		return s.v.Update(msg)
 	case themeMsg:
 		return s.v.Update(msg)
-	case UpdateFinderMsg:
-		if msg.Computer == s.comp {
-			return s.reloadInPlaceCmd()
-		}
-	case reconnectedMsg:
-		return s.reloadInPlaceCmd()
-	case LeaveOfficeMsg, EnterOfficeMsg:
-		if s.track(msg) {
-			if s.gone {
-				return s.layout()
-			}
-			return tea.Batch(s.layout(), s.reloadInPlaceCmd())
-		}
 	case tea.KeyPressMsg:
 		return s.key(msg)
 	case tea.MouseWheelMsg:
@@ -505,7 +494,7 @@ func (s *pageScreen) view() string {
 		info += " · rendering…"
 	}
 	lines := []string{title + st.Muted.Render(info)}
-	if s.gone {
+	if s.live.isGone() {
 		lines = append(lines, st.Error.Render("✗ computer left the office"))
 	} else if s.err != "" {
 		lines = append(lines, st.Error.Render("✗ "+s.err))

@@ -23,8 +23,9 @@ import (
 // "document · page · matching line"; enter opens the page with the match
 // highlighted.
 type searchScreen struct {
-	c *common
-	presence
+	c        *common
+	comp     string
+	live     liveTracker
 	fileType string
 	w, h     int
 
@@ -63,7 +64,7 @@ func newSearchScreen(c *common, computer, fileType string) *searchScreen {
 	ti.Prompt = "search for: "
 	ti.Placeholder = "words or a phrase in the documents' text"
 	ti.CharLimit = protocol.SearchMaxQuery
-	s := &searchScreen{c: c, presence: presence{comp: computer}, fileType: fileType, input: ti, editing: true}
+	s := &searchScreen{c: c, comp: computer, live: newLiveTracker(computer, false), fileType: fileType, input: ti, editing: true}
 	s.styleInput()
 	return s
 }
@@ -122,7 +123,7 @@ func (s *searchScreen) update(msg tea.Msg) tea.Cmd {
 	case themeMsg:
 		s.styleInput()
 	case LeaveOfficeMsg, EnterOfficeMsg:
-		s.track(msg)
+		s.live.observe(msg) // the title says when the computer left
 	case tea.KeyPressMsg:
 		return s.key(msg)
 	case tea.MouseWheelMsg:
@@ -247,7 +248,7 @@ func (s *searchScreen) view() string {
 	if s.fileType != "" {
 		title += "  " + st.Keyword.Render("type:"+s.fileType)
 	}
-	if s.gone {
+	if s.live.isGone() {
 		title += "  " + st.Error.Render("computer left the office")
 	}
 	lines := []string{title}

@@ -1,0 +1,134 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// liveEvent is what a message means to a screen showing one computer's
+// data.
+type liveEvent int
+
+const (
+	liveNone        liveEvent = iota
+	liveChanged               // the computer announced a change (notify:update_finder, or notify:update_desktop for the Desktop)
+	liveReconnected           // the session reconnected: notifications may have been missed
+	liveEntered               // the computer entered the office (back after leaving, or after a Server restart)
+	liveLeft                  // the computer left the office
+)
+
+// stale reports whether the screen should read what it shows again.
+func (e liveEvent) stale() bool {
+	return e == liveChanged || e == liveReconnected || e == liveEntered
+}
+
+// presence reports whether the event changed whether the computer is in
+// the office (the screen's "computer left" line comes or goes).
+func (e liveEvent) presence() bool { return e == liveEntered || e == liveLeft }
+
+// liveTracker is the live-reload helper every screen showing a computer's
+// data uses: it reads the session's notifications for that computer
+// (observe), follows whether the computer is in the office, and coalesces
+// re-reads (reread, done, cancel) so that a burst of notifications during a
+// re-read costs one more re-read at its end, not one each.
+type liveTracker struct {
+	comp    string
+	desktop bool // follows notify:update_desktop instead of notify:update_finder
+	gone    bool // the computer left the office and has not come back
+	busy    bool // a re-read is in flight
+	again   bool // another re-read was asked for meanwhile
+}
+
+// newLiveTracker follows computer; desktop follows its Desktop's
+// notifications instead of its Finder's.
+func newLiveTracker(computer string, desktop bool) liveTracker {
+	return liveTracker{comp: computer, desktop: desktop}
+}
+
+// observe classifies msg. An enter of the computer counts even when it was
+// not known to have left: after a Server restart the browser may re-join
+// first, read a 404, and never see the computer leave; its enter is the cue
+// to read again.
+func (l *liveTracker) observe(msg tea.Msg) liveEvent {
+	switch m := msg.(type) {
+	case UpdateFinderMsg:
+		if !l.desktop && m.Computer == l.comp {
+			return liveChanged
+		}
+	case UpdateDesktopMsg:
+		if l.desktop && m.Computer == l.comp {
+			return liveChanged
+		}
+	case reconnectedMsg:
+		return liveReconnected
+	case EnterOfficeMsg:
+		if m.Role == string(protocol.RoleComputer) && m.Name == l.comp {
+			l.gone = false
+			return liveEntered
+		}
+	case LeaveOfficeMsg:
+		if m.Role == string(protocol.RoleComputer) && m.Name == l.comp && !l.gone {
+			l.gone = true
+			return liveLeft
+		}
+	}
+	return liveNone
+}
+
+// isGone reports whether the computer left the office.
+func (l *liveTracker) isGone() bool { return l.gone }
+
+// reread asks for a re-read: it reports whether to start one now; while
+// one is in flight it only notes that another is wanted.
+func (l *liveTracker) reread() bool {
+	if l.busy {
+		l.again = true
+		return false
+	}
+	l.busy = true
+	return true
+}
+
+// done says that what the screen asked for has arrived (answer or error);
+// it reports whether a re-read asked for meanwhile must start now, which is
+// then in flight.
+func (l *liveTracker) done() bool {
+	if l.again {
+		l.again = false
+		return true
+	}
+	l.busy = false
+	return false
+}
+
+// cancel forgets the re-read in flight and any asked for meanwhile: the
+// screen shows something else now, or the re-read failed.
+func (l *liveTracker) cancel() { l.busy, l.again = false, false }
+
+// handle reacts to msg when it is a live message for the screen: relayout
+// (may be nil) when the computer left or came back, and restart, coalesced,
+// when what the screen shows is stale. ok is false for any other message.
+func (l *liveTracker) handle(msg tea.Msg, relayout, restart func() tea.Cmd) (cmd tea.Cmd, ok bool) {
+	ev := l.observe(msg)
+	if ev == liveNone {
+		return nil, false
+	}
+	var cmds []tea.Cmd
+	if ev.presence() && relayout != nil {
+		cmds = append(cmds, relayout())
+	}
+	if ev.stale() {
+		cmds = append(cmds, l.rereadCmd(restart))
+	}
+	return tea.Batch(cmds...), true
+}
+
+// rereadCmd runs restart unless a re-read is in flight (then one more
+// follows it).
+func (l *liveTracker) rereadCmd(restart func() tea.Cmd) tea.Cmd {
+	if !l.reread() {
+		return nil
+	}
+	return restart()
+}

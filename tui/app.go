@@ -19,49 +19,6 @@ import (
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 )
 
-// screen is one page of the browser. Screens are pointers mutated by update;
-// the App owns the stack and routes messages: keys and mouse to the top
-// screen, everything else (responses, live events) to every screen, each of
-// which ignores what it did not ask for.
-type screen interface {
-	// init starts the screen's first requests.
-	init() tea.Cmd
-	// update handles a message; it never blocks.
-	update(msg tea.Msg) tea.Cmd
-	// setSize gives the body's size.
-	setSize(w, h int) tea.Cmd
-	// view draws the body: at most h lines of at most w cells.
-	view() string
-	// crumb is the screen's part of the breadcrumbs.
-	crumb() string
-	// keys lists the bindings for the help views.
-	keys() help.KeyMap
-	// uri is what `y` copies; "" when there is nothing.
-	uri() string
-	// capturing reports that a text field or picker has the keyboard, so
-	// global keys (q, ?, y ...) are typed into it instead.
-	capturing() bool
-	// status is the screen's part of the status bar (filters, position).
-	status() string
-	// computer is the Computer the screen shows ("" when none).
-	computer() string
-}
-
-// Navigation messages screens return to the App.
-type (
-	pushMsg struct{ s screen }
-	popMsg  struct{}
-)
-
-// pushCmd opens s on top of the current screen.
-func pushCmd(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s} } }
-
-// popCmd goes back to the previous screen.
-func popCmd() tea.Msg { return popMsg{} }
-
-// themeMsg tells screens the palette changed, so cached renders are stale.
-type themeMsg struct{}
-
 // App is the browser's root model: the screen stack, breadcrumbs, help and
 // status bar.
 type App struct {
@@ -509,6 +466,3 @@ func (a *App) statusBar() string {
 	line := strings.Join(parts, st.StatusInfo.Render("│"))
 	return line + st.Status.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(line))))
 }
-
-// reconnectedMsg asks every screen to re-read what it shows.
-type reconnectedMsg struct{}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
-	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -54,16 +53,3 @@ type LeaveOfficeMsg struct {
 	Name string
 	Role string
 }
-
-// ConnStateMsg reports the session's connection state, in the connection's
-// own type (agent.State is the same): ConnConnecting, ConnConnected,
-// ConnReconnecting or ConnClosed.
-type ConnStateMsg struct{ State sio.State }
-
-// Connection states carried by ConnStateMsg.
-const (
-	ConnConnecting   = sio.StateConnecting
-	ConnConnected    = sio.StateConnected
-	ConnReconnecting = sio.StateReconnecting
-	ConnClosed       = sio.StateClosed
-)

@@ -162,7 +162,7 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 	titleW = max(titleW, 8)
 	var badge, pages, when, path string
 	if data {
-		badge = st.BadgeFor(d.FileType)
+		badge = badgeFor(st, d.FileType)
 		pages = cellLeft(itoa(d.PageCount)+"p", pagesW)
 		switch {
 		case d.Unreadable != "":

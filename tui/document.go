@@ -64,7 +64,7 @@ func (s *documentScreen) headerLines() []string {
 	}
 	w := max(s.w, 20)
 	lines := wrapStyledLines(st.Title, oneLine(d.Title), w, 2)
-	meta := st.BadgeFor(d.FileType) + " " + st.Muted.Render(count(d.PageCount, "page"))
+	meta := badgeFor(st, d.FileType) + " " + st.Muted.Render(count(d.PageCount, "page"))
 	if t := parseTime(d.LastModified); !t.IsZero() {
 		meta += st.Muted.Render(" · modified " + t.In(s.c.now().Location()).Format("2006-01-02 15:04") + " (" + relTime(t, s.c.now()) + ")")
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,104 +13,10 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/smcp-browse/smcp-browse/dpe"
-	"github.com/smcp-browse/smcp-browse/protocol"
 )
-
-// exportJob is what `s` saves, `o` pages and `E` edits: a file name stem,
-// the Markdown (built in a command: a whole document is read page by page)
-// and, for a document, the local file it came from.
-type exportJob struct {
-	name  string
-	title string // what the notice calls it
-	file  string // the document's local file (file:// URI on this machine), "" when none
-	build func(ctx context.Context, b Backend) (md string, err error)
-}
-
-// exporter is a screen whose content `s`, `o` and `E` act on.
-type exporter interface {
-	export() (exportJob, bool)
-}
-
-// staticExport is a job whose Markdown is already known.
-func staticExport(name, title, md string) exportJob {
-	return exportJob{name: name, title: title, build: func(context.Context, Backend) (string, error) { return md, nil }}
-}
 
 // exportTimeout bounds the reads of one export (a whole document).
 const exportTimeout = 5 * time.Minute
-
-// maxExportPages bounds the pages of a document an export reads.
-const maxExportPages = 10000
-
-// documentExport reads every page of a document and joins their Markdown.
-func documentExport(comp string, d protocol.DPEDocumentSummary) exportJob {
-	name := d.DocRef
-	if u, err := dpe.Parse(d.URI); err == nil && name == "" {
-		name = u.DocRef
-	}
-	return exportJob{
-		name: name, title: oneLine(d.Title), file: localFile(d.FileURI),
-		build: func(ctx context.Context, b Backend) (string, error) {
-			return documentMarkdown(ctx, b, comp, d)
-		},
-	}
-}
-
-// documentMarkdown is a whole document as Markdown: its title, then each
-// page's Markdown (with the page title as a heading when the page does not
-// start with it). The reads are bounded by maxExportPages and ctx.
-func documentMarkdown(ctx context.Context, b Backend, comp string, d protocol.DPEDocumentSummary) (string, error) {
-	u, err := dpe.Parse(d.URI)
-	if err != nil {
-		return "", err
-	}
-	doc := u.DocumentURI()
-	var sb strings.Builder
-	sb.WriteString("# " + oneLine(d.Title) + "\n")
-	for i := 0; i < maxExportPages; i++ {
-		p, err := b.ReadPage(ctx, comp, dpe.Page(doc.Host, doc.DocRef, i))
-		if protocol.CodeOf(err) == protocol.CodePageOutOfRange {
-			break
-		}
-		if err != nil {
-			return "", fmt.Errorf("page %d: %w", i+1, err)
-		}
-		p = sanitizePage(p)
-		md := strings.TrimSpace(dpe.RenderPageMarkdown(*p))
-		if t := oneLine(p.Title); t != "" && !startsWithHeading(p, t) {
-			sb.WriteString("\n## " + t + "\n")
-		}
-		if md != "" {
-			sb.WriteString("\n" + md + "\n")
-		}
-	}
-	return sb.String(), nil
-}
-
-// startsWithHeading reports whether the page's first element is a heading
-// saying title.
-func startsWithHeading(p *protocol.DPEPage, title string) bool {
-	if len(p.Elements) == 0 || p.Elements[0].Category != string(dpe.Heading) {
-		return false
-	}
-	text, _ := p.Elements[0].Content["text"].(string)
-	return strings.EqualFold(strings.TrimSpace(oneLine(text)), title)
-}
-
-// localFile returns the path of a file:// URI when that file exists on this
-// machine.
-func localFile(fileURI string) string {
-	u, err := url.Parse(fileURI)
-	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
-		return ""
-	}
-	if st, err := os.Stat(u.Path); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	return u.Path
-}
 
 // exportedMsg carries a built export to what asked for it.
 type exportedMsg struct {
@@ -130,9 +35,6 @@ const (
 	usePager
 	useEditor
 )
-
-// noticeMsg sets the status bar's notice.
-type noticeMsg string
 
 // execDoneMsg is sent when the pager or the editor exits.
 type execDoneMsg struct {

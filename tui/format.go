@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -102,110 +102,84 @@ func padLines(lines []string, h int) []string {
 	return lines
 }
 
-// listNav is the cursor and scroll offset of a list of n rows shown h at a
-// time. Only rows [top, top+h) are ever rendered.
-type listNav struct {
-	cursor, top, n, h int
-}
-
-func (l *listNav) setLen(n int) {
-	l.n = max(n, 0)
-	l.clamp()
-}
-
-func (l *listNav) setHeight(h int) {
-	l.h = max(h, 1)
-	l.clamp()
-}
-
-func (l *listNav) clamp() {
-	l.cursor = min(max(l.cursor, 0), max(l.n-1, 0))
-	if l.cursor < l.top {
-		l.top = l.cursor
-	}
-	if l.h > 0 && l.cursor >= l.top+l.h {
-		l.top = l.cursor - l.h + 1
-	}
-	l.top = min(max(l.top, 0), max(l.n-l.h, 0))
-}
-
-// set moves the cursor to i.
-func (l *listNav) set(i int) {
-	l.cursor = i
-	l.clamp()
-}
-
-func (l *listNav) move(d int) { l.set(l.cursor + d) }
-
-// visible returns the range of rows on screen.
-func (l listNav) visible() (from, to int) {
-	return l.top, min(l.n, l.top+l.h)
-}
-
-// update handles the movement keys and the mouse wheel.
-func (l *listNav) update(msg tea.Msg, k KeyMap) bool {
-	m, ok := navMoveOf(msg, k, l.h)
-	if !ok {
-		return false
-	}
-	switch {
-	case m.top:
-		l.set(0)
-	case m.bottom:
-		l.set(l.n - 1)
-	default:
-		if m.page {
-			l.top += m.by // a page key turns the page, not only the cursor
-		}
-		l.move(m.by)
-	}
-	return true
-}
-
-// navMove is what a movement key or the mouse wheel asks for: a step of by
-// rows (a whole page when page is set), or a jump to the top or bottom.
-type navMove struct {
-	by                int
-	page, top, bottom bool
-}
-
-// navMoveOf reads msg as a movement in a view h rows high.
-func navMoveOf(msg tea.Msg, k KeyMap, h int) (navMove, bool) {
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
-		switch {
-		case key.Matches(msg, k.Nav.Down):
-			return navMove{by: 1}, true
-		case key.Matches(msg, k.Nav.Up):
-			return navMove{by: -1}, true
-		case key.Matches(msg, k.Nav.PageDown):
-			return navMove{by: max(1, h), page: true}, true
-		case key.Matches(msg, k.Nav.PageUp):
-			return navMove{by: -max(1, h), page: true}, true
-		case key.Matches(msg, k.Nav.HalfDown):
-			return navMove{by: max(1, h/2)}, true
-		case key.Matches(msg, k.Nav.HalfUp):
-			return navMove{by: -max(1, h/2)}, true
-		case key.Matches(msg, k.Nav.Top):
-			return navMove{top: true}, true
-		case key.Matches(msg, k.Nav.Bottom):
-			return navMove{bottom: true}, true
-		}
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelDown:
-			return navMove{by: 3}, true
-		case tea.MouseWheelUp:
-			return navMove{by: -3}, true
-		}
-	}
-	return navMove{}, false
-}
-
 // rangeLabel is the "21–40 of 312" indicator for rows [from, to).
 func rangeLabel(from, to, total int) string {
 	if total == 0 {
 		return "0 of 0"
 	}
 	return itoa(from+1) + "–" + itoa(to) + " of " + itoa(total)
+}
+
+// joinColumns puts right beside left (padded to leftW cells), h lines.
+func joinColumns(left, right string, leftW, h int) string {
+	l := padLines(strings.Split(left, "\n"), h)
+	r := padLines(strings.Split(right, "\n"), h)
+	out := make([]string, h)
+	for i := range out {
+		out[i] = cell(l[i], leftW) + " " + r[i]
+	}
+	return strings.Join(out, "\n")
+}
+
+// plainRow removes a row's own styling so that the selection style covers
+// it evenly.
+func ansiStripForSelect(s string) string { return ansi.Strip(s) }
+
+// wrapStyledLines word-wraps plain text to w cells (at most maxLines) and
+// styles every line.
+func wrapStyledLines(st lipgloss.Style, text string, w, maxLines int) []string {
+	lines := wrapText(text, w, maxLines)
+	for i, l := range lines {
+		lines[i] = st.Render(l)
+	}
+	return lines
+}
+
+// keywordLines shows keywords as "# a  # b" wrapped to w cells; a "#"
+// stays with its keyword when the line wraps.
+func keywordLines(st lipgloss.Style, keywords []string, w, maxLines int) []string {
+	tags := make([]string, len(keywords))
+	for i, k := range keywords {
+		tags[i] = "#\u00a0" + oneLine(k)
+	}
+	lines := wrapText(strings.Join(tags, "  "), w, maxLines)
+	for i, l := range lines {
+		lines[i] = st.Render(strings.ReplaceAll(l, "\u00a0", " "))
+	}
+	return lines
+}
+
+// fit truncates a styled line to w cells.
+func fit(s string, w int) string {
+	// A cell takes at least one byte, so a line of at most w bytes fits
+	// without measuring it.
+	if len(s) <= w || ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// badgeFor renders a file type as a fixed-width badge such as "PDF ".
+func badgeFor(s Styles, fileType string) string {
+	ft := strings.ToLower(oneLine(fileType))
+	label := strings.ToUpper(ft)
+	if label == "" {
+		label = "?"
+	}
+	label = ansi.Truncate(label, 4, "…") // "APA…" for apache-2.0: cut, and seen to be
+	st := s.Badge
+	if col, ok := s.badges[ft]; ok {
+		st = st.Foreground(col)
+	}
+	return st.Render(label) + strings.Repeat(" ", max(0, 4-ansi.StringWidth(label)))
+}
+
+// styleInput gives a text field the theme's prompt and placeholder styles
+// and a steady cursor.
+func styleInput(ti *textinput.Model, s Styles) {
+	st := ti.Styles()
+	st.Focused.Prompt, st.Blurred.Prompt = s.Prompt, s.Prompt
+	st.Focused.Placeholder, st.Blurred.Placeholder = s.Muted, s.Muted
+	st.Cursor.Blink = false
+	ti.SetStyles(st)
 }

@@ -26,11 +26,6 @@ func (a *App) pushScreen(s screen, linked, start bool) tea.Cmd {
 	return cmd
 }
 
-// activator is a screen that wants to know when it is on top again.
-type activator interface {
-	activate() tea.Cmd
-}
-
 // popScreen goes back one screen (the root stays), keeping the screen left
 // for going forward.
 func (a *App) popScreen() tea.Cmd {
@@ -47,12 +42,6 @@ func (a *App) popScreen() tea.Cmd {
 		return ac.activate()
 	}
 	return nil
-}
-
-// linkCrumber is a screen with its own crumb for when a link opened it
-// (the screens that would say which document are not on the stack then).
-type linkCrumber interface {
-	linkCrumb() string
 }
 
 // crumbOf is the crumb of stack entry i.

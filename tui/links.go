@@ -174,12 +174,6 @@ func classifyLink(raw string) linkKind {
 	return linkFile
 }
 
-// followedMsg carries the screen a followed link opens, or why it cannot.
-type followedMsg struct {
-	s      screen
-	notice string
-}
-
 // followCmd follows a link found in document from, in computer comp: a
 // dpe:// URI opens that document, page or element; a relative path (or
 // file://) is resolved against the document's folder and looked up in the

@@ -54,11 +54,5 @@ const (
 	defaultTimeout     = 15 * time.Second
 	defaultDebounce    = 250 * time.Millisecond
 	defaultDesktopSize = 32
-	catalogChunk       = 50 // documents per get_finder request
-	pageChunk          = 50 // pages per depth=pages read
-	previewPages       = 8  // page titles shown in the catalog's preview
-	previewDelay       = 120 * time.Millisecond
-	previewCacheSize   = 256
-	widePreview        = 110                   // the catalog shows its preview pane from this width
-	resizeSettle       = 80 * time.Millisecond // re-render after a resize pauses this long
+	previewDelay       = 120 * time.Millisecond // the catalog cursor's rest before its preview is read
 )

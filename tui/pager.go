@@ -327,13 +327,3 @@ func (p *pager) percent() int {
 	}
 	return p.y * 100 / p.maxY()
 }
-
-// fit truncates a styled line to w cells.
-func fit(s string, w int) string {
-	// A cell takes at least one byte, so a line of at most w bytes fits
-	// without measuring it.
-	if len(s) <= w || ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…")
-}

@@ -237,3 +237,9 @@ func (p *picker) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (p *picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+
+// openPickerCmd shows p over the current screen.
+func openPickerCmd(p *picker) tea.Cmd { return func() tea.Msg { return openPickerMsg{p} } }
+
+// openPickerMsg asks the App to show a picker over the screen.
+type openPickerMsg struct{ p *picker }

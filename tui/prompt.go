@@ -34,16 +34,6 @@ func newPrompt(c *common, label, placeholder, value string) *prompt {
 
 func (p *prompt) restyle() { styleInput(&p.input, p.c.styles) }
 
-// styleInput gives a text field the theme's prompt and placeholder styles
-// and a steady cursor.
-func styleInput(ti *textinput.Model, s Styles) {
-	st := ti.Styles()
-	st.Focused.Prompt, st.Blurred.Prompt = s.Prompt, s.Prompt
-	st.Focused.Placeholder, st.Blurred.Placeholder = s.Muted, s.Muted
-	st.Cursor.Blink = false
-	ti.SetStyles(st)
-}
-
 // Init focuses the field.
 func (p *prompt) Init() tea.Cmd { return p.input.Focus() }
 
@@ -94,3 +84,9 @@ func (p *prompt) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (p *prompt) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+
+// openPromptCmd shows p under the current screen.
+func openPromptCmd(p *prompt) tea.Cmd { return func() tea.Msg { return openPromptMsg{p} } }
+
+// openPromptMsg asks the App to show a prompt under the screen.
+type openPromptMsg struct{ p *prompt }

@@ -13,33 +13,6 @@ import (
 	"github.com/smcp-browse/smcp-browse/dpe"
 )
 
-// Render modes of the page view, cycled with `m`.
-const (
-	modeRendered = iota
-	modeJSON
-	modeText
-	modeCount
-)
-
-func modeName(m int) string {
-	switch m {
-	case modeJSON:
-		return "raw JSON"
-	case modeText:
-		return "plain text"
-	}
-	return "rendered"
-}
-
-// renderKey identifies one rendering of a screen's content; a screen caches
-// its renders by key, so scrolling never re-renders and resizing back to a
-// width seen before is free.
-type renderKey struct {
-	mode  int
-	width int
-	style string
-}
-
 // renderMarkdown renders Markdown for a terminal of the given width with a
 // glamour standard style, tabs expanded first. On a glamour failure the Markdown is returned
 // word-wrapped, so the user still reads the text.

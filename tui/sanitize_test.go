@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -29,7 +30,11 @@ func TestSanitizeStructures(t *testing.T) {
 		}},
 	}
 	got := sanitizePage(p)
-	raw := renderJSON(got, "")
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := string(b)
 	for _, bad := range []string{"\x1b", "\x07", "\x00", "\u009b"} {
 		if strings.Contains(raw, bad) || strings.Contains(got.Title, bad) {
 			t.Errorf("sanitized page still holds %q: %s", bad, raw)

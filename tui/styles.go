@@ -2,11 +2,9 @@ package tui
 
 import (
 	"image/color"
-	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Styles holds every lipgloss style the browser draws with, so that a theme
@@ -132,19 +130,4 @@ func NewStyles(dark, noColor bool) Styles {
 		s.Glamour, s.Chroma = "notty", ""
 	}
 	return s
-}
-
-// BadgeFor renders a file type as a fixed-width badge such as "PDF ".
-func (s Styles) BadgeFor(fileType string) string {
-	ft := strings.ToLower(oneLine(fileType))
-	label := strings.ToUpper(ft)
-	if label == "" {
-		label = "?"
-	}
-	label = ansi.Truncate(label, 4, "…") // "APA…" for apache-2.0: cut, and seen to be
-	st := s.Badge
-	if col, ok := s.badges[ft]; ok {
-		st = st.Foreground(col)
-	}
-	return st.Render(label) + strings.Repeat(" ", max(0, 4-ansi.StringWidth(label)))
 }

@@ -11,7 +11,7 @@ import (
 func TestBadgeForLongTypeShowsTheCut(t *testing.T) {
 	st := NewStyles(true, true)
 	for ft, want := range map[string]string{"apache-2.0": "APA…", "md": "MD  ", "html": "HTML", "": "?   "} {
-		got := ansi.Strip(st.BadgeFor(ft))
+		got := ansi.Strip(badgeFor(st, ft))
 		if got != want || ansi.StringWidth(got) != 4 {
 			t.Errorf("BadgeFor(%q) = %q, want %q (4 cells)", ft, got, want)
 		}

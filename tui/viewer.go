@@ -206,3 +206,34 @@ func (v *viewer) FullHelp() [][]key.Binding {
 }
 
 var _ help.KeyMap = (*viewer)(nil)
+
+func modeName(m int) string {
+	switch m {
+	case modeJSON:
+		return "raw JSON"
+	case modeText:
+		return "plain text"
+	}
+	return "rendered"
+}
+
+// renderKey identifies one rendering of a screen's content; a screen caches
+// its renders by key, so scrolling never re-renders and resizing back to a
+// width seen before is free.
+type renderKey struct {
+	mode  int
+	width int
+	style string
+}
+
+// Render modes of the page view, cycled with `m`.
+const (
+	modeRendered = iota
+	modeJSON
+	modeText
+	modeCount
+)
+
+// resizeSettle is how long a resize must pause before the content is
+// rendered for the new width.
+const resizeSettle = 80 * time.Millisecond

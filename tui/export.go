@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
 )
 
 // exportTimeout bounds the reads of one export (a whole document).
@@ -20,7 +22,7 @@ const exportTimeout = 5 * time.Minute
 
 // exportedMsg carries a built export to what asked for it.
 type exportedMsg struct {
-	job  exportJob
+	job  common.ExportJob
 	how  exportUse
 	md   string
 	err  error
@@ -45,20 +47,20 @@ type execDoneMsg struct {
 
 // exportCmd starts an export of the top screen for how.
 func (a *App) exportCmd(how exportUse) tea.Cmd {
-	ex, ok := a.top().(exporter)
-	var job exportJob
+	ex, ok := a.top().(common.Exporter)
+	var job common.ExportJob
 	if ok {
-		job, ok = ex.export()
+		job, ok = ex.Export()
 	}
 	if !ok {
-		a.c.notice = "nothing to " + [...]string{"save", "page", "edit"}[how] + " here: choose a document, page or element"
+		a.c.Notice = "nothing to " + [...]string{"save", "page", "edit"}[how] + " here: choose a document, page or element"
 		return nil
 	}
-	if how == useEditor && job.file != "" {
-		return a.execCmd("editor", a.c.opts.Editor, job.file, "")
+	if how == useEditor && job.File != "" {
+		return a.execCmd("editor", a.c.Opts.Editor, job.File, "")
 	}
-	a.c.notice = "reading " + job.title + "…"
-	dir, backend := a.c.saveDir(), a.c.backend
+	a.c.Notice = "reading " + job.Title + "…"
+	dir, backend := a.c.SaveDir(), a.c.Backend
 	return func() (msg tea.Msg) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -67,10 +69,10 @@ func (a *App) exportCmd(how exportUse) tea.Cmd {
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), exportTimeout)
 		defer cancel()
-		md, err := job.build(ctx, backend)
+		md, err := job.Build(ctx, backend)
 		out := exportedMsg{job: job, how: how, md: md, err: err}
 		if err == nil && how == useSave {
-			out.path, out.err = writeNew(dir, safeName(job.name), md)
+			out.path, out.err = writeNew(dir, safeName(job.Name), md)
 		}
 		return out
 	}
@@ -81,24 +83,24 @@ func (a *App) exportCmd(how exportUse) tea.Cmd {
 func (a *App) exported(m exportedMsg) tea.Cmd {
 	verb := [...]string{"save", "page", "edit"}[m.how]
 	if m.err != nil {
-		a.c.notice = verb + " failed: " + m.err.Error()
+		a.c.Notice = verb + " failed: " + m.err.Error()
 		return nil
 	}
 	if m.how == useSave {
-		a.c.notice = "saved " + m.path
+		a.c.Notice = "saved " + m.path
 		return nil
 	}
-	temp, err := writeTemp(m.job.name, m.md)
+	temp, err := writeTemp(m.job.Name, m.md)
 	if err != nil {
-		a.c.notice = err.Error()
+		a.c.Notice = err.Error()
 		return nil
 	}
 	if m.how == useEditor {
-		a.c.notice = "editing a copy (the document is not a file on this machine)"
-		return a.execCmd("editor", a.c.opts.Editor, temp, temp)
+		a.c.Notice = "editing a copy (the document is not a file on this machine)"
+		return a.execCmd("editor", a.c.Opts.Editor, temp, temp)
 	}
-	a.c.notice = "" // read: the pager has it
-	return a.execCmd("pager", a.c.opts.Pager, temp, temp)
+	a.c.Notice = "" // read: the pager has it
+	return a.execCmd("pager", a.c.Opts.Pager, temp, temp)
 }
 
 // writeTemp writes md to a new temporary Markdown file.
@@ -121,7 +123,7 @@ func writeTemp(name, md string) (string, error) {
 func (a *App) execCmd(what, command, path, temp string) tea.Cmd {
 	args := strings.Fields(command)
 	if len(args) == 0 {
-		a.c.notice = "no " + what + " configured"
+		a.c.Notice = "no " + what + " configured"
 		return nil
 	}
 	c := exec.Command(args[0], append(args[1:], path)...)
@@ -135,7 +137,7 @@ func (m execDoneMsg) cleanup() tea.Cmd {
 			_ = os.Remove(m.temp)
 		}
 		if m.err != nil {
-			return noticeMsg(m.what + " failed: " + m.err.Error())
+			return common.NoticeMsg(m.what + " failed: " + m.err.Error())
 		}
 		return nil
 	}

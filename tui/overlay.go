@@ -6,7 +6,7 @@ import (
 )
 
 // Overlays are hosted by the App (as crush and mcptui do): a screen asks
-// for one with openPickerCmd or openPromptCmd, the App draws it over (a
+// for one with picker.OpenCmd or prompt.OpenCmd, the App draws it over (a
 // picker) or under (a prompt) the screen and gives it the keyboard until it
 // closes.
 
@@ -34,5 +34,5 @@ func (a *App) activeKeys() help.KeyMap {
 	case a.prompt != nil:
 		return a.prompt
 	}
-	return a.top().keys()
+	return a.top().Keys()
 }

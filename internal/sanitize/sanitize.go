@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Text removes everything from untrusted text that a terminal would act
@@ -244,23 +242,4 @@ func Clip(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// TruncLeft keeps the last w terminal cells of s, marking a cut with "…"
-// (the end of a path says most). It never returns more than w cells, even
-// when a wide character sits on the cut.
-func TruncLeft(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	r := []rune(s)
-	for i := range r {
-		if t := string(r[i:]); ansi.StringWidth(t) <= w-1 {
-			return "…" + t
-		}
-	}
-	return "…"
 }

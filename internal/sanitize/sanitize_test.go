@@ -129,24 +129,3 @@ func TestDisplayAndTitle(t *testing.T) {
 		})
 	}
 }
-
-// TruncLeft keeps the end of a path within w cells, also when a wide
-// character sits on the cut (ansi.TruncateLeft went one cell over there).
-func TestTruncLeft(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		w    int
-		want string
-	}{
-		{"notes/a.md", 20, "notes/a.md"},
-		{"team-001/notes/meeting.md", 12, "…/meeting.md"},
-		{"文档/报告/二〇二五年度总结.md", 5, "….md"}, // "…结.md" would be 6 cells,
-		{"文档", 1, "…"},
-		{"abc", 0, ""},
-	} {
-		got := TruncLeft(c.in, c.w)
-		if got != c.want || ansi.StringWidth(got) > c.w {
-			t.Errorf("TruncLeft(%q, %d) = %q (%d cells), want %q", c.in, c.w, got, ansi.StringWidth(got), c.want)
-		}
-	}
-}

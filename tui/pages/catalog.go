@@ -560,7 +560,7 @@ func (s *catalogScreen) View() string {
 	} else if s.filtered() {
 		lines = append(lines, s.filterLine())
 	}
-	lines = append(lines, "  "+st.ColumnHead.Render(s.list.row(catalogHeadings(), listW, false)))
+	lines = append(lines, "  "+st.ColumnHead.Render(s.list.row(catalogHeadings(), listW, "Path", false)))
 	empty := "This computer has no documents."
 	switch {
 	case s.waiting:

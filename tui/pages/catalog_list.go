@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/smcp-browse/smcp-browse/internal/sanitize"
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/protocol"
 
 	"github.com/smcp-browse/smcp-browse/tui/common"
@@ -89,6 +89,7 @@ func (l *catalogList) rows(w int, empty string) []string {
 	}
 	l.checkRowCache(w)
 	from, to := l.nav.Visible()
+	paths := l.shortPaths(from, to, w)
 	out := make([]string, 0, to-from)
 	for i := from; i < to; i++ {
 		d, ok := l.docs.at(i)
@@ -96,7 +97,7 @@ func (l *catalogList) rows(w int, empty string) []string {
 		if !ok {
 			line = common.Cell("    loading…", w-2)
 		} else {
-			line = l.cachedRow(d, w)
+			line = l.cachedRow(d, w, paths[i-from])
 		}
 		switch {
 		case i == l.nav.Cursor:
@@ -120,13 +121,33 @@ func (l *catalogList) checkRowCache(w int) {
 	}
 }
 
-// cachedRow is row(d, w, true) through the row cache (see checkRowCache).
-func (l *catalogList) cachedRow(d protocol.DPEDocumentSummary, w int) string {
-	if r, ok := l.rowCache[d.URI]; ok {
+// shortPaths fits the paths of rows [from, to) into the Path column of a
+// list w cells wide, keeping the folders that tell them apart (the rows
+// not loaded get "").
+func (l *catalogList) shortPaths(from, to, w int) []string {
+	_, pathW, _ := l.columns(w - 2)
+	paths := make([]string, to-from)
+	if pathW == 0 {
+		return paths
+	}
+	for i := from; i < to; i++ {
+		if d, ok := l.docs.at(i); ok {
+			paths[i-from] = common.OneLine(d.Path)
+		}
+	}
+	return shorten.Paths(paths, pathW)
+}
+
+// cachedRow is row(d, w, path, true) through the row cache (see
+// checkRowCache); path is the row's cut path, which depends on the rows
+// around it.
+func (l *catalogList) cachedRow(d protocol.DPEDocumentSummary, w int, path string) string {
+	key := d.URI + "\x00" + path
+	if r, ok := l.rowCache[key]; ok {
 		return r
 	}
-	r := l.row(d, w, true)
-	l.rowCache[d.URI] = r
+	r := l.row(d, w, path, true)
+	l.rowCache[key] = r
 	return r
 }
 
@@ -135,19 +156,18 @@ func catalogHeadings() protocol.DPEDocumentSummary {
 	return protocol.DPEDocumentSummary{Title: "Title", FileType: "Type", Server: "Server", LastModified: "Modified", Path: "Path"}
 }
 
-// row lays out one catalog row (or the headings) in w cells, the cursor
-// column excluded. A Path column (the document's path relative to its
-// server's folder, cut from the left so the file name stays) appears when
-// the Computer reports paths: identical titles can then be told apart.
-func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) string {
-	st := l.c.Styles
-	w -= 2
-	const typeW, pagesW, timeW = 4, 6, 9
-	serverW := min(18, max(0, w/5))
+// Widths of the catalog's fixed columns.
+const typeW, pagesW, timeW = 4, 6, 9
+
+// columns returns the widths of the title, path and server columns of a
+// row w cells wide (0: the column is not shown). A Path column appears
+// when the Computer reports paths: identical titles can then be told
+// apart.
+func (l *catalogList) columns(w int) (titleW, pathW, serverW int) {
+	serverW = min(18, max(0, w/5))
 	if w < 60 {
 		serverW = 0
 	}
-	pathW := 0
 	if l.withPath && w >= 70 {
 		pathW = min(40, max(w/3, 12))
 		serverW = min(serverW, 12)
@@ -155,15 +175,24 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 			serverW = 0 // the preview names the server; titles need the room
 		}
 	}
-	titleW := w - typeW - pagesW - timeW - 3
+	titleW = w - typeW - pagesW - timeW - 3
 	if serverW > 0 {
 		titleW -= serverW + 1
 	}
 	if pathW > 0 {
 		titleW -= pathW + 1
 	}
-	titleW = max(titleW, 8)
-	var badge, pages, when, path string
+	return max(titleW, 8), pathW, serverW
+}
+
+// row lays out one catalog row (or the headings) in w cells, the cursor
+// column excluded; path is the document's path relative to its server's
+// folder, already cut to the Path column (see shortPaths).
+func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, path string, data bool) string {
+	st := l.c.Styles
+	w -= 2
+	titleW, pathW, serverW := l.columns(w)
+	var badge, pages, when string
 	if data {
 		badge = common.BadgeFor(st, d.FileType)
 		pages = common.CellLeft(common.Itoa(d.PageCount)+"p", pagesW)
@@ -174,12 +203,12 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, data bool) strin
 			pages = st.Muted.Render(common.CellLeft("…", pagesW))
 		}
 		when = common.CellLeft(common.RelTime(common.ParseTime(d.LastModified), l.c.Now()), timeW)
-		path = common.Cell(sanitize.TruncLeft(common.OneLine(d.Path), pathW), pathW)
+		path = common.Cell(path, pathW)
 	} else {
 		badge = common.Cell(d.FileType, typeW)
 		pages = common.CellLeft("Pages", pagesW)
 		when = common.CellLeft(d.LastModified, timeW)
-		path = common.Cell(d.Path, pathW)
+		path = common.Cell(path, pathW)
 	}
 	out := common.Cell(common.OneLine(d.Title), titleW)
 	if pathW > 0 {

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
-	"github.com/smcp-browse/smcp-browse/internal/sanitize"
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/protocol"
 
 	"github.com/smcp-browse/smcp-browse/tui/common"
@@ -171,7 +171,7 @@ func (p *catalogPreview) draw(d protocol.DPEDocumentSummary, ok bool, w, h int) 
 		}
 		lines = append(lines, st.Muted.Render(common.Cell(strings.ToUpper(common.OneLine(d.FileType))+" · "+pages+" · "+common.RelTime(common.ParseTime(d.LastModified), p.c.Now()), inner)))
 		if d.Path != "" {
-			lines = append(lines, st.Muted.Render(common.Cell("path "+sanitize.TruncLeft(common.OneLine(d.Path), inner-5), inner)))
+			lines = append(lines, st.Muted.Render(common.Cell("path "+shorten.Path(common.OneLine(d.Path), inner-5), inner)))
 		}
 		if d.Unreadable != "" {
 			lines = append(lines, common.WrapStyledLines(st.Error, "✗ cannot be read: "+common.OneLine(d.Unreadable), inner, 3)...)

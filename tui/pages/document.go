@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/smcp-browse/smcp-browse/dpe"
-	"github.com/smcp-browse/smcp-browse/internal/sanitize"
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/protocol"
 
 	"github.com/smcp-browse/smcp-browse/tui/common"
@@ -87,7 +87,7 @@ func (s *documentScreen) headerLines() []string {
 		lines = append(lines, common.WrapText(common.OneLine(d.Summary), w, 3)...)
 	}
 	if s.sum.Path != "" {
-		lines = append(lines, st.Label.Render("path ")+common.Cell(sanitize.TruncLeft(common.OneLine(s.sum.Path), w-5), w-5))
+		lines = append(lines, st.Label.Render("path ")+common.Cell(shorten.Path(common.OneLine(s.sum.Path), w-5), w-5))
 	}
 	if d.FileURI != "" {
 		lines = append(lines, st.Label.Render("file ")+common.Cell(common.OneLine(d.FileURI), w-5))

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -12,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/protocol"
 
 	"github.com/smcp-browse/smcp-browse/tui/common"
@@ -272,8 +274,20 @@ func (s *searchScreen) View() string {
 		lines = append(lines, "", st.Muted.Render("  No document contains “"+s.query+"”."))
 	}
 	from, to := s.nav.Visible()
+	titleW, pathW, lineW := s.columns()
+	var paths []string
+	if pathW > 0 {
+		for _, m := range s.results[from:to] {
+			paths = append(paths, common.OneLine(m.Path))
+		}
+		paths = shorten.Paths(paths, pathW)
+	}
 	for i := from; i < to; i++ {
-		lines = append(lines, s.row(s.results[i], i == s.nav.Cursor))
+		path := ""
+		if pathW > 0 {
+			path = common.Cell(paths[i-from], pathW) + " "
+		}
+		lines = append(lines, s.row(s.results[i], i == s.nav.Cursor, titleW, path, lineW))
 	}
 	return strings.Join(common.PadLines(lines, s.h), "\n")
 }
@@ -309,14 +323,30 @@ func (s *searchScreen) progressLine() string {
 	return st.Muted.Render(line)
 }
 
-// row draws a result: document title, page, and the line with the match
-// highlighted.
-func (s *searchScreen) row(m protocol.SearchMatch, sel bool) string {
-	st := s.c.Styles
+// whereW is the width of a result's "p. N" column.
+const whereW = 7
+
+// columns returns the widths of the results' title, path (0 when no
+// result has a path) and line columns.
+func (s *searchScreen) columns() (titleW, pathW, lineW int) {
 	w := s.w - 2
-	titleW := min(max(w/4, 10), 36)
-	where := common.CellLeft("p. "+common.Itoa(m.PageIndex+1), 7)
-	lineW := max(w-titleW-len([]rune(where))-2, 10)
+	titleW = min(max(w/4, 10), 36)
+	if slices.ContainsFunc(s.results, func(m protocol.SearchMatch) bool { return m.Path != "" }) {
+		titleW, pathW = min(max(w/5, 10), 28), min(max(w/5, 10), 32)
+	}
+	lineW = w - titleW - whereW - 2
+	if pathW > 0 {
+		lineW -= pathW + 1
+	}
+	return titleW, pathW, max(lineW, 10)
+}
+
+// row draws a result: document title, its path (already cut to its
+// column, with the space after it), page, and the line with the match
+// highlighted.
+func (s *searchScreen) row(m protocol.SearchMatch, sel bool, titleW int, path string, lineW int) string {
+	st := s.c.Styles
+	where := common.CellLeft("p. "+common.Itoa(m.PageIndex+1), whereW)
 	title := common.OneLine(m.Title)
 	if title == "" {
 		title = m.DocRef
@@ -328,9 +358,9 @@ func (s *searchScreen) row(m protocol.SearchMatch, sel bool) string {
 	} else {
 		shown = common.Cell(text, lineW)
 	}
-	row := common.Cell(title, titleW) + " " + st.Muted.Render(where) + " " + shown
+	row := common.Cell(title, titleW) + " " + st.Muted.Render(path+where) + " " + shown
 	if sel {
-		return st.Selected.Render("▸ "+ansi.Strip(common.Cell(title, titleW)+" "+where+" ")) + shown
+		return st.Selected.Render("▸ "+ansi.Strip(common.Cell(title, titleW)+" "+path+where+" ")) + shown
 	}
 	return "  " + row
 }

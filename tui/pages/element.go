@@ -109,7 +109,7 @@ func (s *elementScreen) layout() tea.Cmd {
 }
 
 // renderElement lays out the rendering, the content JSON and the metadata.
-func renderElement(el protocol.DPEElementDetail, k viewer.RenderKey, st styles.Styles) string {
+func renderElement(el protocol.DPEElementDetail, k viewer.RenderKey, st styles.Styles) viewer.Rendered {
 	section := func(name string) string {
 		return st.Label.Render("── " + name + " " + strings.Repeat("─", max(0, k.Width-len([]rune(name))-4)))
 	}
@@ -128,7 +128,7 @@ func renderElement(el protocol.DPEElementDetail, k viewer.RenderKey, st styles.S
 		meta["metadata"] = el.Metadata
 	}
 	b.WriteString(render.WrapStyled(render.JSON(meta, chromaOf(k.Style)), k.Width))
-	return b.String()
+	return viewer.Plain(b.String())
 }
 
 // restartCmd reads the element again, keeping the scroll offset.
@@ -161,7 +161,7 @@ func (s *elementScreen) Update(msg tea.Msg) tea.Cmd {
 		s.el = msg.el
 		s.c.Refreshed = s.c.Now()
 		el := *s.el
-		cmd := s.v.SetContent(func(k viewer.RenderKey, st styles.Styles) string { return renderElement(el, k, st) })
+		cmd := s.v.SetContent(func(k viewer.RenderKey, st styles.Styles) viewer.Rendered { return renderElement(el, k, st) })
 		return tea.Batch(cmd, s.layout())
 	case viewer.RenderStartMsg, viewer.RenderedMsg, common.ThemeMsg:
 		return s.v.Update(msg)

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -48,10 +47,6 @@ type pageLink struct {
 	elementID string
 }
 
-// markdownLink matches [text](destination "title") and <autolinks> in an
-// element's rich Markdown form.
-var markdownLink = regexp.MustCompile(`\[((?:\\.|[^\]\\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)|<((?:https?|mailto|dpe):[^>\s]+)>`)
-
 // pageLinks returns the links of a page in order: link elements, and the
 // inline links of elements that carry a Markdown form.
 func pageLinks(p *protocol.DPEPage) []pageLink {
@@ -74,12 +69,9 @@ func pageLinks(p *protocol.DPEPage) []pageLink {
 			add(pageLink{text: common.OneLine(t), url: strings.TrimSpace(u), elementID: e.ElementID})
 		}
 		for _, md := range markdownForms(e.Content) {
-			for _, m := range markdownLink.FindAllStringSubmatch(md, -1) {
-				if m[3] != "" {
-					add(pageLink{text: m[3], url: m[3], elementID: e.ElementID})
-					continue
-				}
-				add(pageLink{text: common.OneLine(inlinePlain(m[1])), url: m[2], elementID: e.ElementID})
+			for _, l := range markdownLinks(md) {
+				l.elementID = e.ElementID
+				add(l)
 			}
 		}
 	}
@@ -114,14 +106,39 @@ func markdownForms(c map[string]any) []string {
 	return out
 }
 
-// inlinePlain returns the text inline Markdown shows, without its markup:
-// "`sync`" and "**sync**" are "sync", `a\*b` is "a*b" (so a link's text in
-// an element's Markdown form matches the same link's link element).
-func inlinePlain(md string) string {
+// markdownLinks returns the links, images and autolinks of inline
+// Markdown, as a CommonMark parser reads them: an escaped bracket
+// ("\\[[Go 1.xx](#x)\\]") is text, not part of the link.
+func markdownLinks(md string) []pageLink {
 	src := []byte(md)
 	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
-	var b strings.Builder
+	var out []pageLink
 	_ = gast.Walk(doc, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if !entering {
+			return gast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *gast.Link:
+			out = append(out, pageLink{text: common.OneLine(plainText(n, src)), url: string(util.UnescapePunctuations(n.Destination))})
+			return gast.WalkSkipChildren, nil
+		case *gast.Image:
+			out = append(out, pageLink{text: common.OneLine(plainText(n, src)), url: string(util.UnescapePunctuations(n.Destination))})
+			return gast.WalkSkipChildren, nil
+		case *gast.AutoLink:
+			out = append(out, pageLink{text: string(n.Label(src)), url: string(n.URL(src))})
+			return gast.WalkSkipChildren, nil
+		}
+		return gast.WalkContinue, nil
+	})
+	return out
+}
+
+// plainText is the text of a Markdown node's descendants without markup
+// (so a link's text in an element's Markdown form matches the same link's
+// link element).
+func plainText(root gast.Node, src []byte) string {
+	var b strings.Builder
+	_ = gast.Walk(root, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
 		if !entering {
 			return gast.WalkContinue, nil
 		}
@@ -233,11 +250,16 @@ func resolveLink(ctx context.Context, c *common.Common, b common.Backend, comp s
 	}
 	index, elementID := 0, ""
 	if anchor != "" {
-		hs, err := documentHeadings(ctx, b, comp, target)
+		// The heading's own id ends the read early: go_spec.html's 500
+		// links name ids.
+		o, err := readOutline(ctx, b, comp, target.uri, target.pages, func(hs []heading) bool {
+			h, ok := findAnchor(hs, anchor)
+			return ok && h.anchor != ""
+		})
 		if err != nil {
 			return common.FollowedMsg{}, err
 		}
-		h, ok := findAnchor(hs, anchor)
+		h, ok := findAnchor(o.headings, anchor)
 		if !ok {
 			return common.FollowedMsg{Notice: "no heading #" + common.OneLine(anchor) + " in " + common.OneLine(target.title)}, nil
 		}
@@ -246,26 +268,6 @@ func resolveLink(ctx context.Context, c *common.Common, b common.Backend, comp s
 	p := newPageScreen(c, comp, target, index)
 	p.jumpTo = elementID
 	return common.FollowedMsg{Screen: p}, nil
-}
-
-// documentHeadings reads the headings of every page of a document
-// (bounded by maxOutlinePages).
-func documentHeadings(ctx context.Context, b common.Backend, comp string, d docInfo) ([]heading, error) {
-	var out []heading
-	for i := 0; i < maxOutlinePages && (d.pages == 0 || i < d.pages); i++ {
-		u := dpe.Page(d.uri.Host, d.uri.DocRef, i).WithQuery(dpe.Query{Categories: []dpe.Category{dpe.Heading}})
-		p, err := b.ReadPage(ctx, comp, u)
-		if protocol.CodeOf(err) == protocol.CodePageOutOfRange {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		p = common.SanitizePage(p)
-		p.PageIndex = i
-		out = append(out, pageHeadings(p)...)
-	}
-	return out, nil
 }
 
 // errNotInCatalog is the error of a relative link to a file the Computer

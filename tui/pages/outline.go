@@ -2,8 +2,10 @@ package pages
 
 import (
 	"context"
+	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
@@ -21,6 +23,7 @@ type heading struct {
 	level     int
 	text      string
 	elementID string
+	anchor    string // the heading's own id (HTML id, {#id}), "" when none
 }
 
 // pageHeadings returns the heading elements of a page, in order.
@@ -44,7 +47,8 @@ func pageHeadings(p *protocol.DPEPage) []heading {
 		case int:
 			lvl = v
 		}
-		out = append(out, heading{page: p.PageIndex, level: min(max(lvl, 1), 6), text: text, elementID: e.ElementID})
+		anchor, _ := e.Content["anchor"].(string)
+		out = append(out, heading{page: p.PageIndex, level: min(max(lvl, 1), 6), text: text, elementID: e.ElementID, anchor: anchor})
 	}
 	return out
 }
@@ -64,26 +68,6 @@ func outlineItems(hs []heading, withPage bool) []picker.Item {
 		}
 	}
 	return items
-}
-
-// locateHeadings finds the line of each heading in rendered lines (plain
-// text): the first line at or after the previous heading's line that holds
-// the start of the heading's text (a heading that wraps is found by its
-// first words). A heading not found gets -1.
-func locateHeadings(lines []string, hs []heading) []int {
-	at := make([]int, len(hs))
-	from := 0
-	for i, h := range hs {
-		at[i] = -1
-		needle := strings.ToLower(headingProbe(h.text))
-		for l := from; l < len(lines); l++ {
-			if strings.Contains(strings.ToLower(lines[l]), needle) {
-				at[i], from = l, l+1
-				break
-			}
-		}
-	}
-	return at
 }
 
 // headingProbe is the start of a heading's text that survives wrapping:
@@ -135,17 +119,24 @@ func slug(text string) string {
 	return b.String()
 }
 
-// findAnchor returns the heading an #anchor names: by slug, then by text.
+// findAnchor returns the heading an #anchor names: by the heading's own
+// id first (exactly, then ignoring case), then by the slug of its text,
+// then by its text.
 func findAnchor(hs []heading, anchor string) (heading, bool) {
-	a := strings.ToLower(strings.TrimPrefix(anchor, "#"))
-	for _, h := range hs {
-		if slug(h.text) == a {
-			return h, true
-		}
+	a := strings.TrimPrefix(anchor, "#")
+	if u, err := url.PathUnescape(a); err == nil {
+		a = u
 	}
-	for _, h := range hs {
-		if strings.EqualFold(h.text, anchor) {
-			return h, true
+	for _, match := range []func(h heading) bool{
+		func(h heading) bool { return h.anchor != "" && h.anchor == a },
+		func(h heading) bool { return h.anchor != "" && strings.EqualFold(h.anchor, a) },
+		func(h heading) bool { return slug(h.text) == strings.ToLower(a) },
+		func(h heading) bool { return strings.EqualFold(h.text, a) },
+	} {
+		for _, h := range hs {
+			if match(h) {
+				return h, true
+			}
 		}
 	}
 	return heading{}, false
@@ -167,51 +158,66 @@ type docOutlineMsg struct {
 	err       error
 }
 
-// docOutlineCmd reads the headings of every page of doc (pages/N with
-// categories=heading, a few at a time, at most maxOutlinePages) and the
-// page titles.
+// docOutlineCmd reads the headings of every page of doc (at most
+// maxOutlinePages) and the page titles.
 func docOutlineCmd(c *common.Common, owner any, comp string, doc dpe.URI, pages int) tea.Cmd {
-	n := min(pages, maxOutlinePages)
 	return common.Call(c, func(ctx context.Context, b common.Backend) (docOutlineMsg, error) {
-		out := docOutlineMsg{owner: owner, doc: doc.String(), titles: make([]string, n), truncated: pages > n}
-		per := make([][]heading, n)
-		errs := make([]error, n)
-		sem := make(chan struct{}, outlineConcurrency)
-		done := make(chan struct{}, n)
-		for i := range n {
-			go func() {
-				sem <- struct{}{}
-				defer func() { <-sem; done <- struct{}{} }()
-				u := dpe.Page(doc.Host, doc.DocRef, i).WithQuery(dpe.Query{Categories: []dpe.Category{dpe.Heading}})
-				p, err := b.ReadPage(ctx, comp, u)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				p = common.SanitizePage(p)
-				p.PageIndex = i
-				out.titles[i] = common.OneLine(p.Title)
-				per[i] = pageHeadings(p)
-			}()
-		}
-		for range n {
-			<-done
-		}
-		for i := range n {
-			if errs[i] != nil {
-				if protocol.CodeOf(errs[i]) == protocol.CodePageOutOfRange {
-					out.titles = out.titles[:i]
-					break
-				}
-				return out, errs[i]
-			}
-			out.headings = append(out.headings, per[i]...)
-		}
-		return out, nil
+		o, err := readOutline(ctx, b, comp, doc, pages, nil)
+		return docOutlineMsg{owner: owner, doc: doc.String(), headings: o.headings, titles: o.titles, truncated: o.truncated}, err
 	}, func(m docOutlineMsg, err error) tea.Msg {
 		m.owner, m.err = owner, err
 		return m
 	})
+}
+
+// outline is what readOutline read of a document.
+type outline struct {
+	headings  []heading
+	titles    []string // page titles, by index
+	truncated bool     // the document has more pages than were read
+}
+
+// readOutline reads the headings and titles of doc's pages in order
+// (pages/N with categories=heading), outlineConcurrency pages at a time,
+// at most maxOutlinePages; pages is the page count, 0 when unknown (then
+// it reads until a page is out of range). enough, when not nil, is asked
+// after each batch with the headings read so far: true ends the read
+// there (a link's target is found).
+func readOutline(ctx context.Context, b common.Backend, comp string, doc dpe.URI, pages int, enough func([]heading) bool) (outline, error) {
+	n := maxOutlinePages
+	if pages > 0 {
+		n = min(pages, maxOutlinePages)
+	}
+	out := outline{truncated: pages > n}
+	for start := 0; start < n; start += outlineConcurrency {
+		end := min(start+outlineConcurrency, n)
+		pgs := make([]*protocol.DPEPage, end-start)
+		errs := make([]error, end-start)
+		var wg sync.WaitGroup
+		for i := start; i < end; i++ {
+			wg.Go(func() {
+				u := dpe.Page(doc.Host, doc.DocRef, i).WithQuery(dpe.Query{Categories: []dpe.Category{dpe.Heading}})
+				pgs[i-start], errs[i-start] = b.ReadPage(ctx, comp, u)
+			})
+		}
+		wg.Wait()
+		for k, err := range errs {
+			if protocol.CodeOf(err) == protocol.CodePageOutOfRange {
+				return out, nil
+			}
+			if err != nil {
+				return out, err
+			}
+			p := common.SanitizePage(pgs[k])
+			p.PageIndex = start + k
+			out.titles = append(out.titles, common.OneLine(p.Title))
+			out.headings = append(out.headings, pageHeadings(p)...)
+		}
+		if enough != nil && enough(out.headings) {
+			return out, nil
+		}
+	}
+	return out, nil
 }
 
 // documentOutlineItems lays a document outline out: for a document of

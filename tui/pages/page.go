@@ -2,6 +2,7 @@ package pages
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -159,19 +160,68 @@ func (s *pageScreen) SetSize(w, h int) tea.Cmd {
 	return s.layout()
 }
 
-// renderPage renders a page in one of the three modes for a width.
-func renderPage(p *protocol.DPEPage, k viewer.RenderKey, _ styles.Styles) string {
+// renderPage renders a page in one of the three modes for a width, with
+// the line of each heading it shows (see markHeadings).
+func renderPage(p *protocol.DPEPage, k viewer.RenderKey, _ styles.Styles) viewer.Rendered {
 	switch k.Mode {
 	case viewer.ModeJSON:
-		return render.WrapStyled(render.JSON(p, chromaOf(k.Style)), k.Width)
+		return viewer.Plain(render.WrapStyled(render.JSON(p, chromaOf(k.Style)), k.Width))
 	case viewer.ModeText:
-		return render.Wrap(dpe.RenderPageText(*p), k.Width)
+		marked, ids := markHeadings(p, false)
+		return anchored(render.Wrap(dpe.RenderPageText(marked), k.Width), ids)
 	}
-	md := dpe.RenderPageMarkdown(*p)
+	marked, ids := markHeadings(p, true)
+	md := dpe.RenderPageMarkdown(marked)
 	if strings.TrimSpace(md) == "" {
 		md = "*(no elements)*"
 	}
-	return render.Markdown(md, k.Width, glamourOf(k.Style))
+	return anchored(render.Markdown(md, k.Width, glamourOf(k.Style)), ids)
+}
+
+// anchored takes the heading marks out of a render.
+func anchored(out string, ids []string) viewer.Rendered {
+	text, anchors := render.Anchors(out, ids)
+	return viewer.Rendered{Text: text, Anchors: anchors}
+}
+
+// markHeadings returns a copy of the page whose headings start with
+// render.AnchorMark, and their element IDs in order: the renderer then
+// knows on which line each heading is, so that the outline and #anchor
+// links land on the heading itself (never on an earlier line that merely
+// says the same words). Headings a rendering leaves out (no text in plain
+// text, shown within another element) are not marked.
+func markHeadings(p *protocol.DPEPage, markdown bool) (protocol.DPEPage, []string) {
+	present := make(map[string]bool, len(p.Elements))
+	for _, e := range p.Elements {
+		present[e.ElementID] = true
+	}
+	out := *p
+	out.Elements = slices.Clone(p.Elements)
+	var ids []string
+	for i, e := range out.Elements {
+		if e.Category != string(dpe.Heading) {
+			continue
+		}
+		if w, _ := e.Content["within"].(string); w != "" && w != e.ElementID && present[w] {
+			continue
+		}
+		text, _ := e.Content["text"].(string)
+		md, _ := e.Content["markdown"].(string)
+		if !markdown && strings.TrimSpace(dpe.OneLine(text)) == "" {
+			continue
+		}
+		c := maps.Clone(e.Content)
+		if c == nil {
+			c = map[string]any{}
+		}
+		c["text"] = render.AnchorMark + text
+		if md != "" {
+			c["markdown"] = render.AnchorMark + md
+		}
+		out.Elements[i].Content = c
+		ids = append(ids, e.ElementID)
+	}
+	return out, ids
 }
 
 func glamourOf(style string) string { g, _, _ := strings.Cut(style, "/"); return g }
@@ -201,7 +251,7 @@ func (s *pageScreen) Update(msg tea.Msg) tea.Cmd {
 		s.els.SetLen(len(s.page.Elements))
 		s.outline, s.outlineOf = pageHeadings(s.page), nil
 		page := s.page
-		cmd := s.v.SetContent(func(k viewer.RenderKey, st styles.Styles) string { return renderPage(page, k, st) })
+		cmd := s.v.SetContent(func(k viewer.RenderKey, st styles.Styles) viewer.Rendered { return renderPage(page, k, st) })
 		cmd = tea.Batch(cmd, s.layout())
 		s.arrive()
 		return cmd
@@ -307,7 +357,13 @@ func (s *pageScreen) locatedOutline() ([]heading, []int) {
 		return s.outline, nil
 	}
 	if s.outlineOf == nil || s.outlineOf != s.v.Pager().ContentID() {
-		s.outlineAt = locateHeadings(s.v.Pager().PlainLines(), s.outline)
+		s.outlineAt = make([]int, len(s.outline))
+		for i, h := range s.outline {
+			s.outlineAt[i] = -1
+			if l, ok := s.v.Anchor(h.elementID); ok {
+				s.outlineAt[i] = l
+			}
+		}
 		s.outlineOf = s.v.Pager().ContentID()
 	}
 	return s.outline, s.outlineAt

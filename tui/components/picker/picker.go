@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/tui/common"
 	"github.com/smcp-browse/smcp-browse/tui/components/list"
 )
@@ -167,20 +168,28 @@ func (p *Model) hint() string {
 	return "enter choose · esc cancel"
 }
 
+// labelFloor is the least a label keeps beside a wide detail column.
+const labelFloor = 16
+
 // View draws the picker as a box of at most w×h cells.
 func (p *Model) View() string {
 	st := p.c.Styles
 	hint := p.hint()
-	widest := 0
+	widest, labels, details := 0, 0, 0
 	for _, it := range p.items {
-		wi := ansi.StringWidth(it.Label) + 2*it.Indent
-		if it.Detail != "" {
-			wi += ansi.StringWidth(it.Detail) + 2
+		lw, dw := ansi.StringWidth(it.Label)+2*it.Indent, ansi.StringWidth(it.Detail)
+		labels, details = max(labels, lw), max(details, dw)
+		if dw > 0 {
+			lw += dw + 2
 		}
-		widest = max(widest, wi)
+		widest = max(widest, lw)
 	}
 	innerW := max(24, widest+8, ansi.StringWidth(p.title), ansi.StringWidth(hint))
 	innerW = min(innerW, max(p.w-4, 10))
+	// The details (a link's target, a page number) are a column as wide as
+	// the widest, before the labels get what is left down to labelFloor:
+	// the target of a link is what its picker is for.
+	dw := max(min(details, innerW-3-min(labels, labelFloor)), min(details, 4))
 	extra := 5
 	if p.Filterable {
 		extra++
@@ -215,8 +224,7 @@ func (p *Model) View() string {
 		text := strings.Repeat("  ", it.Indent) + mark + it.Label
 		var line string
 		if it.Detail != "" {
-			dw := min(ansi.StringWidth(it.Detail), max((innerW-2)/3, 4))
-			line = common.Cell(text, innerW-3-dw) + " " + common.CellLeft(ansi.Truncate(it.Detail, dw, "…"), dw)
+			line = common.Cell(text, innerW-3-dw) + " " + common.CellLeft(shorten.Middle(it.Detail, dw), dw)
 		} else {
 			line = common.Cell(text, innerW-2)
 		}

@@ -17,7 +17,18 @@ import (
 // RenderFunc renders a screen's content for one key with a theme. It runs
 // in a command, off the Update goroutine, so it must only read what it
 // captured.
-type RenderFunc func(k RenderKey, st styles.Styles) string
+type RenderFunc func(k RenderKey, st styles.Styles) Rendered
+
+// Rendered is one render: its text and, for the elements the renderer
+// placed, the line each starts on (keyed by element ID), so that a jump to
+// an element lands on it whatever other lines say the same words.
+type Rendered struct {
+	Text    string
+	Anchors map[string]int
+}
+
+// Plain is a render without anchors.
+func Plain(text string) Rendered { return Rendered{Text: text} }
 
 // Model is the scrolling view of content that is rendered per mode, width
 // and theme (a page, an element): a component in soft-serve's sense (Init,
@@ -32,10 +43,11 @@ type Model struct {
 	mode   int
 	render RenderFunc // nil until there is content
 
-	cache  map[RenderKey]string
-	req    uint64    // the render in flight, 0 when none
-	reqKey RenderKey // what it renders
-	shown  RenderKey // the render the pager holds
+	cache   map[RenderKey]Rendered
+	req     uint64         // the render in flight, 0 when none
+	reqKey  RenderKey      // what it renders
+	shown   RenderKey      // the render the pager holds
+	anchors map[string]int // of the shown render
 
 	keepY     int // scroll offset to restore on the next render, -1 for none
 	keepRatio float64
@@ -46,7 +58,7 @@ type Model struct {
 type RenderedMsg struct {
 	req uint64
 	key RenderKey
-	out string
+	out Rendered
 }
 
 // RenderStartMsg starts a render that waited for a resize to settle.
@@ -60,7 +72,7 @@ const viewerCacheSize = 8
 
 // New returns an empty viewer; SetContent gives it something to show.
 func New(c *common.Common) *Model {
-	return &Model{c: c, pg: pager.New(), cache: map[RenderKey]string{}, keepY: -1}
+	return &Model{c: c, pg: pager.New(), cache: map[RenderKey]Rendered{}, keepY: -1}
 }
 
 // Init implements the component contract; a viewer starts empty.
@@ -71,15 +83,15 @@ func (v *Model) Init() tea.Cmd { return nil }
 // of the same content), otherwise the view starts at the top.
 func (v *Model) SetContent(render RenderFunc) tea.Cmd {
 	v.render = render
-	v.cache = map[RenderKey]string{}
+	v.cache = map[RenderKey]Rendered{}
 	v.req, v.shown = 0, RenderKey{}
 	return v.rerender()
 }
 
 // Reset forgets the content and the scroll position (another page).
 func (v *Model) Reset() {
-	v.render = nil
-	v.cache = map[RenderKey]string{}
+	v.render, v.anchors = nil, nil
+	v.cache = map[RenderKey]Rendered{}
 	v.req, v.shown, v.keepY, v.useRatio = 0, RenderKey{}, -1, false
 	v.pg = pager.New()
 	v.pg.SetSize(v.w, v.h)
@@ -117,6 +129,16 @@ func (v *Model) Mode() int { return v.mode }
 // Ready reports whether a render is on screen.
 func (v *Model) Ready() bool { return !v.pg.IsEmpty() }
 
+// Anchor returns the line the element id starts on in the render on
+// screen, when the renderer placed it.
+func (v *Model) Anchor(id string) (int, bool) {
+	if v.pg.IsEmpty() {
+		return 0, false
+	}
+	l, ok := v.anchors[id]
+	return l, ok
+}
+
 // Rendering reports whether a render is being made.
 func (v *Model) Rendering() bool { return v.req != 0 }
 
@@ -153,13 +175,14 @@ func (v *Model) rerender() tea.Cmd {
 	return run
 }
 
-func (v *Model) show(k RenderKey, out string) {
+func (v *Model) show(k RenderKey, out Rendered) {
 	if v.shown == k && !v.pg.IsEmpty() && v.keepY < 0 && !v.useRatio {
 		return
 	}
 	v.shown = k
+	v.anchors = out.Anchors
 	v.pg.SetSticky(k.Mode == ModeRendered)
-	v.pg.SetContent(out)
+	v.pg.SetContent(out.Text)
 	switch {
 	case v.keepY >= 0:
 		v.pg.SetY(v.keepY)
@@ -184,12 +207,12 @@ func (v *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		v.req = 0
 		if len(v.cache) >= viewerCacheSize {
-			v.cache = map[RenderKey]string{}
+			v.cache = map[RenderKey]Rendered{}
 		}
 		v.cache[msg.key] = msg.out
 		return v.rerender()
 	case common.ThemeMsg:
-		v.cache = map[RenderKey]string{}
+		v.cache = map[RenderKey]Rendered{}
 		return v.rerender()
 	case tea.KeyPressMsg, tea.MouseWheelMsg:
 		v.pg.Update(msg, v.c.Keys)

@@ -33,9 +33,9 @@ func testViewer(t *testing.T) (*Model, *common.Common, map[RenderKey]int, func(t
 		}
 	}
 	run(v.SetSize(100, 10))
-	run(v.SetContent(func(k RenderKey, _ styles.Styles) string {
+	run(v.SetContent(func(k RenderKey, _ styles.Styles) Rendered {
 		renders[k]++ // the render runs in the command: called from run, on this goroutine
-		return fmt.Sprintf("width %d style %s\nsecond line", k.Width, k.Style)
+		return Plain(fmt.Sprintf("width %d style %s\nsecond line", k.Width, k.Style))
 	}))
 	return v, c, renders, run
 }
@@ -112,23 +112,46 @@ func TestThemeChangeRendersWithTheNewStyles(t *testing.T) {
 
 func TestKeepScrollSurvivesAReload(t *testing.T) {
 	v, _, _, run := testViewer(t)
-	run(v.SetContent(func(RenderKey, styles.Styles) string {
+	run(v.SetContent(func(RenderKey, styles.Styles) Rendered {
 		var b strings.Builder
 		for i := range 100 {
 			fmt.Fprintf(&b, "line %d\n", i)
 		}
-		return b.String()
+		return Plain(b.String())
 	}))
 	v.Pager().SetY(40)
 	v.KeepScroll()
-	run(v.SetContent(func(RenderKey, styles.Styles) string {
+	run(v.SetContent(func(RenderKey, styles.Styles) Rendered {
 		var b strings.Builder
 		for i := range 100 {
 			fmt.Fprintf(&b, "line %d (reloaded)\n", i)
 		}
-		return b.String()
+		return Plain(b.String())
 	}))
 	if first := strings.SplitN(v.View(), "\n", 2)[0]; first != "line 40 (reloaded)" {
 		t.Fatalf("the reload moved the view to %q", first)
+	}
+}
+
+// An anchor is the line of the render on screen: it moves when the width
+// changes the layout.
+func TestAnchorsFollowTheRenderOnScreen(t *testing.T) {
+	v, _, _, run := testViewer(t)
+	run(v.SetContent(func(k RenderKey, _ styles.Styles) Rendered {
+		return Rendered{Text: "a\nb\nc\nd", Anchors: map[string]int{"h-1": k.Width / 25}}
+	}))
+	if l, ok := v.Anchor("h-1"); !ok || l != 4 {
+		t.Fatalf("anchor at 100 columns: %d %v", l, ok)
+	}
+	run(v.SetSize(50, 10))
+	if l, ok := v.Anchor("h-1"); !ok || l != 2 {
+		t.Fatalf("anchor at 50 columns: %d %v", l, ok)
+	}
+	if _, ok := v.Anchor("h-2"); ok {
+		t.Fatal("an element the renderer did not place has an anchor")
+	}
+	v.Reset()
+	if _, ok := v.Anchor("h-1"); ok {
+		t.Fatal("an anchor outlived its content")
 	}
 }

@@ -432,7 +432,8 @@ func (s *catalogScreen) probeTypesCmd() tea.Cmd {
 	})
 }
 
-// openTypePickerCmd shows the file types present (with their counts).
+// openTypePickerCmd shows the file types present with their counts, the
+// commonest first.
 func (s *catalogScreen) openTypePickerCmd(counts map[string]int, err error) tea.Cmd {
 	if err != nil {
 		s.c.Notice = "file types: " + common.DescribeError(err, common.OpFinder)
@@ -449,6 +450,9 @@ func (s *catalogScreen) openTypePickerCmd(counts map[string]int, err error) tea.
 	}
 	slices.Sort(types)
 	types = slices.Compact(types)
+	// The commonest first (go's 7,709 documents before a corpus's oddities),
+	// ties by name.
+	slices.SortStableFunc(types, func(a, b string) int { return counts[b] - counts[a] })
 	items := []picker.Item{{Label: "all types"}}
 	for _, t := range types {
 		items = append(items, picker.Item{Label: t, Detail: common.Itoa(counts[t])})

@@ -27,6 +27,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/tui/common"
 	"github.com/smcp-browse/smcp-browse/tui/components/overlay"
+	"github.com/smcp-browse/smcp-browse/tui/components/pager"
 	"github.com/smcp-browse/smcp-browse/tui/components/picker"
 	"github.com/smcp-browse/smcp-browse/tui/components/prompt"
 	"github.com/smcp-browse/smcp-browse/tui/pages"
@@ -46,6 +47,7 @@ type App struct {
 	w, h     int
 	conn     sio.State
 	showHelp bool
+	helpPg   pager.Model // the full help, scrolling where it does not fit
 	help     help.Model
 	mouse    bool
 
@@ -114,6 +116,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.w, a.h = msg.Width, msg.Height
 		a.help.SetWidth(a.w)
 		a.sizeOverlays()
+		if a.showHelp {
+			a.layoutHelp()
+		}
 		return a, a.broadcastSize()
 	case tea.BackgroundColorMsg:
 		if a.c.Styles.Dark != msg.IsDark() {
@@ -121,6 +126,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			a.help.Styles = a.c.Styles.Help
 			if a.prompt != nil {
 				a.prompt.Update(common.ThemeMsg{})
+			}
+			if a.showHelp {
+				a.layoutHelp()
 			}
 			return a, a.broadcast(common.ThemeMsg{})
 		}
@@ -162,7 +170,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.key(msg)
 	case tea.MouseMsg:
 		switch {
-		case a.showHelp || a.prompt != nil:
+		case a.showHelp:
+			a.helpPg.Update(msg, a.c.Keys)
+			return a, nil
+		case a.prompt != nil:
 			return a, nil
 		case a.picker != nil:
 			a.picker.Update(msg)
@@ -192,7 +203,11 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	if a.showHelp {
-		a.showHelp = false
+		// Where the help does not fit, the moving keys scroll it; any
+		// other key closes it.
+		if a.helpPg.MaxY() == 0 || !a.helpPg.Update(msg, k) {
+			a.showHelp = false
+		}
 		return nil
 	}
 	if a.picker != nil {
@@ -228,7 +243,8 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		a.forward = a.forward[:len(a.forward)-1]
 		return a.pushScreen(e.s, e.linked, false)
 	case key.Matches(msg, k.Global.Help):
-		a.showHelp = true
+		a.showHelp, a.helpPg = true, pager.New()
+		a.layoutHelp()
 		return nil
 	case key.Matches(msg, k.Global.Copy):
 		u := top.URI()
@@ -290,7 +306,7 @@ func (a *App) View() tea.View {
 	_, bh := a.bodySize()
 	var body string
 	if a.showHelp {
-		body = a.fullHelp()
+		body = a.helpPg.View(a.c.Styles)
 	} else {
 		body = a.top().View()
 		if a.picker != nil {
@@ -353,10 +369,21 @@ func (a *App) windowTitle() string {
 	return "smcp-browse — " + strings.Join(parts, " › ")
 }
 
-func (a *App) fullHelp() string {
+// layoutHelp lays the full help out for the body's size in its pager,
+// keeping the scroll offset: the top screen's keys, then the global ones,
+// in columns that fit the width; what does not fit the height scrolls.
+func (a *App) layoutHelp() {
+	w, h := a.bodySize()
 	groups := append(a.top().Keys().FullHelp(), a.c.Keys.GlobalHelp())
-	return a.c.Styles.Title.Render("Keys") + "\n\n" + helpColumns(a.help, groups, a.w) +
-		"\n\n" + a.c.Styles.Muted.Render("press any key to close")
+	keys := a.c.Styles.Title.Render("Keys") + "\n\n" + helpColumns(a.help, groups, w) + "\n\n"
+	hint := "press any key to close"
+	if strings.Count(keys, "\n")+1 > h {
+		hint = "↑/↓ pgup/pgdn scroll · any other key closes"
+	}
+	y := a.helpPg.YOffset()
+	a.helpPg.SetSize(w, h)
+	a.helpPg.SetContent(keys + a.c.Styles.Muted.Render(hint))
+	a.helpPg.SetY(y)
 }
 
 // helpColumns lays the help groups out as columns, starting a new row of

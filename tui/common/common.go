@@ -58,9 +58,6 @@ func New(b Backend, o Options) *Common {
 	if o.DesktopSize <= 0 {
 		o.DesktopSize = defaultDesktopSize
 	}
-	if o.SaveDir == "" {
-		o.SaveDir = "."
-	}
 	if o.Pager == "" {
 		o.Pager = "less"
 	}
@@ -116,5 +113,11 @@ func Call[T any](c *Common, fn func(ctx context.Context, b Backend) (T, error), 
 // Now returns the configured clock's time.
 func (c *Common) Now() time.Time { return c.Opts.Now() }
 
-// SaveDir returns the directory `s` writes into.
-func (c *Common) SaveDir() string { return c.Opts.SaveDir }
+// SaveDir returns the directory `s` writes into: Options.SaveDir, else
+// the user's Downloads folder (see defaultSaveDir).
+func (c *Common) SaveDir() string {
+	if c.Opts.SaveDir != "" {
+		return c.Opts.SaveDir
+	}
+	return defaultSaveDir(c.Sys.Getenv)
+}

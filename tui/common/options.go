@@ -8,8 +8,8 @@ import (
 )
 
 // Options configures the browser. The zero value works: it starts on the
-// office's computers, with a dark palette, no mouse, saving into the working
-// directory and paging with less.
+// office's computers, with a dark palette, no mouse, saving into the
+// Downloads folder and paging with less.
 type Options struct {
 	// Office names the office in the breadcrumbs; empty means Backend.Office().
 	Office string
@@ -28,7 +28,8 @@ type Options struct {
 	// Mouse captures the mouse (wheel scrolling). Off by default because
 	// capture breaks the terminal's own text selection.
 	Mouse bool
-	// SaveDir is where `s` writes Markdown files; empty means ".".
+	// SaveDir is where `s` writes Markdown files; empty means the user's
+	// Downloads folder ($XDG_DOWNLOAD_DIR, the desktop's, else ~/Downloads).
 	SaveDir string
 	// Pager is the command `o` runs on a temporary Markdown file, split on
 	// spaces (e.g. $PAGER); empty means "less".

@@ -30,17 +30,18 @@ func documentExport(comp string, d protocol.DPEDocumentSummary) common.ExportJob
 	}
 }
 
-// documentMarkdown is a whole document as Markdown: its title, then each
-// page's Markdown (with the page title as a heading when the page does not
-// start with it). The reads are bounded by maxExportPages and ctx.
+// documentMarkdown is a whole document as Markdown: its title (unless its
+// first page opens with it), then each page's Markdown (with the page title
+// as a heading when the page does not start with it and it is not the
+// document's). The reads are bounded by maxExportPages and ctx.
 func documentMarkdown(ctx context.Context, b common.Backend, comp string, d protocol.DPEDocumentSummary) (string, error) {
 	u, err := dpe.Parse(d.URI)
 	if err != nil {
 		return "", err
 	}
 	doc := u.DocumentURI()
+	title := common.OneLine(d.Title)
 	var sb strings.Builder
-	sb.WriteString("# " + common.OneLine(d.Title) + "\n")
 	for i := 0; i < maxExportPages; i++ {
 		p, err := b.ReadPage(ctx, comp, dpe.Page(doc.Host, doc.DocRef, i))
 		if protocol.CodeOf(err) == protocol.CodePageOutOfRange {
@@ -51,12 +52,21 @@ func documentMarkdown(ctx context.Context, b common.Backend, comp string, d prot
 		}
 		p = common.SanitizePage(p)
 		md := strings.TrimSpace(dpe.RenderPageMarkdown(*p))
-		if t := common.OneLine(p.Title); t != "" && !startsWithHeading(p, t) {
+		if i == 0 && !startsWithHeading(p, title) {
+			sb.WriteString("# " + title + "\n") // unless the document opens with it
+		}
+		if t := common.OneLine(p.Title); t != "" && !startsWithHeading(p, t) && !strings.EqualFold(t, title) {
 			sb.WriteString("\n## " + t + "\n")
 		}
 		if md != "" {
-			sb.WriteString("\n" + md + "\n")
+			if sb.Len() > 0 {
+				sb.WriteString("\n")
+			}
+			sb.WriteString(md + "\n")
 		}
+	}
+	if sb.Len() == 0 {
+		sb.WriteString("# " + title + "\n")
 	}
 	return sb.String(), nil
 }

@@ -700,6 +700,9 @@ func (s *pageScreen) Export() (common.ExportJob, bool) {
 	if s.page == nil {
 		return common.ExportJob{}, false
 	}
-	md := "# " + common.OneLine(s.page.Title) + "\n\n" + dpe.RenderPageMarkdown(*s.page)
+	md := dpe.RenderPageMarkdown(*s.page)
+	if t := common.OneLine(s.page.Title); !startsWithHeading(s.page, t) {
+		md = "# " + t + "\n\n" + md // unless the page opens with it
+	}
 	return common.StaticExport(s.doc.uri.DocRef+"-page-"+common.Itoa(s.index+1), "page "+s.pageLabel(), md), true
 }

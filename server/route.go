@@ -160,7 +160,7 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	req.routed, req.reqID, req.computer, req.lg = true, f.ReqID, f.Computer, nil
-	if s.so != nil {
+	if s.store.blocking() {
 		// In a cluster the computer is looked up in Redis, which may take
 		// up to a command's timeout (Redis hung): the socket's events are
 		// handled one at a time, so the lookup runs on a goroutine of its
@@ -189,17 +189,7 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Fi
 	if admitted {
 		defer s.recoverRequest(sess, req) // on a goroutine of its own (route)
 	}
-	var (
-		target           *session
-		remoteSID, node  string
-		officeID, sender string
-		e                *protocol.Error
-	)
-	if s.so != nil {
-		target, remoteSID, node, officeID, sender, e = s.targetCluster(sess, req.event, f.Computer)
-	} else {
-		target, officeID, sender, e = s.reg.target(sess, f.Computer)
-	}
+	to, officeID, sender, e := s.store.target(sess, req.event, f.Computer)
 	if e != nil {
 		fail(e)
 		return
@@ -228,10 +218,11 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Fi
 		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID, start: time.Now(),
 		from: sess, ack: req.ack, srv: s,
 	}
-	if target == nil {
-		s.forwardRemote(p, remoteSID, node, officeID, payload, timeout)
-		return
-	}
+	to.send(s, p, payload, timeout, req)
+}
+
+// send forwards a request to the computer target on this node.
+func (target *session) send(s *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, req logged) {
 	s.forward(p, target, payload, timeout, req)
 }
 

@@ -8,7 +8,8 @@ import (
 	"log/slog"
 
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -18,7 +19,7 @@ import (
 type request struct {
 	event   string
 	payload any
-	ack     sio.Ack
+	ack     sioserver.Ack
 	base    *slog.Logger // the session's logger
 	lg      *slog.Logger // base with the attributes, built on first use
 
@@ -47,13 +48,13 @@ func (r *request) logger() *slog.Logger {
 }
 
 // onConnection registers the session and its event handler.
-func (s *Server) onConnection(sock *sio.Socket) {
+func (s *Server) onConnection(sock *sioserver.Socket) {
 	version := sock.Query("a2c_version")
 	sess := newSession(sock.ID(), version, sock)
 	s.sessions.add(sess)
 	log := s.log.With("sid", sess.sid)
 	log.Info("connected", "a2c_version", version, "remote", sock.Address())
-	sock.OnEvent(func(event string, payload any, ack sio.Ack) {
+	sock.OnEvent(func(event string, payload any, ack sioserver.Ack) {
 		req := &request{event: event, payload: payload, ack: ack, base: log}
 		defer s.recoverRequest(sess, req)
 		s.handle(sess, req)
@@ -185,12 +186,12 @@ func (s *Server) object(req *request) (json.RawMessage, *protocol.Error) {
 
 // decodeFields is decode for the routing fields of a client:* request: the
 // payload's other fields are left unread.
-func (s *Server) decodeFields(req *request, fields []sio.Field) *protocol.Error {
+func (s *Server) decodeFields(req *request, fields []wire.Field) *protocol.Error {
 	raw, perr := s.object(req)
 	if perr != nil {
 		return perr
 	}
-	if err := sio.DecodeFields(raw, fields); err != nil {
+	if err := wire.DecodeFields(raw, fields); err != nil {
 		return protocol.Errorf(protocol.CodeBadRequest, "%s: %v", clip(req.event), err)
 	}
 	return nil

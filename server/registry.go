@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -246,9 +246,9 @@ func (r *registry) officeCount() int {
 }
 
 // A single node has no lifecycle of its own.
-func (r *registry) configure(*sio.ServerOptions) {}
-func (r *registry) bind(*sio.Server)             {}
-func (r *registry) start(context.Context) error  { return nil }
-func (r *registry) close()                       {}
-func (r *registry) admits() error                { return nil }
-func (r *registry) shutdown()                    {}
+func (r *registry) configure(*sioserver.ServerOptions) {}
+func (r *registry) bind(*sioserver.Server)             {}
+func (r *registry) start(context.Context) error        { return nil }
+func (r *registry) close()                             {}
+func (r *registry) admits() error                      { return nil }
+func (r *registry) shutdown()                          {}

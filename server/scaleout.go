@@ -30,7 +30,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server/cluster"
 )
@@ -91,13 +91,13 @@ func (cs *clusterStore) officeCount() int {
 
 // configure links the node's Socket.IO server to the others' through the
 // library's Redis adapter (which carries the notifications).
-func (cs *clusterStore) configure(o *sio.ServerOptions) {
+func (cs *clusterStore) configure(o *sioserver.ServerOptions) {
 	pub, sub := cs.node.AdapterClients()
-	o.Adapter = sio.RedisAdapter(context.Background(), pub, sub, cs.node.Prefix()+"-sio", cs.log)
+	o.Adapter = sioserver.RedisAdapter(context.Background(), pub, sub, cs.node.Prefix()+"-sio", cs.log)
 }
 
 // bind listens to the other nodes' notifications.
-func (cs *clusterStore) bind(io *sio.Server) { io.OnServerEvent(noticeEvent, cs.onNotice) }
+func (cs *clusterStore) bind(io *sioserver.Server) { io.OnServerEvent(noticeEvent, cs.onNotice) }
 
 // start takes the node's lease in Redis and starts publishing; it does
 // nothing when called again.

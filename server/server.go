@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -141,7 +141,7 @@ type Server struct {
 	version  protocol.ProtocolVersion // the one the Server speaks
 	log      *slog.Logger
 	debug    bool // the logger takes debug lines
-	io       *sio.Server
+	io       *sioserver.Server
 	sessions *sessionTable
 	store    officeStore   // the offices: in memory, or in the cluster's Redis
 	storeErr error         // why the cluster's store could not be set up
@@ -161,7 +161,7 @@ func New(opts Options) *Server {
 	}
 	s.version = v
 	s.debug = s.log.Enabled(context.Background(), slog.LevelDebug)
-	so := sio.ServerOptions{
+	so := sioserver.ServerOptions{
 		Logger:          s.log,
 		MaxPayloadBytes: opts.MaxPayloadBytes,
 		PingInterval:    opts.PingInterval,
@@ -180,7 +180,7 @@ func New(opts Options) *Server {
 		}
 	}
 	s.store.configure(&so)
-	s.io = sio.NewServer(so)
+	s.io = sioserver.NewServer(so)
 	s.store.bind(s.io)
 	return s
 }

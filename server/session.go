@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -97,7 +97,7 @@ func (s *session) request(event string, payload any, fn func([]json.RawMessage, 
 }
 
 // ack answers one of the session's requests.
-func (s *session) ack(fn sio.Ack, args ...any) {
+func (s *session) ack(fn sioserver.Ack, args ...any) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	fn(args...)

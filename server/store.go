@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -48,8 +48,8 @@ type officeStore interface {
 
 	// configure adds what the store needs to the Socket.IO server's
 	// options (the cluster's Redis adapter); bind gives it the server.
-	configure(o *sio.ServerOptions)
-	bind(io *sio.Server)
+	configure(o *sioserver.ServerOptions)
+	bind(io *sioserver.Server)
 	// start connects the store (the cluster's lease in Redis); close ends
 	// it once the node's clients are gone.
 	start(ctx context.Context) error

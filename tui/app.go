@@ -16,7 +16,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/agent"
 )
 
 // screen is one page of the browser. Screens are pointers mutated by update;
@@ -73,7 +73,7 @@ type App struct {
 	linked   []bool
 	forward  []historyEntry
 	w, h     int
-	conn     sio.State
+	conn     agent.State
 	showHelp bool
 	help     help.Model
 	mouse    bool

@@ -3,8 +3,8 @@ package tui
 import (
 	"context"
 
+	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
-	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -55,15 +55,15 @@ type LeaveOfficeMsg struct {
 	Role string
 }
 
-// ConnStateMsg reports the session's connection state, in the connection's
-// own type (agent.State is the same): ConnConnecting, ConnConnected,
+// ConnStateMsg reports the session's connection state, in the agent's
+// type (agent.State): ConnConnecting, ConnConnected,
 // ConnReconnecting or ConnClosed.
-type ConnStateMsg struct{ State sio.State }
+type ConnStateMsg struct{ State agent.State }
 
 // Connection states carried by ConnStateMsg.
 const (
-	ConnConnecting   = sio.StateConnecting
-	ConnConnected    = sio.StateConnected
-	ConnReconnecting = sio.StateReconnecting
-	ConnClosed       = sio.StateClosed
+	ConnConnecting   = agent.StateConnecting
+	ConnConnected    = agent.StateConnected
+	ConnReconnecting = agent.StateReconnecting
+	ConnClosed       = agent.StateClosed
 )

@@ -1,4 +1,4 @@
-package sio
+package sioserver
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/zishang520/socket.io/servers/engine/v3/transports"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -314,7 +315,7 @@ func (g *gatedTransport) RemoveListener(ev types.EventName, l types.EventListene
 
 // fromTransport is the gate's listener of the library transport's packets.
 func (g *gatedTransport) fromTransport(args ...any) {
-	if p, ok := firstArg(args).(*packet.Packet); ok {
+	if p, ok := wire.FirstArg(args).(*packet.Packet); ok {
 		g.pushPacket(p)
 	}
 }
@@ -355,7 +356,7 @@ func (g *gatedTransport) deliver(in incoming, fs *fastSocket, ls []types.EventLi
 	p := in.p
 	switch {
 	case in.msg != nil && in.binary:
-		if fs != nil && fs.dec.reconstructing() {
+		if fs != nil && fs.dec.Reconstructing() {
 			fs.deliverBinary(in.msg)
 			return
 		}

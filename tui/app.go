@@ -23,7 +23,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/agent"
 
 	"github.com/smcp-browse/smcp-browse/tui/common"
 	"github.com/smcp-browse/smcp-browse/tui/components/overlay"
@@ -45,7 +45,7 @@ type App struct {
 	linked   []bool
 	forward  []historyEntry
 	w, h     int
-	conn     sio.State
+	conn     agent.State
 	showHelp bool
 	helpPg   pager.Model // the full help, scrolling where it does not fit
 	help     help.Model

@@ -1,4 +1,4 @@
-package sio
+package wire
 
 import (
 	"encoding/json"
@@ -119,8 +119,8 @@ func ObjectFields(raw []byte, fn func(key, value []byte) bool) error {
 	return errNotValid
 }
 
-// keyName unquotes a member's key.
-func keyName(key []byte) string {
+// KeyName unquotes a member's key.
+func KeyName(key []byte) string {
 	for _, c := range key {
 		if c == '\\' {
 			var s string
@@ -162,7 +162,7 @@ type Field struct {
 func DecodeFields(raw []byte, fields []Field) error {
 	var ferr error
 	err := ObjectFields(raw, func(key, value []byte) bool {
-		name := keyName(key)
+		name := KeyName(key)
 		for i := range fields {
 			f := &fields[i]
 			if !strings.EqualFold(name, f.Name) {
@@ -212,7 +212,7 @@ func SetField(raw []byte, name string, value any) (json.RawMessage, error) {
 	out = append(out, ':')
 	out = append(out, v...)
 	err = ObjectFields(raw, func(key, val []byte) bool {
-		if strings.EqualFold(keyName(key), name) {
+		if strings.EqualFold(KeyName(key), name) {
 			return true
 		}
 		out = append(out, ',')

@@ -32,6 +32,10 @@ import (
 const (
 	hostileOffice = "office-hostile"
 	goodHost      = "docs.good"
+	// computerBinEnv names another smcp-browse binary to run as the
+	// Computer (serve-docs stays this checkout's), to measure an older
+	// build with the same tests: the figures they log are its own.
+	computerBinEnv = "COMPUTER_TEST_COMPUTER_BIN"
 )
 
 // hostileRig is a running Computer process with a good and an evil server.
@@ -81,7 +85,7 @@ func startHostile(t *testing.T, hs hostileSetup) *hostileRig {
 	if hs.requestTimeout > 0 {
 		args = append(args, "--request-timeout", hs.requestTimeout.String())
 	}
-	r.cmd = exec.Command(bin, args...)
+	r.cmd = exec.Command(cmpOr(os.Getenv(computerBinEnv), bin), args...)
 	r.cmd.Stderr = r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)

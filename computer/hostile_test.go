@@ -158,7 +158,7 @@ func (r *hostileRig) goodListed(t *testing.T, within time.Duration) []protocol.D
 func (r *hostileRig) goodServed(t *testing.T) {
 	t.Helper()
 	start := time.Now()
-	docs := r.goodListed(t, 5*time.Second)
+	docs := r.goodListed(t, 10*time.Second)
 	for _, d := range docs {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		var doc protocol.DPEDocument
@@ -171,8 +171,12 @@ func (r *hostileRig) goodServed(t *testing.T) {
 			t.Fatalf("read %s: got doc_ref %q title %q, want %q %q", d.URI, doc.DocRef, doc.Title, d.DocRef, d.Title)
 		}
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	// A second or two; the bound only catches a wait for another
+	// server's timeout (under -race on a loaded machine it takes longer).
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("listing and reading the good documents took %v", d)
+	} else if d > 2*time.Second {
+		t.Logf("listing and reading the good documents took %v", d)
 	}
 }
 
@@ -458,11 +462,11 @@ func TestOversizedAnswers(t *testing.T) {
 
 // TestHugeListing lists ~200,000 documents in one 18 MB line followed by
 // a 50 MB line (refused: more than the Computer accepts in one message),
-// and 150,000 in a 13 MB line (taken, up to the cap on entries per
-// server): the good server's documents stay listed and readable, and the
+// and 60,000 in a 5 MB line (taken, up to the cap on entries per server):
+// the good server's documents stay listed and readable, and the
 // Computer's memory stays bounded (the peak is logged).
 func TestHugeListing(t *testing.T) {
-	for _, n := range []int{200_000, 150_000} {
+	for _, n := range []int{200_000, 60_000} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			r := startHostile(t, hostileSetup{spec: fmt.Sprintf("biglist=%d", n), evilName: "zevil"})
 			r.waitTrace(t, "resources/list", 0, 10*time.Second)
@@ -493,7 +497,7 @@ func TestHugeListing(t *testing.T) {
 				if !strings.Contains(r.stderr.String(), "more than") {
 					t.Errorf("the refused listing was not logged with its reason")
 				}
-			case 150_000:
+			case 60_000:
 				if total != r.nGood+resindex.DefaultMaxEntries {
 					t.Errorf("catalog total %d, want %d (the good server's and the cap)", total, r.nGood+resindex.DefaultMaxEntries)
 				}

@@ -221,12 +221,17 @@ func resource(uri, name string) map[string]any {
 
 func (h *hostile) list(id json.RawMessage) {
 	if n := h.num("biglist"); n > 0 {
-		rs := make([]any, n)
-		for i := range rs {
-			rs[i] = resource(fmt.Sprintf("dpe://big.host/doc-%07d", i), fmt.Sprintf("Document %d", i))
+		// Written by hand: encoding/json takes long over 200,000 maps
+		// in a test binary built with -race.
+		b := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"resources":[`, id)
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"mimeType":"application/json","name":"Document %d","uri":"dpe://big.host/doc-%07d"}`, i, i)
 		}
-		h.reply(id, map[string]any{"resources": rs})
-		h.notify("notifications/message", map[string]any{"level": "info", "data": strings.Repeat("x", 50<<20)})
+		h.sendRaw(append(b, "]}}"...))
+		h.sendRaw(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}`, strings.Repeat("x", 50<<20)))
 		return
 	}
 	rs := []any{resource("dpe://evil.host/own", "Own document")}

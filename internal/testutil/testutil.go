@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,51 +42,103 @@ var (
 	buildOnce sync.Once
 	binPath   string
 	buildErr  error
-	buildOut  []byte
+	buildOut  []byte // go build's output when it failed
 )
 
 // Binary builds cmd/smcp-browse once per test process (with -race when the
 // test binary has it) and returns the path of the executable. Every test
-// process uses the same path (in the user's cache folder), replacing the
-// file atomically, so that test runs leave one binary per flavour behind
-// rather than one per package and run in the temporary folder.
+// process uses the same path (in the user's cache folder), so that test runs
+// leave one binary per flavour behind rather than one per package. The
+// build goes to a staging file next to it that go build leaves alone when it
+// is up to date, so only the first of the packages of a test run links the
+// binary (a race build takes seconds of CPU); the others wait for it on a
+// lock and find it current. A changed binary replaces the executable
+// atomically: a process still running the old one is not disturbed.
 func Binary(t testing.TB) string {
 	t.Helper()
 	root := RepoRoot(t)
 	buildOnce.Do(func() {
-		dir, err := binDir(root)
-		if err != nil {
-			buildErr = err
-			return
-		}
-		name := "smcp-browse"
-		if raceEnabled {
-			name += "-race"
-		}
-		binPath = filepath.Join(dir, name)
-		tmp, err := os.CreateTemp(dir, ".build-*")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		tmp.Close()
-		defer os.Remove(tmp.Name()) // gone after the rename; removed if the build failed
-		args := []string{"build", "-o", tmp.Name()}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		args = append(args, "./cmd/smcp-browse")
-		cmd := exec.Command("go", args...)
-		cmd.Dir = root
-		if buildOut, buildErr = cmd.CombinedOutput(); buildErr != nil {
-			return
-		}
-		buildErr = os.Rename(tmp.Name(), binPath)
+		binPath, buildOut, buildErr = buildBinary(root)
 	})
 	if buildErr != nil {
 		t.Fatalf("build smcp-browse: %v\n%s", buildErr, buildOut)
 	}
 	return binPath
+}
+
+// buildBinary builds cmd/smcp-browse of the checkout at root into its
+// place in binDir and returns the executable's path and go build's output.
+func buildBinary(root string) (string, []byte, error) {
+	dir, err := binDir(root)
+	if err != nil {
+		return "", nil, err
+	}
+	name := "smcp-browse"
+	if raceEnabled {
+		name += "-race"
+	}
+	bin := filepath.Join(dir, name)
+	unlock, err := lockFile(filepath.Join(dir, "."+name+".lock"))
+	if err != nil {
+		return "", nil, fmt.Errorf("lock the test binary: %w", err)
+	}
+	defer unlock()
+	staging := filepath.Join(dir, "."+name+".build")
+	args := []string{"build", "-o", staging}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	args = append(args, "./cmd/smcp-browse")
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", out, err
+	}
+	return bin, nil, publish(staging, bin)
+}
+
+// publish makes bin the file staging is, unless it already is: a hard
+// link renamed over bin (a copy where links fail). go build replaces its
+// output with a new file rather than writing into it, so the published
+// file is never changed under a process running it.
+func publish(staging, bin string) error {
+	st, err := os.Stat(staging)
+	if err != nil {
+		return err
+	}
+	if cur, err := os.Stat(bin); err == nil && os.SameFile(st, cur) {
+		return nil
+	}
+	tmp := fmt.Sprintf("%s.new-%d", bin, os.Getpid())
+	os.Remove(tmp)
+	if err := os.Link(staging, tmp); err != nil {
+		if err := copyFile(staging, tmp); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // binDir is where Binary builds for the checkout at root: a folder of the
@@ -102,7 +155,9 @@ func binDir(root string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("test binary folder: %w", err)
 	}
-	if old, _ := filepath.Glob(filepath.Join(dir, ".build-*")); len(old) > 0 {
+	old, _ := filepath.Glob(filepath.Join(dir, ".build-*")) // left by earlier versions
+	more, _ := filepath.Glob(filepath.Join(dir, "*.new-*"))
+	if old = append(old, more...); len(old) > 0 {
 		for _, p := range old {
 			if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > time.Hour {
 				_ = os.Remove(p)

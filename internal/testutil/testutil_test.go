@@ -44,3 +44,40 @@ func TestCheckoutsDoNotShareABinary(t *testing.T) {
 		t.Fatalf("both checkouts build into %s", a)
 	}
 }
+
+// TestBinaryIsLinkedOnce: the packages of a test run share one build. A
+// second build of an unchanged checkout, here two at once as from two
+// test processes, leaves the executable as it is (the same file, not a
+// relinked copy), so that only the first package pays for linking it.
+func TestBinaryIsLinkedOnce(t *testing.T) {
+	first := Binary(t)
+	st, err := os.Stat(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type built struct {
+		path string
+		out  []byte
+		err  error
+	}
+	done := make(chan built, 2)
+	for range 2 {
+		go func() {
+			p, out, err := buildBinary(RepoRoot(t))
+			done <- built{p, out, err}
+		}()
+	}
+	for range 2 {
+		b := <-done
+		if b.err != nil {
+			t.Fatalf("build again: %v\n%s", b.err, b.out)
+		}
+		again, err := os.Stat(b.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.path != first || !os.SameFile(st, again) {
+			t.Errorf("an up-to-date binary was replaced: %s (%v) after %s (%v)", b.path, again.ModTime(), first, st.ModTime())
+		}
+	}
+}

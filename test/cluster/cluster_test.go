@@ -266,6 +266,7 @@ func officeWhole(ctx context.Context, a *agent.Client) error {
 // office hears it leave and enter, and requests work again; every request
 // was handled and answered once.
 func TestKillNodeMidRequest(t *testing.T) {
+	t.Parallel()
 	_, nodes := cluster(t, 3, ttl)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
 	defer cancel()
@@ -324,6 +325,7 @@ func TestKillNodeMidRequest(t *testing.T) {
 // node notices its lease is gone, drops its clients and registers again;
 // the clients reconnect, re-join, and requests work again.
 func TestRedisRestart(t *testing.T) {
+	t.Parallel()
 	r, nodes := cluster(t, 2, ttl)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
 	defer cancel()
@@ -342,6 +344,7 @@ func TestRedisRestart(t *testing.T) {
 // 503; once Redis is back the clients re-join and one agent only holds the
 // office.
 func TestRedisDown(t *testing.T) {
+	t.Parallel()
 	r, nodes := cluster(t, 2, 3*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
 	defer cancel()
@@ -421,6 +424,7 @@ func (n *node) cpuTicks(t *testing.T) int {
 // dialer backed off, a node spent 1.4 cores on them (about 57,000 dials a
 // second) for as long as Redis was down.
 func TestAdapterIdleWhileRedisDown(t *testing.T) {
+	t.Parallel()
 	r, nodes := cluster(t, 1, 3*time.Second)
 	time.Sleep(time.Second) // a node that has run a while (one killed at once did not spin)
 	r.Kill()
@@ -445,6 +449,7 @@ func TestAdapterIdleWhileRedisDown(t *testing.T) {
 // after Redis answers again the office is whole, and every request after
 // that gets the answer to its own request, none lost.
 func TestRedisHung(t *testing.T) {
+	t.Parallel()
 	// A lease of 6 s: a node gives up on Redis 2-4 s after it hangs, well
 	// after a command's 1 s timeout has answered the request.
 	const lease = 6 * time.Second
@@ -561,6 +566,7 @@ func TestRedisHung(t *testing.T) {
 // TestServerWithoutRedis: `server --redis` with no Redis there does not
 // start: it exits 1 with an error naming Redis, before saying it listens.
 func TestServerWithoutRedis(t *testing.T) {
+	t.Parallel()
 	bin := testutil.Binary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()

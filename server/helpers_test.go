@@ -165,13 +165,16 @@ const clusterNodes = 2
 
 // eachTopology runs fn on a single node ("single") and on a cluster of
 // clusterNodes nodes with a real redis-server ("cluster"; skipped with a
-// message when redis-server is missing, failed under SMCP_REQUIRE_REDIS=1).
+// message when redis-server is missing, failed under SMCP_REQUIRE_REDIS=1),
+// the two at once.
 func eachTopology(t *testing.T, opts server.Options, fn func(t *testing.T, tp topology)) {
 	t.Helper()
 	t.Run("single", func(t *testing.T) {
+		t.Parallel()
 		fn(t, topology{nodes: []*servertest.Server{servertest.Start(t, opts)}})
 	})
 	t.Run("cluster", func(t *testing.T) {
+		t.Parallel()
 		fn(t, topology{nodes: startCluster(t, clusterNodes, opts)})
 	})
 }

@@ -146,6 +146,7 @@ func burst(t *testing.T, c *sio.Conn, n int, payload func(i int) any) []error {
 // TestInFlightLimits: requests waiting for a computer are bounded per
 // connection and over the Server; one over a limit is answered 429 at once.
 func TestInFlightLimits(t *testing.T) {
+	t.Parallel() // mostly waiting (for answers that never come, timeouts, Redis)
 	eachTopology(t, server.Options{MaxInFlightConn: 3, MaxInFlight: 5}, testInFlightLimits)
 }
 
@@ -180,6 +181,7 @@ func testInFlightLimits(t *testing.T, tp topology) {
 // req_id of one still in flight from the same agent is refused (the older
 // one could no longer be told apart or cancelled).
 func TestDuplicateToolCallIsRefused(t *testing.T) {
+	t.Parallel() // mostly waiting (for answers that never come, timeouts, Redis)
 	eachTopology(t, server.Options{}, testDuplicateToolCallIsRefused)
 }
 

@@ -125,6 +125,7 @@ func testDisconnectMidRequest(t *testing.T, tp topology) {
 // TestRequestTimeout checks the server's own timeouts (default and
 // tool_call's) and that a late answer does not disturb later requests.
 func TestRequestTimeout(t *testing.T) {
+	t.Parallel() // mostly waiting (for answers that never come, timeouts, Redis)
 	eachTopology(t, server.Options{RequestTimeout: 300 * time.Millisecond, ToolCallGrace: 100 * time.Millisecond}, testRequestTimeout)
 }
 

@@ -130,6 +130,7 @@ func lateJoin(ctx context.Context, t *testing.T, r *redistest.Redis, conns map[s
 // when it answers again. The seat it took does not outlive the agent:
 // another agent can take the office.
 func TestClusterJoinRunLateThenLeft(t *testing.T) {
+	t.Parallel() // mostly waiting (for answers that never come, timeouts, Redis)
 	r := redistest.Start(t)
 	opts := server.Options{Redis: r.URL, ClusterTTL: 9 * time.Second}
 	nodes := []*servertest.Server{servertest.Start(t, opts), servertest.Start(t, opts)}
@@ -161,6 +162,7 @@ func TestClusterJoinRunLateThenLeft(t *testing.T) {
 // node's check for seats left behind, once a heartbeat, comes after the
 // retry.)
 func TestClusterJoinRunLateThenRetried(t *testing.T) {
+	t.Parallel() // mostly waiting (for answers that never come, timeouts, Redis)
 	r := redistest.Start(t)
 	opts := server.Options{Redis: r.URL, ClusterTTL: 30 * time.Second}
 	nodes := []*servertest.Server{servertest.Start(t, opts), servertest.Start(t, opts)}

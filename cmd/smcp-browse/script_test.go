@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // TestScripts runs the command-line scripts of testdata/script against the
@@ -35,8 +38,11 @@ import (
 //	                        PATH@len is a length) matches REGEXP
 //	startserver [ARGS...]   runs `smcp-browse server` in the background and
 //	                        sets $SERVER_URL
-//	waitcatalog N ARGS...   runs `smcp-browse ls --json ARGS` until no entry is pending and the
-//	                        catalog holds N documents (30 s)
+//	waitcatalog N FLAGS...  joins the office named by ls's connection flags
+//	                        (--server, --office, --computer, --token; the
+//	                        SMCP_* variables) as an agent until no entry is
+//	                        pending and the catalog holds N documents (30 s),
+//	                        then leaves it
 //	holdoffice OFFICE       joins OFFICE of $SERVER_URL as an agent until
 //	                        the script ends
 func TestScripts(t *testing.T) {
@@ -77,6 +83,9 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			env.Setenv("NO_COLOR", "1")
+			// The race detector's settings reach the race-built binary
+			// (make test shortens its second-long sleep at exit).
+			env.Setenv("GORACE", os.Getenv("GORACE"))
 			for _, k := range []string{"SMCP_SERVER", "SMCP_OFFICE", "SMCP_TOKEN"} {
 				env.Setenv(k, "")
 			}
@@ -221,38 +230,49 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 
 func cmdWaitCatalog(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: waitcatalog N ARGS...")
+		ts.Fatalf("usage: waitcatalog N FLAGS...")
 	}
 	want, err := strconv.Atoi(args[0])
 	if err != nil {
-		ts.Fatalf("usage: waitcatalog N ARGS...")
+		ts.Fatalf("usage: waitcatalog N FLAGS...")
 	}
-	bin := filepath.Join(ts.Getenv("WORK"), ".bin", "smcp-browse")
-	deadline := time.Now().Add(30 * time.Second)
+	// ls's connection flags; the agent polls in this process (a new
+	// smcp-browse ls for each poll costs a race-built process start).
+	fs := flag.NewFlagSet("waitcatalog", flag.ContinueOnError)
+	server := fs.String("server", ts.Getenv("SMCP_SERVER"), "")
+	office := fs.String("office", ts.Getenv("SMCP_OFFICE"), "")
+	comp := fs.String("computer", "", "")
+	token := fs.String("token", ts.Getenv("SMCP_TOKEN"), "")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+		ts.Fatalf("usage: waitcatalog N [--server URL] [--office ID] --computer NAME [--token T]: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, err := agent.Connect(ctx, *server, agent.Options{Name: "waitcatalog", Token: *token})
+	if err != nil {
+		ts.Fatalf("connect: %v", err)
+	}
+	defer a.Close()
+	if err := a.JoinOffice(ctx, *office); err != nil {
+		ts.Fatalf("join %s: %v", *office, err)
+	}
 	var last string
-	for time.Now().Before(deadline) {
-		cmd := exec.Command(bin, append([]string{"ls", "--json"}, args[1:]...)...)
-		cmd.Env = environ(ts)
-		out, _ := cmd.Output()
-		var ret struct {
-			TotalCount int `json:"total_count"`
-			Documents  []struct {
-				Pending bool `json:"pending"`
-			} `json:"documents"`
-		}
-		settled := true // no entry still waiting for its Level 1 read
-		if json.Unmarshal(out, &ret) == nil {
-			for _, d := range ret.Documents {
-				settled = settled && !d.Pending
+	for ctx.Err() == nil {
+		ret, err := a.GetFinder(ctx, *comp, agent.FinderQuery{Limit: 100})
+		if err == nil && ret.TotalCount == want && !slices.ContainsFunc(ret.Documents, func(d protocol.DPEDocumentSummary) bool { return d.Pending }) {
+			// Give the office's agent seat back before the script's
+			// commands take it.
+			if err := a.LeaveOffice(ctx); err != nil {
+				ts.Fatalf("leave %s: %v", *office, err)
 			}
-		}
-		if json.Unmarshal(out, &ret) == nil && ret.TotalCount == want && settled {
 			return
 		}
-		last = string(out)
-		time.Sleep(100 * time.Millisecond)
+		if last = fmt.Sprintf("%+v", ret); err != nil {
+			last = err.Error()
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	ts.Fatalf("the catalog never held %d documents; last answer:\n%s", want, last)
+	ts.Fatalf("the catalog never held %d documents; last answer: %s", want, last)
 }
 
 // environ is the script's environment for a command run by a custom

@@ -155,6 +155,14 @@ func (ix *index) lookup(ref string) (*entry, bool) {
 	return e, ok
 }
 
+// lookupRel finds an entry by path.
+func (ix *index) lookupRel(rel string) (*entry, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	e, ok := ix.byRel[rel]
+	return e, ok
+}
+
 // files returns a copy of the indexed files keyed by path.
 func (ix *index) files() map[string]fileInfo {
 	ix.mu.RLock()

@@ -36,6 +36,8 @@ const (
 
 // readResource answers resources/read for every level.
 func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	s.text.reading.Add(1) // the index build gives way
+	defer s.text.reading.Add(-1)
 	raw := req.Params.URI
 	u, err := dpe.Parse(raw)
 	if err != nil {

@@ -43,7 +43,8 @@ const (
 	fieldKind       = "kind" // "page" or "file"
 	fieldRel        = "rel"
 	fieldPage       = "page"
-	fieldTitle      = "title"
+	fieldTitle      = "title"     // indexed, on a document's first page
+	fieldDocTitle   = "doc_title" // stored, on every page
 	fieldHeadings   = "headings"
 	fieldBody       = "body"
 	fieldElements   = "els"
@@ -252,7 +253,8 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt(fieldKind, keyword(true, false))
 	doc.AddFieldMappingsAt(fieldRel, keyword(false, true))
 	doc.AddFieldMappingsAt(fieldPage, number(false))
-	doc.AddFieldMappingsAt(fieldTitle, text(true))
+	doc.AddFieldMappingsAt(fieldTitle, text(false))
+	doc.AddFieldMappingsAt(fieldDocTitle, keyword(false, true))
 	doc.AddFieldMappingsAt(fieldHeadings, text(false))
 	doc.AddFieldMappingsAt(fieldBody, text(true))
 	doc.AddFieldMappingsAt(fieldElements, keyword(false, true))
@@ -340,7 +342,7 @@ func (ix *Index) Put(docs ...Doc) error {
 			f := map[string]any{
 				fieldKind: "page", fieldRel: d.Rel, fieldPage: float64(p), fieldHeadings: pg.Headings,
 				fieldBody: pg.Body, fieldElements: pg.Elements, fieldFileType: strings.ToLower(d.FileType),
-				fieldSeq: float64(seq),
+				fieldSeq: float64(seq), fieldDocTitle: d.Title,
 			}
 			if p == 0 {
 				f[fieldTitle] = d.Title
@@ -441,7 +443,7 @@ type Hit struct {
 	Rel      string
 	Page     int
 	Score    float64
-	Title    string // the document's title when the page is its first
+	Title    string // the document's title
 	Body     string
 	Elements string
 }
@@ -474,7 +476,7 @@ func (v View) Search(ctx context.Context, q Query, f Filter, from, size int) (Hi
 	}
 	req := bleve.NewSearchRequestOptions(bq, size, from, false)
 	req.Sort = search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{}}
-	req.Fields = []string{fieldRel, fieldPage, fieldTitle, fieldBody, fieldElements}
+	req.Fields = []string{fieldRel, fieldPage, fieldDocTitle, fieldBody, fieldElements}
 	res, err := v.ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return Hits{}, fmt.Errorf("fulltext: search: %w", err)
@@ -483,7 +485,7 @@ func (v View) Search(ctx context.Context, q Query, f Filter, from, size int) (Hi
 	for _, h := range res.Hits {
 		out.Hits = append(out.Hits, Hit{
 			Rel: str(h.Fields[fieldRel]), Page: num(h.Fields[fieldPage]), Score: h.Score,
-			Title: str(h.Fields[fieldTitle]), Body: str(h.Fields[fieldBody]), Elements: str(h.Fields[fieldElements]),
+			Title: str(h.Fields[fieldDocTitle]), Body: str(h.Fields[fieldBody]), Elements: str(h.Fields[fieldElements]),
 		})
 	}
 	return out, nil
@@ -509,7 +511,9 @@ func (ix *Index) Stats() Stats {
 	}
 	if adv, err := ix.idx.Advanced(); err == nil {
 		if m, ok := adv.(interface{ MemoryUsed() uint64 }); ok {
-			st.MemoryBytes = int64(m.MemoryUsed())
+			// Scorch's accounting can dip below zero while segments are
+			// handed from the persister to the merger: unknown then.
+			st.MemoryBytes = max(int64(m.MemoryUsed()), 0)
 		}
 	}
 	return st

@@ -1,0 +1,131 @@
+package docserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
+)
+
+// startServeDocs runs the serve-docs binary over dir with its own cache
+// folder and log file, and returns a client and the process.
+func startServeDocs(t *testing.T, dir, cache, logFile string) (*client.Client, *os.Process) {
+	t.Helper()
+	var mu sync.Mutex
+	var cmd *exec.Cmd
+	tr := transport.NewStdioWithOptions(testutil.Binary(t), []string{"XDG_CACHE_HOME=" + cache},
+		[]string{"serve-docs", dir, "--host", testHost, "--log-file", logFile, "--log-level", "info"},
+		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+			c := exec.CommandContext(ctx, command, args...)
+			c.Env = append(os.Environ(), env...)
+			mu.Lock()
+			cmd = c
+			mu.Unlock()
+			return c, nil
+		}))
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := connect(t, tr)
+	mu.Lock()
+	defer mu.Unlock()
+	return c, cmd.Process
+}
+
+// TestSearchIndexAfterKill9: serve-docs killed with SIGKILL in the middle
+// of building its index leaves an index that the next start opens (or
+// builds again), and no search, during or after the rebuild, answers
+// anything but the truth.
+func TestSearchIndexAfterKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an index of 3,000 files twice")
+	}
+	dir := t.TempDir()
+	const files = 3000
+	filler := strings.Repeat("lorem ipsum dolor sit amet consectetur adipiscing elit ", 40)
+	for i := range files {
+		body := fmt.Sprintf("# Note %d\n\nmarker%04d group%d common\n\n%s\n", i, i, i%7, filler)
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("d%02d", i%30), fmt.Sprintf("n%04d.md", i)), body)
+	}
+	cache := t.TempDir()
+	logFile := filepath.Join(t.TempDir(), "serve-docs.log")
+
+	c, proc := startServeDocs(t, dir, cache, logFile)
+	callSearch(t, c, map[string]any{"query": "common", "maxMatches": 1})
+	deadline := time.Now().Add(3 * time.Minute)
+	var at IndexStatus
+	for {
+		res, _ := callSearch(t, c, map[string]any{"query": "marker0001"})
+		at = res.Index
+		if at.State == IndexBuilding && at.Indexed > files/10 && at.Indexed < files*8/10 {
+			break
+		}
+		if at.Indexed >= files*8/10 || time.Now().After(deadline) {
+			t.Fatalf("never caught the build in the middle: %+v", at)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	proc.Wait()
+	t.Logf("killed with SIGKILL at %d/%d files indexed", at.Indexed, at.Total)
+
+	c2, proc2 := startServeDocs(t, dir, cache, logFile)
+	defer proc2.Kill()
+	check := func(when string) IndexStatus {
+		t.Helper()
+		matches, res := searchAll(t, c2, map[string]any{"query": "group3 common", "maxMatches": 500})
+		var got []string
+		for _, m := range matches {
+			got = append(got, m.Path)
+		}
+		slices.Sort(got)
+		var want []string
+		for i := 3; i < files; i += 7 {
+			want = append(want, fmt.Sprintf("d%02d/n%04d.md", i%30, i))
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s (index %+v): %d pages found, want %d", when, res.Index, len(got), len(want))
+		}
+		one, _ := searchAll(t, c2, map[string]any{"query": "marker0042"})
+		if len(one) != 1 || one[0].Path != "d12/n0042.md" {
+			t.Fatalf("%s: marker0042 found in %+v", when, one)
+		}
+		return res.Index
+	}
+	probe, _ := callSearch(t, c2, map[string]any{"query": "marker0001", "maxMatches": 1, "maxDocuments": 1})
+	t.Logf("the restarted server opened an index of %d/%d files", probe.Index.Indexed, probe.Index.Total)
+	check("right after the restart")
+	for {
+		st := check("while the index is rebuilt")
+		if st.State == IndexReady && st.Indexed == st.Total {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index not rebuilt: %+v", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(logFile)
+	if strings.Contains(string(log), "panic") {
+		t.Errorf("serve-docs panicked:\n%s", log)
+	}
+	if strings.Contains(string(log), "does not open") {
+		t.Log("the killed index did not open: it was built again")
+	} else if probe.Index.Indexed == 0 {
+		t.Log("the killed index opened, empty (nothing had been persisted)")
+	}
+}

@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CACHE_HOME", tmp)
 	code := m.Run()
+	removeBenchCorpora()
 	os.RemoveAll(tmp)
 	os.Exit(code)
 }

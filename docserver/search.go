@@ -289,6 +289,10 @@ func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 	}
 
 	i := sort.Search(len(scan), func(i int) bool { return scan[i].e.rel >= cur.From })
+	if i < len(scan) {
+		s.text.reading.Add(1) // the index build gives way to the scan
+		defer s.text.reading.Add(-1)
+	}
 	done := 0
 	for ; i < len(scan); i++ {
 		if done >= p.MaxDocuments || len(res.Matches) >= p.MaxMatches || (done > 0 && time.Now().After(deadline)) {

@@ -112,11 +112,7 @@ type stream struct {
 // better one; a server that holds that up is asked again within the
 // step's budget. The cursor keeps, per server, the cursor to ask it with
 // and how many matches of that answer were returned.
-func (c *Computer) handleSearchFinder(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.SearchFinderReq
-	if err := decode(protocol.EventSearchFinder, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFinderReq) (any, error) {
 	q := req.SearchQuery()
 	q.Query = strings.TrimSpace(q.Query)
 	switch {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -207,7 +208,14 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal
 		fmt.Fprintf(errOut, "no matches in %d documents\n", ret.TotalDocuments)
 	} else {
 		rows := [][]string{{"SCORE", "TITLE", "PATH", "PAGE", "LINE"}}
-		for _, m := range ret.Matches {
+		paths := make([]string, len(ret.Matches))
+		for i, m := range ret.Matches {
+			paths[i] = clean(m.Path)
+		}
+		// Cut in the middle, keeping what tells same-named files apart
+		// (two example_test.go).
+		paths = shorten.Paths(paths, 48)
+		for i, m := range ret.Matches {
 			score := "-" // found by scanning: unranked
 			if m.Score > 0 {
 				score = strconv.FormatFloat(m.Score, 'f', 3, 64)
@@ -215,7 +223,7 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal
 			rows = append(rows, []string{
 				score,
 				ansi.Truncate(clean(m.Title), 40, "…"),
-				sanitize.TruncLeft(clean(m.Path), 48),
+				paths[i],
 				strconv.Itoa(m.PageIndex + 1),
 				matchLine(m, terminal),
 			})

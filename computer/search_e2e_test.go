@@ -22,42 +22,20 @@ import (
 // match points at a page that holds its line, and a search of only PDFs
 // finds only the PDF.
 func TestSearchFinderAcrossDocumentServers(t *testing.T) {
-	bin := testutil.Binary(t)
-	dirA, nA := copyCorpus(t, "reports", "notes")
-	dirB, nB := copyCorpus(t, "guides", "data")
-	r := startRig(t, []config.Server{
-		docServer(bin, "docs-a", dirA, "docs.a"),
-		docServer(bin, "docs-b", dirB, "docs.b"),
-	}, computer.Options{})
-	r.catalog(t, agent.FinderQuery{Limit: 100}, func(ret *protocol.GetFinderRet) bool { return ret.TotalCount == nA+nB })
+	r, nA, nB := twoDocServers(t, []string{"reports", "notes"}, []string{"guides", "data"})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	var all []protocol.SearchMatch
-	q := protocol.SearchQuery{Query: "the", MaxDocuments: 2, MaxMatches: 500, Literal: true}
-	steps, last := 0, 0
-	for {
-		ret, err := r.agent.SearchFinder(ctx, "pc", q)
-		if err != nil {
-			t.Fatalf("step %d: %v", steps, err)
-		}
-		steps++
+	last := 0
+	all, steps := r.searchSteps(ctx, t, protocol.SearchQuery{Query: "the", MaxDocuments: 2, MaxMatches: 500, Literal: true}, func(step int, ret *protocol.SearchFinderRet) {
 		if ret.TotalDocuments != nA+nB {
-			t.Errorf("step %d: total %d, want %d", steps, ret.TotalDocuments, nA+nB)
+			t.Errorf("step %d: total %d, want %d", step, ret.TotalDocuments, nA+nB)
 		}
 		if ret.ScannedDocuments < last || ret.ScannedDocuments > ret.TotalDocuments {
-			t.Errorf("step %d: scanned %d after %d (of %d)", steps, ret.ScannedDocuments, last, ret.TotalDocuments)
+			t.Errorf("step %d: scanned %d after %d (of %d)", step, ret.ScannedDocuments, last, ret.TotalDocuments)
 		}
 		last = ret.ScannedDocuments
-		all = append(all, ret.Matches...)
-		if ret.NextCursor == "" {
-			break
-		}
-		if steps > 50 {
-			t.Fatal("the search never ended")
-		}
-		q.Cursor = ret.NextCursor
-	}
+	})
 	if last != nA+nB || steps < (nA+nB)/2 {
 		t.Errorf("%d steps scanned %d of %d documents, two at a time", steps, last, nA+nB)
 	}
@@ -142,14 +120,7 @@ func TestFinderExtensionOnTheWire(t *testing.T) {
 // follow the cursor through one order of descending score across both
 // servers, and find exactly what one big step finds.
 func TestSearchFinderRankedAcrossServers(t *testing.T) {
-	bin := testutil.Binary(t)
-	dirA, nA := copyCorpus(t, "reports", "notes", "src")
-	dirB, nB := copyCorpus(t, "guides", "data", "reports")
-	r := startRig(t, []config.Server{
-		docServer(bin, "docs-a", dirA, "docs.a"),
-		docServer(bin, "docs-b", dirB, "docs.b"),
-	}, computer.Options{})
-	r.catalog(t, agent.FinderQuery{Limit: 100}, func(ret *protocol.GetFinderRet) bool { return ret.TotalCount == nA+nB })
+	r, nA, nB := twoDocServers(t, []string{"reports", "notes", "src"}, []string{"guides", "data", "reports"})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for {
@@ -172,25 +143,11 @@ func TestSearchFinderRankedAcrossServers(t *testing.T) {
 		if err != nil || whole.NextCursor != "" {
 			t.Fatalf("%s: one big step: %+v %v", query, whole, err)
 		}
-		var stepped []protocol.SearchMatch
-		q := protocol.SearchQuery{Query: query, MaxMatches: 3}
-		for steps := 0; ; steps++ {
-			ret, err := r.agent.SearchFinder(ctx, "pc", q)
-			if err != nil {
-				t.Fatalf("%s step %d: %v", query, steps, err)
-			}
+		stepped, _ := r.searchSteps(ctx, t, protocol.SearchQuery{Query: query, MaxMatches: 3}, func(step int, ret *protocol.SearchFinderRet) {
 			if len(ret.Matches) > 3 || ret.TotalDocuments != nA+nB || ret.IndexedDocuments != nA+nB {
-				t.Fatalf("%s step %d: %d matches, %d/%d documents indexed", query, steps, len(ret.Matches), ret.IndexedDocuments, ret.TotalDocuments)
+				t.Fatalf("%s step %d: %d matches, %d/%d documents indexed", query, step, len(ret.Matches), ret.IndexedDocuments, ret.TotalDocuments)
 			}
-			stepped = append(stepped, ret.Matches...)
-			if ret.NextCursor == "" {
-				break
-			}
-			if steps > 200 {
-				t.Fatal("the search never ended")
-			}
-			q.Cursor = ret.NextCursor
-		}
+		})
 		servers := map[string]bool{}
 		for i, m := range stepped {
 			servers[m.Server] = true
@@ -212,4 +169,42 @@ func TestSearchFinderRankedAcrossServers(t *testing.T) {
 			t.Errorf("%s: steps of 3 found\n%q\none step\n%q", query, b, a)
 		}
 	}
+}
+
+// searchSteps follows a search's cursor to its end, calling check on each
+// answer, and returns every match and the number of steps.
+func (r *rig) searchSteps(ctx context.Context, t *testing.T, q protocol.SearchQuery, check func(step int, ret *protocol.SearchFinderRet)) ([]protocol.SearchMatch, int) {
+	t.Helper()
+	var all []protocol.SearchMatch
+	for step := 1; ; step++ {
+		ret, err := r.agent.SearchFinder(ctx, "pc", q)
+		if err != nil {
+			t.Fatalf("%q step %d: %v", q.Query, step, err)
+		}
+		check(step, ret)
+		all = append(all, ret.Matches...)
+		if ret.NextCursor == "" {
+			return all, step
+		}
+		if step > 200 {
+			t.Fatalf("%q: the search never ended", q.Query)
+		}
+		q.Cursor = ret.NextCursor
+	}
+}
+
+// twoDocServers starts a Computer with two real document servers, docs-a
+// and docs-b, over copies of the corpus folders a and b, and waits for its
+// catalog to hold their documents (counted in nA and nB).
+func twoDocServers(t *testing.T, a, b []string) (r *rig, nA, nB int) {
+	t.Helper()
+	bin := testutil.Binary(t)
+	dirA, nA := copyCorpus(t, a...)
+	dirB, nB := copyCorpus(t, b...)
+	r = startRig(t, []config.Server{
+		docServer(bin, "docs-a", dirA, "docs.a"),
+		docServer(bin, "docs-b", dirB, "docs.b"),
+	}, computer.Options{})
+	r.catalog(t, agent.FinderQuery{Limit: 100}, func(ret *protocol.GetFinderRet) bool { return ret.TotalCount == nA+nB })
+	return r, nA, nB
 }

@@ -1,47 +1,14 @@
 package docserver
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-
-	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
-
-// startServeDocs runs the serve-docs binary over dir with its own cache
-// folder and log file, and returns a client and the process.
-func startServeDocs(t *testing.T, dir, cache, logFile string) (*client.Client, *os.Process) {
-	t.Helper()
-	var mu sync.Mutex
-	var cmd *exec.Cmd
-	tr := transport.NewStdioWithOptions(testutil.Binary(t), []string{"XDG_CACHE_HOME=" + cache},
-		[]string{"serve-docs", dir, "--host", testHost, "--log-file", logFile, "--log-level", "info"},
-		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-			c := exec.CommandContext(ctx, command, args...)
-			c.Env = append(os.Environ(), env...)
-			mu.Lock()
-			cmd = c
-			mu.Unlock()
-			return c, nil
-		}))
-	if err := tr.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	c, _ := connect(t, tr)
-	mu.Lock()
-	defer mu.Unlock()
-	return c, cmd.Process
-}
 
 // TestSearchIndexAfterKill9: serve-docs killed with SIGKILL in the middle
 // of building its index leaves an index that the next start opens (or
@@ -61,7 +28,8 @@ func TestSearchIndexAfterKill9(t *testing.T) {
 	cache := t.TempDir()
 	logFile := filepath.Join(t.TempDir(), "serve-docs.log")
 
-	c, proc := startServeDocs(t, dir, cache, logFile)
+	env, args := []string{"XDG_CACHE_HOME=" + cache}, []string{"--log-file", logFile, "--log-level", "info"}
+	c, proc := startServeDocs(t, dir, env, args...)
 	callSearch(t, c, map[string]any{"query": "common", "maxMatches": 1})
 	deadline := time.Now().Add(3 * time.Minute)
 	var at IndexStatus
@@ -82,7 +50,7 @@ func TestSearchIndexAfterKill9(t *testing.T) {
 	proc.Wait()
 	t.Logf("killed with SIGKILL at %d/%d files indexed", at.Indexed, at.Total)
 
-	c2, proc2 := startServeDocs(t, dir, cache, logFile)
+	c2, proc2 := startServeDocs(t, dir, env, args...)
 	defer proc2.Kill()
 	check := func(when string) IndexStatus {
 		t.Helper()

@@ -37,8 +37,8 @@ import (
 // Bounds and timing of the index build.
 const (
 	indexMaxDocText  = 8 << 20
-	indexBatchText   = 4 << 20
-	indexBatchDocs   = 256
+	indexBatchText   = 1 << 20
+	indexBatchDocs   = 128
 	indexStartDelay  = 3 * time.Second
 	indexYieldMax    = 2 * time.Second
 	indexProgressLog = 10 * time.Second

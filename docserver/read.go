@@ -130,7 +130,7 @@ func (s *Server) current(ref string) (*entry, error) {
 	if !ok {
 		return nil, errDocNotFound(ref)
 	}
-	return &entry{fileInfo: cur, docRef: e.docRef}, nil
+	return &entry{fileInfo: cur, docRef: e.docRef, ver: versionOf(cur)}, nil
 }
 
 // load returns the parsed document of ref (see current and parsed).

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"sort"
@@ -232,7 +233,7 @@ func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 				r, ok = v.Record(e.rel)
 			}
 			switch {
-			case !ok || r.Seq > cur.Seq || r.Version != versionOf(e.fileInfo):
+			case !ok || r.Seq > cur.Seq || r.Version != e.version():
 				scan = append(scan, toScan{e: e})
 			case r.Unreadable != "":
 				unreadable++
@@ -247,13 +248,24 @@ func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 			cur.Scan = true // nothing was indexed when the search started
 			return nil
 		}
-		hits, err := v.Search(ctx, m.(wordMatcher).q, fulltext.Filter{FileType: p.FileType, MaxSeq: cur.Seq}, cur.Offset, p.MaxMatches)
+		// The step's budget bounds the index too (a prefix of one letter
+		// expands to thousands of words).
+		qctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		f := fulltext.Filter{FileType: p.FileType}
+		if v.Seq() > cur.Seq {
+			f.MaxSeq = cur.Seq // hide what was written since the first step
+		}
+		hits, err := v.Search(qctx, m.(wordMatcher).q, f, cur.Offset, p.MaxMatches)
 		if err != nil {
+			if qctx.Err() != nil && ctx.Err() == nil {
+				return fmt.Errorf("the index took longer than the step's budget (%v) for %q: use longer words or prefixes", budget, p.Query)
+			}
 			return err
 		}
 		for _, h := range hits.Hits {
 			e, ok := s.index.lookupRel(h.Rel)
-			if r, _ := v.Record(h.Rel); !ok || r.Version != versionOf(e.fileInfo) {
+			if r, _ := v.Record(h.Rel); !ok || r.Version != e.version() {
 				continue // changed since: scanned instead
 			}
 			pt := pageText{body: h.Body, elements: h.Elements}

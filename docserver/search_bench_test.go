@@ -65,6 +65,7 @@ var benchCorpora = []*benchCorpus{
 			{"common", "func", "func"},
 			{"phrase", `"read from"`, "read from"},
 			{"prefix", "marsh*", "marsh"},
+			{"one-letter-prefix", "m*", "m"},
 		},
 	},
 	{

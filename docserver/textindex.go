@@ -252,7 +252,7 @@ func (t *textIndex) plan(ft *fulltext.Index) []*entry {
 	indexed := 0
 	for _, e := range entries {
 		served[e.rel] = true
-		v := versionOf(e.fileInfo)
+		v := e.version()
 		if r, ok := recs[e.rel]; ok && r.Version == v {
 			indexed++
 			continue

@@ -209,9 +209,7 @@ func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 		budget = min(p.Budget, searchMaxBudget)
 	}
 	deadline := time.Now().Add(budget)
-	s.text.markListed()   // a search wants the index: build it now
-	s.text.reading.Add(1) // and the build gives way while it runs
-	defer s.text.reading.Add(-1)
+	s.text.markListed() // a search wants the index: build it now
 
 	var docs []*entry
 	for _, e := range s.index.snapshot() {

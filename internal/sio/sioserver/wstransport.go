@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,24 +34,29 @@ import (
 type wsTransport struct {
 	transports.Transport // the library's base: events, state, parser
 
-	conn  *types.WebSocketConn // gorilla's, after the handshake only closed
-	w     *frameWriter
-	gate  *gatedTransport // where the reader hands incoming messages
-	idle  time.Duration   // read deadline per message (engine's idleTimeout)
-	limit int64           // the largest message (engine's maxHttpBufferSize)
+	conn   *types.WebSocketConn // gorilla's, after the handshake only closed
+	w      *frameWriter
+	gate   *gatedTransport // where the reader hands incoming messages
+	idle   time.Duration   // read deadline per message (engine's idleTimeout)
+	limit  int64           // the largest message (engine's maxHttpBufferSize)
+	bursts *bursts         // the server's, nil for none
 }
 
 // newWSTransport returns the transport of a WebSocket session whose
 // handshake gorilla made; its reader starts with start, once the gate is
 // attached. The connection is read and written here, not by gorilla.
-func newWSTransport(ctx *types.HttpContext, limit int64) *wsTransport {
+// Writes made while a reader of the server delivers a burst wait for its
+// end (bs).
+func newWSTransport(ctx *types.HttpContext, limit int64, bs *bursts) *wsTransport {
 	t := &wsTransport{Transport: transports.MakeTransport()}
 	t.Prototype(t)
 	t.Transport.Construct(ctx)
 	t.conn = ctx.Websocket
 	t.idle = ctx.IdleTimeout
 	t.limit = limit
+	t.bursts = bs
 	t.w = newFrameWriter(t.conn.NetConn(), max(minQueueLimit, 4*limit))
+	t.w.bursts = bs
 	t.SetWritable(true)
 	return t
 }
@@ -74,10 +80,14 @@ const maxKeptBuffer = 64 << 10
 const readBufferSize = 4096
 
 // read delivers every message of the connection to the gate, in order,
-// until the connection ends; then the transport closes.
+// until the connection ends; then the transport closes. Messages that came
+// together (the next one is read already when one is delivered) are a
+// burst: what their delivery writes, to any connection, goes out at its
+// end, each connection's frames in one write.
 func (t *wsTransport) read() {
 	fr := frameReader{br: bufio.NewReaderSize(t.conn.NetConn(), readBufferSize), limit: t.limit, w: t.w}
 	var renewed time.Time // when the read deadline was last pushed back
+	inBurst := false
 	for {
 		// The idle deadline moves at most once a second: moving it costs
 		// a timer update per message otherwise.
@@ -87,10 +97,21 @@ func (t *wsTransport) read() {
 		}
 		msg, binary, err := fr.next()
 		if err != nil {
+			if inBurst {
+				t.bursts.end()
+			}
 			t.readFailed(err)
 			return
 		}
+		if !inBurst && t.bursts != nil && fr.buffered() {
+			t.bursts.begin()
+			inBurst = true
+		}
 		t.gate.fromWS(msg, binary)
+		if inBurst && !fr.buffered() {
+			t.bursts.end()
+			inBurst = false
+		}
 	}
 }
 
@@ -130,6 +151,33 @@ const (
 	closeNoStatus    = 1005
 	closeMessageSize = 1009
 )
+
+// buffered reports whether the next message is read already, in one
+// frame: next returns it without waiting on the network.
+func (r *frameReader) buffered() bool {
+	n := r.br.Buffered()
+	if n < 2 {
+		return false
+	}
+	h, _ := r.br.Peek(min(n, 10))
+	if h[0]&0x80 == 0 { // a fragment: the rest may still be on its way
+		return false
+	}
+	size, head := uint64(h[1]&0x7F), 2
+	switch size {
+	case 126:
+		if len(h) < 4 {
+			return false
+		}
+		size, head = uint64(binary.BigEndian.Uint16(h[2:4])), 4
+	case 127:
+		if len(h) < 10 {
+			return false
+		}
+		size, head = binary.BigEndian.Uint64(h[2:10]), 10
+	}
+	return size <= uint64(n) && uint64(n) >= uint64(head)+4+size // 4: the mask
+}
 
 // next returns the next text or binary message.
 func (r *frameReader) next() (msg []byte, binary bool, err error) {
@@ -355,12 +403,15 @@ type frameWriter struct {
 	conn     net.Conn
 	raw      syscall.RawConn // nil: every write is queued (no file descriptor)
 	maxQueue int             // a peer that leaves more unread is closed
+	bursts   *bursts         // nil: nothing is held
 
 	mu       sync.Mutex
 	queue    []byte // bytes not written yet, in order
 	spare    []byte // the other queue buffer, reused
 	flushing bool   // a goroutine is writing the queue
 	err      error  // the first failure: later frames are dropped
+	held     []byte // frames waiting for the end of a burst
+	holding  bool   // held is registered with bursts
 
 	// The non-blocking write in progress (w.mu held): what to write,
 	// how much went, the error; writeFd is bound once, so that a write
@@ -392,13 +443,58 @@ var (
 	errPeerNotReading = errors.New("websocket: the peer left too much unread; connection closed")
 )
 
-// write sends one complete frame (or several). frame is not retained.
+// maxHeld bounds the bytes a connection holds for the end of a burst;
+// more are written at once.
+const maxHeld = 64 << 10
+
+// write sends one complete frame (or several): at once, or, during a
+// burst, with the connection's other frames when it ends. frame is not
+// retained.
 func (w *frameWriter) write(frame []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return
 	}
+	if w.holding || (w.bursts != nil && w.bursts.hold(w)) {
+		w.holding = true
+		w.held = append(w.held, frame...)
+		if len(w.held) < maxHeld {
+			return
+		}
+		w.holding = false // enough waiting: out it goes (the burst's end finds nothing)
+		w.writeLocked(w.held)
+		w.held = reuse(w.held)
+		return
+	}
+	w.writeLocked(frame)
+}
+
+// release writes what was held for a burst that ended.
+func (w *frameWriter) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.holding {
+		return
+	}
+	w.holding = false
+	if w.err == nil {
+		w.writeLocked(w.held)
+	}
+	w.held = reuse(w.held)
+}
+
+// reuse empties b, or drops it when it grew big.
+func reuse(b []byte) []byte {
+	if cap(b) > maxKeptBuffer {
+		return nil
+	}
+	return b[:0]
+}
+
+// writeLocked writes frame at once, or queues what the socket does not
+// take. w.mu is held.
+func (w *frameWriter) writeLocked(frame []byte) {
 	if !w.flushing && w.raw != nil {
 		n, err := w.tryWrite(frame)
 		if err != nil {
@@ -502,6 +598,49 @@ func (w *frameWriter) close() {
 	if w.err == nil {
 		w.err = errWriterClosed
 	}
-	w.queue = nil
+	w.queue, w.held = nil, nil
 	w.mu.Unlock()
+}
+
+// bursts lets the frames a server writes while one of its readers delivers
+// messages that came together (a burst: several requests of a client in
+// one read, several answers of a computer) leave together: a connection
+// written to during a burst holds its frames, and writes them in one
+// syscall when the burst ends (at most maxHeld bytes wait). Outside a
+// burst a frame is written at once. Every burst is short: it ends when its
+// reader has delivered what it had read, and delivering never waits.
+type bursts struct {
+	active atomic.Int32 // bursts under way
+	mu     sync.Mutex
+	held   []*frameWriter // connections holding frames
+}
+
+func (b *bursts) begin() { b.active.Add(1) }
+
+// end ends a burst and writes what every connection holds (also frames
+// held during other bursts still under way, which then hold anew).
+func (b *bursts) end() {
+	b.mu.Lock()
+	b.active.Add(-1)
+	held := b.held
+	b.held = nil
+	b.mu.Unlock()
+	for _, w := range held {
+		w.release()
+	}
+}
+
+// hold registers w to be released at the end of a burst, and reports
+// whether one is under way. w.mu is held.
+func (b *bursts) hold(w *frameWriter) bool {
+	if b.active.Load() == 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.active.Load() == 0 {
+		return false
+	}
+	b.held = append(b.held, w)
+	return true
 }

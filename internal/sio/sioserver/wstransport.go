@@ -1,7 +1,7 @@
 package sioserver
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -80,38 +80,122 @@ const maxKeptBuffer = 64 << 10
 const readBufferSize = 4096
 
 // read delivers every message of the connection to the gate, in order,
-// until the connection ends; then the transport closes. Messages that came
-// together (the next one is read already when one is delivered) are a
-// burst: what their delivery writes, to any connection, goes out at its
-// end, each connection's frames in one write.
+// until the connection ends; then the transport closes.
+//
+// On a socket it reads the way libuv does: a read that leaves room in the
+// buffer has emptied the socket, so the reader waits for the poller's next
+// wake-up instead of reading again to hear EAGAIN (a syscall per message
+// saved; Go's own conn.Read always makes it). The whole loop runs inside
+// one RawConn.Read, whose readiness flag a later call would clear: the
+// connection is therefore only closed once the loop has returned (others
+// shut it down: closeConn).
 func (t *wsTransport) read() {
-	fr := frameReader{br: bufio.NewReaderSize(t.conn.NetConn(), readBufferSize), limit: t.limit, w: t.w}
-	var renewed time.Time // when the read deadline was last pushed back
+	fr := newFrameReader(t.limit, t.w)
+	var err error
+	if raw := rawConn(t.conn.NetConn()); raw != nil {
+		err = t.readRaw(raw, fr)
+	} else {
+		err = t.readBlocking(fr)
+	}
+	t.readFailed(err)
+}
+
+// rawConn returns c's file descriptor access, or nil (TLS, pipes).
+func rawConn(c net.Conn) syscall.RawConn {
+	if sc, ok := c.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			return raw
+		}
+	}
+	return nil
+}
+
+// readRaw is read on a socket.
+func (t *wsTransport) readRaw(raw syscall.RawConn, fr *frameReader) error {
+	var (
+		err     error
+		renewed time.Time
+	)
+	rerr := raw.Read(func(fd uintptr) bool {
+		for {
+			renewed = t.renewDeadline(renewed)
+			buf := fr.space()
+			n, e := syscall.Read(int(fd), buf)
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return false // wait for the poller
+			case e != nil:
+				err = e
+				return true
+			case n == 0:
+				err = io.EOF
+				return true
+			}
+			fr.w += n
+			if err = t.deliver(fr); err != nil {
+				return true
+			}
+			if n < len(buf) {
+				return false // the socket is empty: wait for the poller
+			}
+		}
+	})
+	if err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// readBlocking is read on a connection without a file descriptor.
+func (t *wsTransport) readBlocking(fr *frameReader) error {
+	var renewed time.Time
+	for {
+		renewed = t.renewDeadline(renewed)
+		n, err := t.conn.NetConn().Read(fr.space())
+		fr.w += n
+		if derr := t.deliver(fr); derr != nil {
+			return derr
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// renewDeadline pushes the idle deadline back, at most once a second (a
+// timer update per message otherwise), and returns when it last did.
+func (t *wsTransport) renewDeadline(renewed time.Time) time.Time {
+	if t.idle <= 0 {
+		return renewed
+	}
+	if now := time.Now(); now.Sub(renewed) >= time.Second {
+		_ = t.conn.NetConn().SetReadDeadline(now.Add(t.idle))
+		return now
+	}
+	return renewed
+}
+
+// deliver hands every message the buffer holds to the gate, in order.
+// Messages that came in one read are a burst: what their delivery writes,
+// to any connection, goes out at its end, each connection's frames in one
+// write.
+func (t *wsTransport) deliver(fr *frameReader) error {
 	inBurst := false
 	for {
-		// The idle deadline moves at most once a second: moving it costs
-		// a timer update per message otherwise.
-		if now := time.Now(); t.idle > 0 && now.Sub(renewed) >= time.Second {
-			_ = t.conn.NetConn().SetReadDeadline(now.Add(t.idle))
-			renewed = now
-		}
-		msg, binary, err := fr.next()
-		if err != nil {
+		msg, binary, ok, err := fr.next()
+		if err != nil || !ok {
 			if inBurst {
 				t.bursts.end()
 			}
-			t.readFailed(err)
-			return
+			return err
 		}
 		if !inBurst && t.bursts != nil && fr.buffered() {
 			t.bursts.begin()
 			inBurst = true
 		}
 		t.gate.fromWS(msg, binary)
-		if inBurst && !fr.buffered() {
-			t.bursts.end()
-			inBurst = false
-		}
 	}
 }
 
@@ -125,15 +209,35 @@ func (t *wsTransport) readFailed(err error) {
 	t.OnClose()
 }
 
-// frameReader reads the messages of a client's WebSocket (RFC 6455),
-// answering its control frames through the writer. No extension is ever
-// negotiated (the engine's perMessageDeflate is off), so reserved bits are
-// an error.
+// closeConn ends c both ways without waiting: on a socket it is shut down
+// (its reader then closes it), since closing waits for a RawConn.Read in
+// progress, which may be the caller's own.
+func closeConn(c net.Conn) {
+	if raw := rawConn(c); raw != nil {
+		if err := raw.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) }); err == nil {
+			return
+		}
+	}
+	_ = c.Close()
+}
+
+// frameReader parses the messages of a client's WebSocket (RFC 6455) out
+// of what its reader read, answering its control frames through the
+// writer. No extension is ever negotiated (the engine's perMessageDeflate
+// is off), so reserved bits are an error.
 type frameReader struct {
-	br    *bufio.Reader
-	limit int64 // the largest message; bigger ones end the connection
-	w     *frameWriter
-	hdr   [14]byte
+	buf   []byte // buf[r:w] is read and not parsed yet
+	r, w  int
+	limit int64        // the largest message; bigger ones end the connection
+	out   *frameWriter // pongs and close frames
+
+	msg     []byte // the fragments of the message being read
+	started bool   // a message is being read (msg holds its start)
+	binary  bool
+}
+
+func newFrameReader(limit int64, out *frameWriter) *frameReader {
+	return &frameReader{buf: make([]byte, readBufferSize), limit: limit, out: out}
 }
 
 // Errors of the frame reader.
@@ -152,44 +256,131 @@ const (
 	closeMessageSize = 1009
 )
 
-// buffered reports whether the next message is read already, in one
-// frame: next returns it without waiting on the network.
-func (r *frameReader) buffered() bool {
-	n := r.br.Buffered()
-	if n < 2 {
-		return false
-	}
-	h, _ := r.br.Peek(min(n, 10))
-	if h[0]&0x80 == 0 { // a fragment: the rest may still be on its way
-		return false
-	}
-	size, head := uint64(h[1]&0x7F), 2
-	switch size {
-	case 126:
-		if len(h) < 4 {
-			return false
-		}
-		size, head = uint64(binary.BigEndian.Uint16(h[2:4])), 4
-	case 127:
-		if len(h) < 10 {
-			return false
-		}
-		size, head = binary.BigEndian.Uint64(h[2:10]), 10
-	}
-	return size <= uint64(n) && uint64(n) >= uint64(head)+4+size // 4: the mask
+// frameHead is what a frame's header says.
+type frameHead struct {
+	fin  bool
+	op   int
+	head int    // bytes of header and masking key
+	size uint64 // bytes of payload
 }
 
-// next returns the next text or binary message.
-func (r *frameReader) next() (msg []byte, binary bool, err error) {
-	started := false // a fragmented message is being read
-	for {
-		fin, op, payload, err := r.frame(len(msg), started)
-		if err != nil {
-			return nil, false, err
+// header parses the header of the next frame: ok false while it is not
+// all read; a frame the client must not send is an error with the close
+// code to answer it with.
+func (r *frameReader) header() (h frameHead, ok bool, code int, err error) {
+	b := r.buf[r.r:r.w]
+	if len(b) < 2 {
+		return h, false, 0, nil
+	}
+	h.fin, h.op = b[0]&0x80 != 0, int(b[0]&0x0F)
+	masked, n := b[1]&0x80 != 0, uint64(b[1]&0x7F)
+	if b[0]&0x70 != 0 || !masked {
+		return h, false, closeProtocol, errProtocol
+	}
+	switch h.op {
+	case opContinuation, websocket.TextMessage, websocket.BinaryMessage:
+	case websocket.CloseMessage, websocket.PingMessage, websocket.PongMessage:
+		if !h.fin || n > 125 {
+			return h, false, closeProtocol, errProtocol
 		}
-		switch op {
+	default:
+		return h, false, closeProtocol, errProtocol
+	}
+	h.head = 2
+	switch n {
+	case 126:
+		if len(b) < 4 {
+			return h, false, 0, nil
+		}
+		n, h.head = uint64(binary.BigEndian.Uint16(b[2:4])), 4
+	case 127:
+		if len(b) < 10 {
+			return h, false, 0, nil
+		}
+		n, h.head = binary.BigEndian.Uint64(b[2:10]), 10
+		if n >= 1<<63 {
+			return h, false, closeProtocol, errProtocol
+		}
+	}
+	if h.op < websocket.CloseMessage && r.limit > 0 && (n > uint64(r.limit) || uint64(len(r.msg))+n > uint64(r.limit)) {
+		return h, false, closeMessageSize, errMessageLimit
+	}
+	h.size = n
+	h.head += 4 // the masking key
+	return h, len(b) >= h.head, 0, nil
+}
+
+// buffered reports whether a whole frame is read already (next then
+// returns without waiting for the network, unless it is a fragment).
+func (r *frameReader) buffered() bool {
+	h, ok, _, err := r.header()
+	return ok && err == nil && uint64(r.w-r.r-h.head) >= h.size
+}
+
+// space returns where the next read goes: after what is read, with room
+// for the whole frame being read (a buffer of its size for a frame bigger
+// than the usual one).
+func (r *frameReader) space() []byte {
+	if r.r == r.w {
+		r.r, r.w = 0, 0
+		if len(r.buf) > maxKeptBuffer {
+			r.buf = make([]byte, readBufferSize)
+		}
+	}
+	need := readBufferSize
+	if h, ok, _, err := r.header(); ok && err == nil {
+		need = max(need, h.head+int(h.size))
+	}
+	if r.r+need <= len(r.buf) && r.w < len(r.buf) {
+		return r.buf[r.w:]
+	}
+	if need <= len(r.buf) { // room once what is left moves to the start
+		r.w = copy(r.buf, r.buf[r.r:r.w])
+		r.r = 0
+		return r.buf[r.w:]
+	}
+	nb := make([]byte, need)
+	r.w = copy(nb, r.buf[r.r:r.w])
+	r.buf, r.r = nb, 0
+	return r.buf[r.w:]
+}
+
+// frame returns the next frame when it is all read (ok false when not).
+func (r *frameReader) frame() (h frameHead, payload []byte, ok bool, err error) {
+	h, ok, code, err := r.header()
+	if err != nil {
+		return h, nil, false, r.fail(code, err)
+	}
+	if !ok || uint64(r.w-r.r-h.head) < h.size {
+		return h, nil, false, nil
+	}
+	start := r.r + h.head
+	end := start + int(h.size)
+	var key [4]byte
+	copy(key[:], r.buf[start-4:start])
+	p := r.buf[start:end]
+	unmask(key, p)
+	if len(r.buf) > readBufferSize && r.r == 0 && end == r.w {
+		// A buffer made for this frame alone: the payload keeps it.
+		payload = p[:len(p):len(p)]
+		r.buf, r.r, r.w = make([]byte, readBufferSize), 0, 0
+		return h, payload, true, nil
+	}
+	r.r = end
+	return h, bytes.Clone(p), true, nil
+}
+
+// next returns the next text or binary message when it is all read (ok
+// false when not).
+func (r *frameReader) next() (msg []byte, binary bool, ok bool, err error) {
+	for {
+		h, payload, ok, err := r.frame()
+		if err != nil || !ok {
+			return nil, false, false, err
+		}
+		switch h.op {
 		case websocket.PingMessage:
-			r.w.write(makeFrame(websocket.PongMessage, payload))
+			r.out.write(makeFrame(websocket.PongMessage, payload))
 			continue
 		case websocket.PongMessage:
 			continue
@@ -202,85 +393,34 @@ func (r *frameReader) next() (msg []byte, binary bool, err error) {
 			if code != closeNoStatus {
 				reply = websocket.FormatCloseMessage(code, "")
 			}
-			r.w.write(makeFrame(websocket.CloseMessage, reply))
-			return nil, false, errPeerClosed
+			r.out.write(makeFrame(websocket.CloseMessage, reply))
+			return nil, false, false, errPeerClosed
 		case websocket.TextMessage, websocket.BinaryMessage:
-			if started {
-				return nil, false, r.fail(closeProtocol, errProtocol)
+			if r.started {
+				return nil, false, false, r.fail(closeProtocol, errProtocol)
 			}
-			started, binary = true, op == websocket.BinaryMessage
+			r.started, r.binary = true, h.op == websocket.BinaryMessage
 		case opContinuation:
-			if !started {
-				return nil, false, r.fail(closeProtocol, errProtocol)
+			if !r.started {
+				return nil, false, false, r.fail(closeProtocol, errProtocol)
 			}
 		}
-		if msg == nil {
-			msg = payload // the whole message, most of the time
+		if r.msg == nil {
+			r.msg = payload // the whole message, most of the time
 		} else {
-			msg = append(msg, payload...)
+			r.msg = append(r.msg, payload...)
 		}
-		if fin {
-			if msg == nil {
-				msg = []byte{}
-			}
-			return msg, binary, nil
-		}
-	}
-}
-
-// frame reads one frame; have is the size of the message read so far.
-func (r *frameReader) frame(have int, started bool) (fin bool, op int, payload []byte, err error) {
-	h := r.hdr[:2]
-	if _, err := io.ReadFull(r.br, h); err != nil {
-		return false, 0, nil, err
-	}
-	fin, op = h[0]&0x80 != 0, int(h[0]&0x0F)
-	masked, n := h[1]&0x80 != 0, uint64(h[1]&0x7F)
-	if h[0]&0x70 != 0 || !masked {
-		return false, 0, nil, r.fail(closeProtocol, errProtocol)
-	}
-	switch op {
-	case opContinuation, websocket.TextMessage, websocket.BinaryMessage:
-	case websocket.CloseMessage, websocket.PingMessage, websocket.PongMessage:
-		if !fin || n > 125 {
-			return false, 0, nil, r.fail(closeProtocol, errProtocol)
-		}
-	default:
-		return false, 0, nil, r.fail(closeProtocol, errProtocol)
-	}
-	switch n {
-	case 126:
-		if _, err := io.ReadFull(r.br, r.hdr[2:4]); err != nil {
-			return false, 0, nil, err
-		}
-		n = uint64(r.hdr[2])<<8 | uint64(r.hdr[3])
-	case 127:
-		if _, err := io.ReadFull(r.br, r.hdr[2:10]); err != nil {
-			return false, 0, nil, err
-		}
-		n = binary.BigEndian.Uint64(r.hdr[2:10])
-		if n >= 1<<63 {
-			return false, 0, nil, r.fail(closeProtocol, errProtocol)
+		if h.fin {
+			msg, binary = r.msg, r.binary
+			r.msg, r.started = nil, false
+			return msg, binary, true, nil
 		}
 	}
-	if op < websocket.CloseMessage && r.limit > 0 && (n > uint64(r.limit) || uint64(have)+n > uint64(r.limit)) {
-		return false, 0, nil, r.fail(closeMessageSize, errMessageLimit)
-	}
-	var key [4]byte
-	if _, err := io.ReadFull(r.br, key[:]); err != nil {
-		return false, 0, nil, err
-	}
-	payload = make([]byte, n)
-	if _, err := io.ReadFull(r.br, payload); err != nil {
-		return false, 0, nil, err
-	}
-	unmask(key, payload)
-	return fin, op, payload, nil
 }
 
 // fail answers a broken stream with a close frame and returns err.
 func (r *frameReader) fail(code int, err error) error {
-	r.w.write(makeFrame(websocket.CloseMessage, websocket.FormatCloseMessage(code, "")))
+	r.out.write(makeFrame(websocket.CloseMessage, websocket.FormatCloseMessage(code, "")))
 	return err
 }
 
@@ -328,7 +468,7 @@ func (t *wsTransport) DoClose(fn types.Callable) {
 	if fn != nil {
 		fn()
 	}
-	_ = t.conn.Close()
+	closeConn(t.conn.NetConn())
 }
 
 // writeText writes one text frame holding payload, which starts maxHeader
@@ -588,7 +728,7 @@ func (w *frameWriter) fail(err error) {
 	if w.err == nil {
 		w.err = err
 		w.queue = nil
-		_ = w.conn.Close()
+		closeConn(w.conn)
 	}
 }
 

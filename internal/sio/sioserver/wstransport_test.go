@@ -577,3 +577,35 @@ func TestBurstAnswersInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageInPieces: a message whose bytes come in pieces (cut in the
+// header, in the masking key, in the payload, past the read buffer) is
+// read whole once its last piece comes, and the one behind it too: a read
+// that emptied the socket waits for the next bytes without missing them.
+func TestMessageInPieces(t *testing.T) {
+	es := startEcho(t, ServerOptions{}, nil)
+	c := dialWS(t, es.url, nil, true)
+	raw := c.ws.NetConn()
+	text := strings.Repeat("y", readBufferSize+1000)
+	frame := clientFrame(true, websocket.TextMessage, []byte(`42`+ns+`,1["e",{"s":"`+text+`"}]`))
+	next := clientFrame(true, websocket.TextMessage, []byte(`42`+ns+`,2["e",{"n":2}]`))
+	all := append(bytes.Clone(frame), next...)
+	cuts := []int{1, 3, 6, 200, readBufferSize - 5, readBufferSize + 3, len(frame) - 1, len(frame) + 1}
+	from := 0
+	for _, cut := range cuts {
+		if _, err := raw.Write(all[from:cut]); err != nil {
+			t.Fatal(err)
+		}
+		from = cut
+		time.Sleep(5 * time.Millisecond) // a read of its own for each piece, most of the time
+	}
+	if _, err := raw.Write(all[from:]); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.read(); got != `43`+ns+`,1[{"s":"`+text+`"}]` {
+		t.Fatalf("the message in pieces answered with %d bytes", len(got))
+	}
+	if got := c.read(); got != `43`+ns+`,2[{"n":2}]` {
+		t.Fatalf("the message behind it answered %q", got)
+	}
+}

@@ -23,3 +23,21 @@ func TestC1ControlIsShownAndKeepsTheText(t *testing.T) {
 		t.Fatal("a C1 control reached the terminal")
 	}
 }
+
+// Issue 23.14: a document with no pages (it cannot be read) does not say
+// "page 1/0", and says why once, on its screen and in the preview.
+func TestUnreadableDocumentSaysWhyOnceAndNoPageOne(t *testing.T) {
+	const why = "peek docx: open package: zip: not a valid zip file"
+	bad := mkDoc(testHost, "broken", "docs", "docx", "broken.docx", nil, "Unreadable: "+why, testNow)
+	bad.sum.Unreadable = why
+	hs, _ := withDocs(t, 140, 36, bad)
+	if n := strings.Count(hs.screen(), "valid zip file"); n != 1 {
+		t.Errorf("the preview says why %d times:\n%s", n, hs.screen())
+	}
+	hs.press("enter")
+	if n := strings.Count(hs.screen(), "valid zip file"); n != 1 {
+		t.Errorf("the document says why %d times:\n%s", n, hs.screen())
+	}
+	hs.requireContains("this document has no pages")
+	hs.requireNotContains("page 1/0")
+}

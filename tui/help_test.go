@@ -24,6 +24,10 @@ func TestFullHelpScrollsOnASmallTerminal(t *testing.T) {
 			}
 		}
 		hs.requireContains("any other key closes") // still open after scrolling
+		lines := strings.Split(hs.screen(), "\n")
+		if help := lines[len(lines)-2]; !strings.Contains(help, "↓/j down") || !strings.Contains(help, "esc close") {
+			t.Errorf("%dx%d: the help line says %q while the help scrolls", size[0], size[1], help)
+		}
 		hs.press("g")
 		hs.requireContains("Keys", "search")
 		hs.press("x")

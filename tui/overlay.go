@@ -3,6 +3,7 @@ package tui
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"github.com/smcp-browse/smcp-browse/tui/keymap"
 )
 
 // Overlays are hosted by the App (as crush and mcptui do): a screen asks
@@ -29,6 +30,9 @@ func (a *App) shortHelp() []key.Binding {
 // activeKeys is the key map of whatever has the keyboard.
 func (a *App) activeKeys() help.KeyMap {
 	switch {
+	case a.showHelp && a.helpPg.MaxY() > 0:
+		n := a.c.Keys.Nav
+		return keymap.HelpKeys{Short: []key.Binding{helpClose, n.Up, n.Down, n.PageDown, n.Top}}
 	case a.picker != nil:
 		return a.picker
 	case a.prompt != nil:
@@ -36,3 +40,6 @@ func (a *App) activeKeys() help.KeyMap {
 	}
 	return a.top().Keys()
 }
+
+// helpClose is what the help line says while the full help is open.
+var helpClose = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"))

@@ -63,7 +63,7 @@ func TestSearchResultsShowThePath(t *testing.T) {
 	hs.press("enter")
 	hs.requireContains("2 matches")
 	rows := hs.rowsWith("p. 1 The qs module")
-	if len(rows) != 2 || rows[0] == rows[1] || !strings.Contains(hs.screen(), "express/…/README.md") || !strings.Contains(hs.screen(), "bod…ser/…/README.md") {
+	if len(rows) != 2 || rows[0] == rows[1] || !strings.Contains(hs.screen(), "express/…/README.md") || !strings.Contains(hs.screen(), "body-parser/…/README.md") {
 		t.Fatalf("the two results do not say which file they are in:\n%s", hs.screen())
 	}
 }

@@ -28,8 +28,12 @@ type catalogList struct {
 	// the theme or the minute (relative times) change.
 	rowCache   map[string]string
 	rowCacheAt string
-	withPath   bool // some row has a path: show the Path column
-	listing    bool // the computer is still listing: total is a lower bound
+	// paths are the cut paths of the rows on screen, for the window and
+	// width in pathsFor; dropped with the row cache.
+	paths    []string
+	pathsFor [3]int
+	withPath bool // some row has a path: show the Path column
+	listing  bool // the computer is still listing: total is a lower bound
 }
 
 func newCatalogList(c *common.Common) catalogList {
@@ -117,7 +121,7 @@ func (l *catalogList) rows(w int, empty string) []string {
 func (l *catalogList) checkRowCache(w int) {
 	stamp := common.Itoa(w) + "|" + l.c.Now().Truncate(time.Minute).String() + "|" + l.c.Styles.Glamour
 	if l.rowCache == nil || l.rowCacheAt != stamp {
-		l.rowCache, l.rowCacheAt = map[string]string{}, stamp
+		l.rowCache, l.rowCacheAt, l.paths = map[string]string{}, stamp, nil
 	}
 }
 
@@ -125,8 +129,12 @@ func (l *catalogList) checkRowCache(w int) {
 // list w cells wide, keeping the folders that tell them apart (the rows
 // not loaded get "").
 func (l *catalogList) shortPaths(from, to, w int) []string {
+	if l.paths != nil && l.pathsFor == [3]int{from, to, w} {
+		return l.paths
+	}
 	_, pathW, _ := l.columns(w - 2)
 	paths := make([]string, to-from)
+	l.paths, l.pathsFor = paths, [3]int{from, to, w}
 	if pathW == 0 {
 		return paths
 	}
@@ -135,7 +143,8 @@ func (l *catalogList) shortPaths(from, to, w int) []string {
 			paths[i-from] = common.OneLine(d.Path)
 		}
 	}
-	return shorten.Paths(paths, pathW)
+	l.paths = shorten.Paths(paths, pathW)
+	return l.paths
 }
 
 // cachedRow is row(d, w, path, true) through the row cache (see

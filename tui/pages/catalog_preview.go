@@ -179,7 +179,7 @@ func (p *catalogPreview) draw(d protocol.DPEDocumentSummary, ok bool, w, h int) 
 		if len(d.Keywords) > 0 {
 			lines = append(lines, common.KeywordLines(st.Keyword, d.Keywords, inner, 2)...)
 		}
-		if d.Summary != "" {
+		if d.Summary != "" && !saysWhyUnreadable(d.Summary, d.Unreadable) {
 			lines = append(lines, "")
 			lines = append(lines, common.WrapText(common.OneLine(d.Summary), inner, 5)...)
 		}

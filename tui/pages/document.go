@@ -83,7 +83,7 @@ func (s *documentScreen) headerLines() []string {
 	if len(d.Keywords) > 0 {
 		lines = append(lines, common.KeywordLines(st.Keyword, d.Keywords, w, 1)...)
 	}
-	if d.Summary != "" {
+	if d.Summary != "" && !saysWhyUnreadable(d.Summary, s.sum.Unreadable) {
 		lines = append(lines, common.WrapText(common.OneLine(d.Summary), w, 3)...)
 	}
 	if s.sum.Path != "" {
@@ -297,7 +297,7 @@ func (s *documentScreen) Capturing() bool  { return false }
 func (s *documentScreen) Computer() string { return s.comp }
 
 func (s *documentScreen) Status() string {
-	if !s.haveTotal {
+	if !s.haveTotal || s.total == 0 {
 		return ""
 	}
 	return "page " + common.Itoa(s.nav.Cursor+1) + "/" + common.Itoa(s.total)
@@ -370,4 +370,11 @@ func (s *documentScreen) openOutline(m docOutlineMsg) tea.Cmd {
 	p.Filterable = true
 	p.Current = cur
 	return picker.OpenCmd(p)
+}
+
+// saysWhyUnreadable reports whether a summary only repeats why the document
+// cannot be read (the document server summarizes an unreadable file so):
+// the "cannot be read" line says it already.
+func saysWhyUnreadable(summary, unreadable string) bool {
+	return unreadable != "" && strings.Contains(summary, unreadable)
 }

@@ -332,7 +332,9 @@ func (s *searchScreen) columns() (titleW, pathW, lineW int) {
 	w := s.w - 2
 	titleW = min(max(w/4, 10), 36)
 	if slices.ContainsFunc(s.results, func(m protocol.SearchMatch) bool { return m.Path != "" }) {
-		titleW, pathW = min(max(w/5, 10), 28), min(max(w/5, 10), 32)
+		// The path says more than a title (READMEs, main.go): it gets
+		// the more room.
+		titleW, pathW = min(max(w/6, 10), 28), min(max(w/4, 12), 40)
 	}
 	lineW = w - titleW - whereW - 2
 	if pathW > 0 {

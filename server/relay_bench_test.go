@@ -60,39 +60,29 @@ type relayRun struct {
 // medians. It prints the server's CPU per request, p50/p99, requests/s and
 // the client's own CPU per request for both, and our figures as ratios of
 // Node's. Targets (issue 25): server CPU/request ≤ 0.6×, p99 ≤ 1×.
-func BenchmarkRelayVsNode(b *testing.B) {
-	if testing.Short() {
-		b.Skip("starts two servers and four Node processes")
-	}
-	dir := filepath.Dir(testutil.NodeModules(b))
-	targets := vsNodeTargets(b, dir)
-	for range b.N {
-		reportVsNode(b, compareRelays(b, dir, targets, 50, 1))
-	}
-}
+func BenchmarkRelayVsNode(b *testing.B) { benchVsNode(b, 50, 1) }
 
 // BenchmarkRelayVsNodePipelined is BenchmarkRelayVsNode with 10 agents
 // that keep 8 requests in flight each: frames for one connection come
 // together, where writes can be coalesced.
-func BenchmarkRelayVsNodePipelined(b *testing.B) {
+func BenchmarkRelayVsNodePipelined(b *testing.B) { benchVsNode(b, 10, 8) }
+
+// benchVsNode runs our Server and the Node relay with pairs pairs and
+// inflight requests in flight per agent, and reports our figures and their
+// ratios to Node's.
+func benchVsNode(b *testing.B, pairs, inflight int) {
 	if testing.Short() {
 		b.Skip("starts two servers and four Node processes")
 	}
 	dir := filepath.Dir(testutil.NodeModules(b))
-	targets := vsNodeTargets(b, dir)
-	for range b.N {
-		reportVsNode(b, compareRelays(b, dir, targets, 10, 8))
-	}
-}
-
-// vsNodeTargets starts our Server (in this process, so that -cpuprofile
-// profiles it) and the Node relay.
-func vsNodeTargets(b *testing.B, dir string) []relayTarget {
 	goSrv := servertest.Start(b, server.Options{})
 	nodeURL, nodePID := startNodeRelay(b, dir)
-	return []relayTarget{
+	targets := []relayTarget{
 		{name: "node", agentURL: nodeURL, computerURL: nodeURL, pid: nodePID},
 		{name: "go", agentURL: goSrv.URL, computerURL: goSrv.URL, pid: os.Getpid()},
+	}
+	for range b.N {
+		reportVsNode(b, compareRelays(b, dir, targets, pairs, inflight))
 	}
 }
 

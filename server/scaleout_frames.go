@@ -130,18 +130,12 @@ func (r *frameReader) byte() byte {
 	return c
 }
 
-func (r *frameReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *frameReader) uvarint() uint64 { return number(r, binary.Uvarint) }
+func (r *frameReader) varint() int64   { return number(r, binary.Varint) }
 
-func (r *frameReader) varint() int64 {
-	v, n := binary.Varint(r.b)
+// number reads a number decode decodes (a varint).
+func number[T uint64 | int64](r *frameReader, decode func([]byte) (T, int)) T {
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.bad = true
 		return 0

@@ -432,26 +432,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // the writer's queue would pass its limit the connection is closed, instead
 // of growing until the heartbeat notices the peer.
 func TestPeerThatNeverReadsIsClosed(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			accepted <- c
-		}
-	}()
-	peer, err := net.Dial("tcp", ln.Addr().String()) // never reads
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = peer.Close() }()
-	conn := <-accepted
-	defer func() { _ = conn.Close() }()
-
+	conn, _ := tcpPair(t) // the peer never reads
 	const limit = 1 << 20
 	w := newFrameWriter(conn, limit)
 	frame := makeFrame(websocket.TextMessage, make([]byte, 64<<10))

@@ -339,18 +339,13 @@ func toolText(res *mcp.CallToolResult) string {
 }
 
 // searchable returns the running Finder servers that offer dpe_search, by
-// name.
+// name. It asks the tool table, which lists each server's tools on its own:
+// a server hung in tools/list delays no search of the others.
 func (c *Computer) searchable(ctx context.Context) []*mcpclient.Conn {
+	offers := c.tools.offering(ctx, toolListWait, searchTool)
 	var out []*mcpclient.Conn
 	for _, conn := range c.mgr.Conns() {
-		if !conn.FinderCapable() || conn.Config().Forbidden(searchTool) {
-			continue
-		}
-		tools, err := conn.ListTools(ctx)
-		if err != nil {
-			continue
-		}
-		if slices.ContainsFunc(tools, func(t mcp.Tool) bool { return t.Name == searchTool }) {
+		if conn.FinderCapable() && offers[conn.Name()] {
 			out = append(out, conn)
 		}
 	}

@@ -478,31 +478,7 @@ func idPrefix(c dpe.Category) string {
 // and keywords where the parser left them empty.
 func finish(doc *Document, name string) {
 	for pi := range doc.Pages {
-		counts := map[dpe.Category]int{}
-		container := "" // the last element not shown within another
-		for ei := range doc.Pages[pi].Elements {
-			e := &doc.Pages[pi].Elements[ei]
-			counts[e.Category]++
-			e.ID = idPrefix(e.Category) + "-" + strconv.Itoa(pi) + "-" + strconv.Itoa(counts[e.Category])
-			if e.Content == nil {
-				e.Content = map[string]any{}
-			}
-			if w, ok := e.Content["within"]; ok {
-				if w == withinPrevious && container != "" {
-					e.Content["within"] = container
-				} else if w == withinPrevious {
-					delete(e.Content, "within")
-				}
-			} else {
-				container = e.ID
-			}
-			if e.Summary == "" {
-				e.Summary = elementSummary(*e)
-			}
-		}
-		if doc.Pages[pi].Title == "" {
-			doc.Pages[pi].Title = "Page " + strconv.Itoa(pi+1)
-		}
+		finishPage(&doc.Pages[pi], pi)
 	}
 	if doc.Title == "" {
 		doc.Title = stem(name)
@@ -513,6 +489,37 @@ func finish(doc *Document, name string) {
 	doc.Title = truncate(doc.Title, MaxTitleChars)
 	doc.Summary = SearchForm(doc.Summary)
 	doc.Keywords = searchForms(doc.Keywords)
+}
+
+// finishPage assigns the element IDs of page pi and fills in its title
+// and element summaries where the parser left them empty. It may run
+// again on a finished page: the result is the same.
+func finishPage(pg *Page, pi int) {
+	counts := map[dpe.Category]int{}
+	container := "" // the last element not shown within another
+	for ei := range pg.Elements {
+		e := &pg.Elements[ei]
+		counts[e.Category]++
+		e.ID = idPrefix(e.Category) + "-" + strconv.Itoa(pi) + "-" + strconv.Itoa(counts[e.Category])
+		if e.Content == nil {
+			e.Content = map[string]any{}
+		}
+		if w, ok := e.Content["within"]; ok {
+			if w == withinPrevious && container != "" {
+				e.Content["within"] = container
+			} else if w == withinPrevious {
+				delete(e.Content, "within")
+			}
+		} else {
+			container = e.ID
+		}
+		if e.Summary == "" {
+			e.Summary = elementSummary(*e)
+		}
+	}
+	if pg.Title == "" {
+		pg.Title = "Page " + strconv.Itoa(pi+1)
+	}
 }
 
 // MaxTitleChars bounds a document's title: a title property of 400,000

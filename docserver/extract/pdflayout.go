@@ -41,6 +41,10 @@ type pdfRun struct {
 	size                     float64 // rendered font size; 0 when unknown
 	mono                     bool    // set in a monospaced font
 	known                    bool    // the font is known
+	// from and to are the run's first and last characters in PDFium's
+	// text; space tells that a space follows it there.
+	from, to int
+	space    bool
 }
 
 // pdfLine is one line of text.
@@ -53,6 +57,7 @@ type pdfLine struct {
 	charW       float64 // average advance of one character
 	marker      string  // leading bullet ("" for none)
 	textLeft    float64 // where the text after the marker starts
+	runs        []pdfRun
 }
 
 // monoFontName matches the names of common monospaced fonts: TeX's CMTT,
@@ -150,13 +155,8 @@ func makeLine(runs []pdfRun) (pdfLine, bool) {
 	prevRight := 0.0
 	for i, r := range runs {
 		n := utf8.RuneCountInString(strings.TrimSpace(r.text))
-		if i > 0 {
-			em := math.Max(r.size, runHeight(r))
-			gap := r.left - prevRight
-			s := b.String()
-			if gap > 0.2*em && !strings.HasSuffix(s, " ") && !strings.HasPrefix(r.text, " ") {
-				b.WriteByte(' ')
-			}
+		if i > 0 && spaceBetween(runs[i-1], r, r.left-prevRight) {
+			b.WriteByte(' ')
 		}
 		b.WriteString(r.text)
 		prevRight = r.right
@@ -178,6 +178,7 @@ func makeLine(runs []pdfRun) (pdfLine, bool) {
 	if l.text == "" {
 		return pdfLine{}, false
 	}
+	l.runs = slices.Clone(runs)
 	best := -1
 	for s, n := range sizes {
 		if n > best || n == best && s > l.size {
@@ -203,6 +204,22 @@ func makeLine(runs []pdfRun) (pdfLine, bool) {
 	return l, true
 }
 
+// spaceBetween reports whether a space separates run b from run a before
+// it on a line, gap points apart: PDFium's text decides where the two
+// follow each other in it (a space there, or none: "->" set in two fonts
+// stays "->"); runs that do not (a line PDFium broke, or drew out of
+// order) are spaced where a gap shows.
+func spaceBetween(a, b pdfRun, gap float64) bool {
+	em := math.Max(math.Max(a.size, b.size), math.Max(runHeight(a), runHeight(b)))
+	switch {
+	case b.from == a.to+1:
+		return gap > 0.3*em
+	case b.from == a.to+2 && a.space:
+		return true
+	}
+	return gap > 0.15*em
+}
+
 // em is the line's font size, or its character width's worth when the
 // size is unknown.
 func (l pdfLine) em() float64 {
@@ -212,13 +229,72 @@ func (l pdfLine) em() float64 {
 	return math.Max(2*l.charW, 1)
 }
 
-// pdfLayout turns the lines of a page into elements; levels maps heading
-// font sizes to heading levels, pitches font sizes to the document's
+// pdfProfile is a document's typography, learnt from a sample of its
+// pages: the body size (the size with the most text), the sizes of its
+// headings (at least 1.2 times the body size) and, per font size, the
 // usual distance between the baselines of two lines of a paragraph.
+type pdfProfile struct {
+	body     float64
+	headings []float64 // descending
+	pitches  map[float64]float64
+}
+
+// newPDFProfile learns a profile from the lines of some pages.
+func newPDFProfile(pages [][]pdfLine) pdfProfile {
+	sizes := map[float64]int{}
+	for _, ls := range pages {
+		for _, l := range ls {
+			if l.size > 0 && !l.mono {
+				sizes[l.size] += len(l.text)
+			}
+		}
+	}
+	p := pdfProfile{body: modeSize(sizes), pitches: linePitches(pages)}
+	for s := range sizes {
+		if p.body > 0 && s >= p.body*1.2 {
+			p.headings = append(p.headings, s)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(p.headings)))
+	return p
+}
+
+// headingLevel is the heading level (1-3) of text of a size, and whether
+// that size is a heading's: the sizes seen, largest first, are levels 1,
+// 2 and 3; a size the sample did not show takes the level after the seen
+// sizes larger than it.
+func (p *pdfProfile) headingLevel(size float64) (int, bool) {
+	if p.body <= 0 || size < p.body*1.2 {
+		return 0, false
+	}
+	larger := 0
+	for _, h := range p.headings {
+		if h == size {
+			break
+		}
+		if h > size {
+			larger++
+		}
+	}
+	return min(larger+1, 3), true
+}
+
+// modeSize is the font size with the most text.
+func modeSize(sizes map[float64]int) float64 {
+	best, n := 0.0, -1
+	for s, c := range sizes {
+		if c > n || (c == n && s < best) {
+			best, n = s, c
+		}
+	}
+	return best
+}
+
+// pdfLayout turns the lines of a page into elements with a document's
+// profile.
 type pdfLayout struct {
-	levels  map[float64]int
-	pitches map[float64]float64
-	lines   []pdfLine
+	prof  *pdfProfile
+	lines []pdfLine
 	// margins: prose lines' left edges (ascending) with the running
 	// maximum of their right edges, for the right margin of a column;
 	// their right edges (ascending), for justified edges.
@@ -263,8 +339,8 @@ func linePitches(pages [][]pdfLine) map[float64]float64 {
 }
 
 // layoutPDFPage lays out one page's lines as elements.
-func layoutPDFPage(lines []pdfLine, levels map[float64]int, pitches map[float64]float64) []Element {
-	lay := &pdfLayout{levels: levels, pitches: pitches, lines: lines}
+func layoutPDFPage(lines []pdfLine, prof *pdfProfile) []Element {
+	lay := &pdfLayout{prof: prof, lines: lines}
 	lay.margins()
 	for _, l := range lines {
 		lay.add(l)
@@ -339,7 +415,7 @@ func (lay *pdfLayout) bodyLeft(l pdfLine) float64 {
 
 // heading reports whether a line is set as a heading.
 func (lay *pdfLayout) heading(l pdfLine) bool {
-	_, ok := lay.levels[l.size]
+	_, ok := lay.prof.headingLevel(l.size)
 	return ok && !l.mono && len(l.text) <= 200 && !leaderDots.MatchString(l.text)
 }
 
@@ -360,7 +436,7 @@ func (lay *pdfLayout) nextLine(l pdfLine) bool {
 		return false
 	}
 	limit := 1.35 * math.Max(p.em(), l.em())
-	if pitch, ok := lay.pitches[p.size]; ok && p.size == l.size {
+	if pitch, ok := lay.prof.pitches[p.size]; ok && p.size == l.size {
 		limit = 1.12*pitch + 0.3
 	}
 	gap := p.y - l.y
@@ -395,7 +471,8 @@ func (lay *pdfLayout) add(l pdfLine) {
 			lay.appendText(" ", l)
 			return
 		}
-		lay.start("heading", Element{Category: dpe.Heading, Content: map[string]any{"level": lay.levels[l.size], "text": l.text}}, l)
+		level, _ := lay.prof.headingLevel(l.size)
+		lay.start("heading", Element{Category: dpe.Heading, Content: map[string]any{"level": level, "text": l.text}}, l)
 	case leaderDots.MatchString(l.text):
 		if lay.kind == "toc" && lay.follows(l, 3) {
 			lay.appendText("\n", l)
@@ -546,9 +623,11 @@ func (lay *pdfLayout) close() {
 	lay.cur, lay.kind = nil, ""
 }
 
-// codeText is the text of a code block: its lines with their indentation
-// (from their left edges, in character widths) and a blank line where
-// the gap between two lines is larger than the block's usual line pitch.
+// codeText is the text of a code block as a monospaced listing shows it
+// (and `pdftotext -layout`): each run at its column (from its left edge,
+// in character widths, so indentation and aligned comments stay), and as
+// many blank lines as the gap between two lines holds beyond the block's
+// usual line pitch.
 func codeText(lines []pdfLine) string {
 	left, charW, pitch := math.Inf(1), 0.0, math.Inf(1)
 	for i, l := range lines {
@@ -565,15 +644,43 @@ func codeText(lines []pdfLine) string {
 		if i > 0 {
 			b.WriteByte('\n')
 			if g := lines[i-1].y - l.y; g > 1.5*pitch {
-				b.WriteByte('\n')
+				b.WriteString(strings.Repeat("\n", min(int(math.Round(g/pitch))-1, 3)))
 			}
 		}
-		if charW > 0 {
-			b.WriteString(strings.Repeat(" ", min(int(math.Round((l.left-left)/charW)), 80)))
-		}
-		b.WriteString(l.text)
+		b.WriteString(codeLine(l, left, charW))
 	}
 	return cleanPDFText(b.String())
+}
+
+// maxCodeColumn bounds the column a code line's run is placed at.
+const maxCodeColumn = 200
+
+// codeLine is one line of a code block whose left edge is left, in a font
+// charW wide.
+func codeLine(l pdfLine, left, charW float64) string {
+	if charW <= 0 || len(l.runs) == 0 {
+		return l.text
+	}
+	var b strings.Builder
+	col := 0
+	for k, r := range l.runs {
+		want := min(int(math.Round((r.left-left)/charW)), maxCodeColumn)
+		if k > 0 {
+			prev := l.runs[k-1]
+			if sp := spaceBetween(prev, r, r.left-prev.right); want <= col && sp {
+				want = col + 1
+			} else if want < col || !sp {
+				want = col
+			}
+		}
+		if want > col {
+			b.WriteString(strings.Repeat(" ", want-col))
+			col = want
+		}
+		b.WriteString(r.text)
+		col += utf8.RuneCountInString(r.text)
+	}
+	return b.String()
 }
 
 // cleanPDFText removes the soft hyphens PDFium leaves and what a terminal

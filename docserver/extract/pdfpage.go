@@ -1,0 +1,392 @@
+package extract
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Reading one page's text from PDFium, in few calls:
+//
+//   - the page's characters in one FPDFText_GetText. Its UTF-16 units are
+//     PDFium's characters one for one (spaces and line breaks PDFium
+//     generated included) whenever it returns as many units as the page
+//     has characters; otherwise (a character outside the BMP, one PDFium
+//     leaves out of its text) each character is asked for on its own;
+//   - the text split into words at spaces and line breaks, and one box
+//     (FPDFText_GetLooseCharBox: the glyph's advance by the font's ascent
+//     and descent) for the first and the last character of each word; a
+//     word whose two ends do not lie left to right on one line has every
+//     character's box read and is split where the text jumps;
+//   - the text object of each word's first character, and per text object
+//     (one string shown by the content stream, in one font) its font
+//     size, matrix, font name and flags, and baseline.
+//
+// Words of one text object that follow each other on a line, one space
+// apart, form a run; a run carries whether the text had a space after it,
+// so that lines are joined with PDFium's own spacing (no "- >" where the
+// PDF shows "->", no doubled characters where two runs overlap).
+
+// Bounds of a page read.
+const (
+	// maxCharsPerPage bounds the characters read from one page.
+	maxCharsPerPage = 400_000
+	// maxObjectFontName bounds a font name read (bytes).
+	maxObjectFontName = 256
+)
+
+// Scratch offsets of the out-parameters of the per-character calls.
+const (
+	offRect   = 0  // FS_RECTF: left, top, right, bottom (float)
+	offMatrix = 16 // FS_MATRIX: a, b, c, d, e, f (float)
+	offOrigin = 40 // two doubles
+	offFlags  = 56 // int
+	offName   = 64 // font name, maxObjectFontName bytes
+	offText   = offName + maxObjectFontName
+)
+
+// pdfChar is one character of a page's text.
+type pdfChar struct {
+	r    rune
+	kind byte // charWord, charSpace, charBreak
+}
+
+// Character kinds.
+const (
+	charWord = iota
+	charSpace
+	charBreak
+	charSkip
+)
+
+// charKind classifies a character of PDFium's text.
+func charKind(r rune) byte {
+	switch {
+	case r == ' ' || r == '\u00a0' || r == '\t' || r == '\u3000':
+		return charSpace
+	case r == '\r' || r == '\n':
+		return charBreak
+	case r == '\x02':
+		return charWord // a soft hyphen at a line's end
+	case r < ' ' || r == 0xfffe || r == 0xffff || r == 0x7f:
+		return charSkip
+	}
+	return charWord
+}
+
+// pageReader reads one page.
+type pageReader struct {
+	d       *pdfDoc
+	e       *pdfEngine
+	tp      uint64
+	chars   []pdfChar
+	objects map[uint64]pdfObject
+}
+
+// pdfObject is what a run takes from its text object.
+type pdfObject struct {
+	font          pdfFont
+	known         bool
+	baselineShift float64 // baseline minus the loose box's bottom
+	haveShift     bool
+}
+
+// pageRuns reads page i as runs of text.
+func (d *pdfDoc) pageRuns(ctx context.Context, i int) ([]pdfRun, error) {
+	e := d.e
+	page, err := e.call(ctx, "FPDF_LoadPage", d.doc, uint64(i))
+	if err != nil {
+		return nil, err
+	}
+	if page == 0 {
+		return nil, fmt.Errorf("page %d cannot be loaded", i+1)
+	}
+	defer e.call(ctx, "FPDF_ClosePage", page)
+	tp, err := e.call(ctx, "FPDFText_LoadPage", page)
+	if err != nil {
+		return nil, err
+	}
+	if tp == 0 {
+		return nil, fmt.Errorf("the text of page %d cannot be read", i+1)
+	}
+	defer e.call(ctx, "FPDFText_ClosePage", tp)
+	pr := &pageReader{d: d, e: e, tp: tp, objects: map[uint64]pdfObject{}}
+	if err := pr.readText(ctx); err != nil {
+		return nil, err
+	}
+	return pr.runs(ctx)
+}
+
+// readText reads the page's characters.
+func (pr *pageReader) readText(ctx context.Context) error {
+	e := pr.e
+	n, err := e.callInt(ctx, "FPDFText_CountChars", pr.tp)
+	if err != nil || n <= 0 {
+		return err
+	}
+	n = min(n, maxCharsPerPage)
+	if err := e.grow(ctx, offText+uint32(2*(n+1))); err != nil {
+		return err
+	}
+	got, err := e.callInt(ctx, "FPDFText_GetText", pr.tp, 0, uint64(n), uint64(e.scratch+offText))
+	if err != nil {
+		return err
+	}
+	pr.chars = make([]pdfChar, n)
+	if got == n+1 {
+		b, err := e.read(e.scratch+offText, uint32(2*n))
+		if err != nil {
+			return err
+		}
+		aligned := true
+		for i := range pr.chars {
+			u := rune(binary.LittleEndian.Uint16(b[2*i:]))
+			if utf16.IsSurrogate(u) {
+				aligned = false
+				break
+			}
+			if u == 0xfffe {
+				u = '\x02' // PDFium's text marks a soft hyphen so
+			}
+			pr.chars[i] = pdfChar{r: u, kind: charKind(u)}
+		}
+		if aligned {
+			return nil
+		}
+	}
+	for i := range pr.chars {
+		u, err := e.call(ctx, "FPDFText_GetUnicode", pr.tp, uint64(i))
+		if err != nil {
+			return err
+		}
+		r := rune(uint32(u))
+		if !utf8.ValidRune(r) {
+			r = utf8.RuneError
+		}
+		pr.chars[i] = pdfChar{r: r, kind: charKind(r)}
+	}
+	return nil
+}
+
+// box is a character's loose box.
+type box struct{ left, top, right, bottom float64 }
+
+func (b box) height() float64 { return b.top - b.bottom }
+func (b box) midY() float64   { return (b.top + b.bottom) / 2 }
+
+// charBox reads the loose box of character i.
+func (pr *pageReader) charBox(ctx context.Context, i int) (box, error) {
+	ok, err := pr.e.call(ctx, "FPDFText_GetLooseCharBox", pr.tp, uint64(i), uint64(pr.e.scratch+offRect))
+	if err != nil || ok == 0 {
+		return box{}, err
+	}
+	e := pr.e
+	return box{left: e.f32(offRect), top: e.f32(offRect + 4), right: e.f32(offRect + 8), bottom: e.f32(offRect + 12)}, nil
+}
+
+// continues reports whether box b comes right after box a on one line,
+// left to right (overlapping a little, as kerned glyphs do).
+func continues(a, b box) bool {
+	h := math.Max(math.Max(a.height(), b.height()), 1)
+	return b.left >= a.left-0.25*h && math.Abs(a.midY()-b.midY()) <= 0.35*h
+}
+
+// word is a word of the page's text: characters [from, to] with the box
+// of their union.
+type word struct {
+	from, to int
+	box      box
+	ok       bool // the box is known
+}
+
+// words splits the page's text into words with their boxes.
+func (pr *pageReader) words(ctx context.Context) ([]word, error) {
+	var out []word
+	for i := 0; i < len(pr.chars); {
+		if pr.chars[i].kind != charWord {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(pr.chars) && pr.chars[j+1].kind == charWord {
+			j++
+		}
+		first, err := pr.charBox(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		last := first
+		if j > i {
+			if last, err = pr.charBox(ctx, j); err != nil {
+				return nil, err
+			}
+		}
+		if j == i || continues(first, last) && last.right >= first.right-0.5 {
+			out = append(out, word{from: i, to: j, box: union(first, last), ok: first.height() > 0})
+		} else {
+			// The ends do not lie on one line left to right: read every
+			// box and split where the text jumps.
+			split, err := pr.splitWord(ctx, i, j)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, split...)
+		}
+		i = j + 1
+	}
+	return out, nil
+}
+
+// splitWord reads the boxes of characters [i, j] and splits them where
+// one does not continue the one before.
+func (pr *pageReader) splitWord(ctx context.Context, i, j int) ([]word, error) {
+	var out []word
+	cur := word{from: i, to: i}
+	for k := i; k <= j; k++ {
+		b, err := pr.charBox(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case k == i:
+			cur.box, cur.ok = b, b.height() > 0
+		case continues(cur.box, b) || b.height() <= 0:
+			cur.to = k
+			if b.height() > 0 {
+				cur.box = union(cur.box, b)
+			}
+		default:
+			out = append(out, cur)
+			cur = word{from: k, to: k, box: b, ok: b.height() > 0}
+		}
+	}
+	return append(out, cur), nil
+}
+
+func union(a, b box) box {
+	return box{left: math.Min(a.left, b.left), top: math.Max(a.top, b.top), right: math.Max(a.right, b.right), bottom: math.Min(a.bottom, b.bottom)}
+}
+
+// object returns the text object of character i with its font.
+func (pr *pageReader) object(ctx context.Context, i int, b box) (uint64, pdfObject, error) {
+	e := pr.e
+	h, err := e.call(ctx, "FPDFText_GetTextObject", pr.tp, uint64(i))
+	if err != nil {
+		return 0, pdfObject{}, err
+	}
+	if o, ok := pr.objects[h]; ok && h != 0 {
+		return h, o, nil
+	}
+	var o pdfObject
+	size, err := e.callF64(ctx, "FPDFText_GetFontSize", pr.tp, uint64(i))
+	if err != nil {
+		return 0, o, err
+	}
+	if size > 0 && !math.IsInf(size, 0) && !math.IsNaN(size) {
+		rendered := size
+		if ok, err := e.call(ctx, "FPDFText_GetMatrix", pr.tp, uint64(i), uint64(e.scratch+offMatrix)); err != nil {
+			return 0, o, err
+		} else if ok != 0 {
+			if scale := math.Hypot(e.f32(offMatrix+8), e.f32(offMatrix+12)); scale > 0 && !math.IsInf(scale, 0) {
+				rendered *= scale
+			}
+		}
+		n, err := e.call(ctx, "FPDFText_GetFontInfo", pr.tp, uint64(i), uint64(e.scratch+offName), maxObjectFontName, uint64(e.scratch+offFlags))
+		if err != nil {
+			return 0, o, err
+		}
+		name := ""
+		if n > 1 && n <= maxObjectFontName {
+			if b, err := e.read(e.scratch+offName, uint32(n)-1); err == nil {
+				name = string(b)
+			}
+		}
+		flags, _ := e.mod.Memory().ReadUint32Le(e.scratch + offFlags)
+		o.font = pdfFont{size: math.Round(rendered*2) / 2, mono: isMonoFont(name, int(int32(flags)))}
+		o.known = n > 0
+	}
+	if ok, err := e.call(ctx, "FPDFText_GetCharOrigin", pr.tp, uint64(i), uint64(e.scratch+offOrigin), uint64(e.scratch+offOrigin+8)); err != nil {
+		return 0, o, err
+	} else if ok != 0 && b.height() > 0 {
+		if y := e.f64(offOrigin + 8); y >= b.bottom-b.height() && y <= b.top+b.height() {
+			o.baselineShift, o.haveShift = y-b.bottom, true
+		}
+	}
+	if h != 0 && len(pr.objects) < 100_000 {
+		pr.objects[h] = o
+	}
+	return h, o, nil
+}
+
+// runs groups the page's words into runs.
+func (pr *pageReader) runs(ctx context.Context) ([]pdfRun, error) {
+	ws, err := pr.words(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []pdfRun
+	var prevObj uint64
+	var text strings.Builder
+	for _, w := range ws {
+		if !w.ok {
+			continue
+		}
+		obj, o, err := pr.object(ctx, w.from, w.box)
+		if err != nil {
+			return nil, err
+		}
+		text.Reset()
+		for _, c := range pr.chars[w.from : w.to+1] {
+			if c.kind == charWord {
+				text.WriteRune(c.r)
+			}
+		}
+		r := pdfRun{
+			text: text.String(), left: w.box.left, right: w.box.right, top: w.box.top, bottom: w.box.bottom,
+			baseline: w.box.bottom, size: o.font.size, mono: o.font.mono, known: o.known,
+			from: w.from, to: w.to,
+		}
+		if o.haveShift {
+			r.baseline += o.baselineShift
+		}
+		r.space = pr.spaceAfter(w.to)
+		// A word of the same text object right after the last one on its
+		// line, one space apart, extends its run.
+		if n := len(out); n > 0 && obj == prevObj && obj != 0 {
+			last := &out[n-1]
+			if last.space && last.to == w.from-2 && sameLine(*last, r) && r.left >= last.right && r.left-last.right <= math.Max(r.size, runHeight(r)) {
+				last.text += " " + r.text
+				last.right, last.top, last.bottom = r.right, math.Max(last.top, r.top), math.Min(last.bottom, r.bottom)
+				last.space, last.to = r.space, r.to
+				continue
+			}
+		}
+		prevObj = obj
+		out = append(out, r)
+	}
+	if len(out) > maxRunsPerPage {
+		out = out[:maxRunsPerPage]
+	}
+	return out, nil
+}
+
+// spaceAfter reports whether a space (not a line break) follows
+// character i in the text.
+func (pr *pageReader) spaceAfter(i int) bool {
+	return i+1 < len(pr.chars) && pr.chars[i+1].kind == charSpace
+}
+
+// sameLine reports whether two runs share a line: their vertical centres
+// lie within each other's extent.
+func sameLine(a, b pdfRun) bool {
+	ca, cb := (a.top+a.bottom)/2, (b.top+b.bottom)/2
+	return ca >= b.bottom && ca <= b.top || cb >= a.bottom && cb <= a.top
+}
+
+// softHyphen is what PDFium puts where a word was hyphenated at the end
+// of a line.
+const softHyphen = "\x02"

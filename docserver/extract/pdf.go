@@ -39,8 +39,13 @@ const maxRunsPerPage = 200_000
 // its first pages and others spread evenly over the document.
 const profileSamples = 12
 
-// unreadablePageText stands for the text of a page PDFium cannot read.
-const unreadablePageText = "(the text of this page could not be extracted)"
+// pageLines are the lines of a page, or the news that PDFium could not
+// read it (a page that does not load: it gets no elements and a title
+// that says so, rather than words the file does not hold).
+type pageLines struct {
+	lines      []pdfLine
+	unreadable bool
+}
 
 // PDFInfo is what opening a PDF learns without reading every page.
 type PDFInfo struct {
@@ -65,7 +70,7 @@ type PDF struct {
 	src   []byte
 	info  PDFInfo
 	prof  pdfProfile
-	lines map[int][]pdfLine // sampled pages not yet laid out
+	lines map[int]pageLines // sampled pages not yet laid out
 	eng   *pdfEngine
 	doc   *pdfDoc
 }
@@ -74,7 +79,7 @@ type PDF struct {
 // metadata and profile. The PDF holds an engine instance until Detach or
 // Close.
 func (ps *Parser) OpenPDF(ctx context.Context, src Source) (*PDF, error) {
-	f := &PDF{opts: ps.opts, name: src.Name, src: src.Data, lines: map[int][]pdfLine{}}
+	f := &PDF{opts: ps.opts, name: src.Name, src: src.Data, lines: map[int]pageLines{}}
 	if err := f.open(ctx, profileSamples); err != nil {
 		f.Close()
 		return nil, err
@@ -147,12 +152,12 @@ func (f *PDF) open(ctx context.Context, samples int) error {
 	sample := samplePages(n, samples)
 	var lines [][]pdfLine
 	for _, i := range sample {
-		ls, err := f.readLines(ctx, i)
+		pl, err := f.readLines(ctx, i)
 		if err != nil {
 			return err
 		}
-		f.lines[i] = ls
-		lines = append(lines, ls)
+		f.lines[i] = pl
+		lines = append(lines, pl.lines)
 	}
 	f.prof = newPDFProfile(lines)
 	// Title, summary and keywords the metadata lacks come from the
@@ -206,24 +211,33 @@ func samplePages(pages, n int) []int {
 	return out
 }
 
-// readLines reads the lines of page i. A page PDFium cannot read has one
-// line saying so; the engine, if that broke it, is given back.
-func (f *PDF) readLines(ctx context.Context, i int) ([]pdfLine, error) {
+// readLines reads the lines of page i (a page PDFium cannot read is
+// marked unreadable; the engine, if that broke it, is given back).
+func (f *PDF) readLines(ctx context.Context, i int) (pageLines, error) {
 	if err := f.attach(ctx); err != nil {
-		return nil, err
+		return pageLines{}, err
 	}
 	runs, err := f.doc.pageRuns(ctx, i)
 	if err != nil {
 		if ctx.Err() != nil {
 			f.Detach()
-			return nil, ctx.Err()
+			return pageLines{}, ctx.Err()
 		}
 		if f.eng.broken {
 			f.Detach()
 		}
-		return []pdfLine{{text: unreadablePageText}}, nil
+		return pageLines{unreadable: true}, nil
 	}
-	return pdfPageLines(runs), nil
+	return pageLines{lines: pdfPageLines(runs)}, nil
+}
+
+// nextLines returns the lines of page i: the sampled ones, else read.
+func (f *PDF) nextLines(ctx context.Context, i int) (pageLines, error) {
+	if pl, ok := f.lines[i]; ok {
+		delete(f.lines, i)
+		return pl, nil
+	}
+	return f.readLines(ctx, i)
 }
 
 // Page reads page i (0-based, below Info().Pages), with its element IDs.
@@ -231,17 +245,12 @@ func (f *PDF) Page(ctx context.Context, i int) (Page, error) {
 	if i < 0 || i >= f.info.Pages {
 		return Page{}, errors.New("page out of range")
 	}
-	ls, ok := f.lines[i]
-	if ok {
-		delete(f.lines, i)
-	} else {
-		var err error
-		if ls, err = f.readLines(ctx, i); err != nil {
-			return Page{}, err
-		}
+	pl, err := f.nextLines(ctx, i)
+	if err != nil {
+		return Page{}, err
 	}
 	p := &parser{ctx: ctx, opts: f.opts, out: f.opts.MaxOutputBytes}
-	pg := f.layout(i, ls, p)
+	pg := f.layout(i, pl, p)
 	finishPage(&pg, i)
 	return pg, nil
 }
@@ -249,9 +258,12 @@ func (f *PDF) Page(ctx context.Context, i int) (Page, error) {
 // layout lays out page i's lines as elements within the parser's budget
 // (none when p is nil) and titles the page: the first outline entry that
 // points to it, else its first heading, else "Page N".
-func (f *PDF) layout(i int, lines []pdfLine, p *parser) Page {
+func (f *PDF) layout(i int, pl pageLines, p *parser) Page {
 	pg := Page{}
-	for _, e := range layoutPDFPage(lines, &f.prof) {
+	if pl.unreadable {
+		pg.Title = "Page " + strconv.Itoa(i+1) + " (its text could not be read)"
+	}
+	for _, e := range layoutPDFPage(pl.lines, &f.prof) {
 		if p != nil && (len(pg.Elements) >= f.opts.MaxElements || !p.spend(contentBytes(e.Content))) {
 			break
 		}
@@ -274,7 +286,7 @@ func (f *PDF) layout(i int, lines []pdfLine, p *parser) Page {
 
 // parsePDF reads every page of a PDF.
 func parsePDF(p *parser, src []byte) (*Document, error) {
-	f := &PDF{opts: p.opts, name: p.name, src: src, lines: map[int][]pdfLine{}}
+	f := &PDF{opts: p.opts, name: p.name, src: src, lines: map[int]pageLines{}}
 	defer f.Close()
 	if err := f.open(p.ctx, profileSamples); err != nil {
 		return nil, err
@@ -284,16 +296,11 @@ func parsePDF(p *parser, src []byte) (*Document, error) {
 		if err := p.cancelled(); err != nil {
 			return nil, err
 		}
-		ls, ok := f.lines[i]
-		if ok {
-			delete(f.lines, i)
-		} else {
-			var err error
-			if ls, err = f.readLines(p.ctx, i); err != nil {
-				return nil, err
-			}
+		pl, err := f.nextLines(p.ctx, i)
+		if err != nil {
+			return nil, err
 		}
-		pg := f.layout(i, ls, p)
+		pg := f.layout(i, pl, p)
 		doc.Truncated = doc.Truncated || p.overBudget
 		doc.Pages = append(doc.Pages, pg)
 	}
@@ -310,7 +317,7 @@ func peekPDF(p *parser, ra io.ReaderAt, size int64) (Meta, error) {
 	if _, err := ra.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
 		return Meta{}, err
 	}
-	f := &PDF{opts: p.opts, name: p.name, src: buf, lines: map[int][]pdfLine{}}
+	f := &PDF{opts: p.opts, name: p.name, src: buf, lines: map[int]pageLines{}}
 	defer f.Close()
 	if err := f.open(p.ctx, 1); err != nil {
 		return Meta{}, err

@@ -132,6 +132,13 @@ func pdfPageLines(runs []pdfRun) []pdfLine {
 				lastLeft, lastRight = r.left, math.Max(lastRight, r.right)
 				continue
 			}
+			if sameBand && r.right <= cur[0].left+0.5 && r.right <= firstLeft(cur)+0.5 {
+				// Drawn after text to its right ("1" then "Page"): it
+				// goes before it on the line.
+				cur = slices.Insert(cur, 0, r)
+				top, bottom = math.Max(top, r.top), math.Min(bottom, r.bottom)
+				continue
+			}
 			flush()
 		}
 		cur = append(cur, r)
@@ -139,6 +146,15 @@ func pdfPageLines(runs []pdfRun) []pdfLine {
 	}
 	flush()
 	return lines
+}
+
+// firstLeft is the leftmost edge of some runs.
+func firstLeft(runs []pdfRun) float64 {
+	l := math.Inf(1)
+	for _, r := range runs {
+		l = math.Min(l, r.left)
+	}
+	return l
 }
 
 // makeLine builds a line from its runs.
@@ -463,6 +479,13 @@ func (lay *pdfLayout) wraps(l pdfLine) (wrap, sure bool) {
 	return lay.margin(p)-p.right < need, false
 }
 
+// wrapsInto reports whether the last line wraps into l at l's left edge
+// (or the body's), as a paragraph's lines do.
+func (lay *pdfLayout) wrapsInto(l pdfLine) bool {
+	wrap, sure := lay.wraps(l)
+	return wrap && (sure || math.Abs(l.left-lay.last.left) <= 0.8*l.em())
+}
+
 // add lays out the next line.
 func (lay *pdfLayout) add(l pdfLine) {
 	switch {
@@ -479,6 +502,11 @@ func (lay *pdfLayout) add(l pdfLine) {
 			return
 		}
 		lay.start("toc", Element{Category: dpe.Text, Content: map[string]any{"text": l.text}}, l)
+	case l.mono && lay.kind == "text" && lay.nextLine(l) && lay.wrapsInto(l):
+		// Running text that happens to be mostly monospaced (a sentence
+		// of quoted literals) continues its paragraph: code is never
+		// wrapped into from the line above.
+		lay.addProse(l)
 	case l.mono:
 		if lay.kind == "code" && lay.follows(l, 3.2) && sameSize(lay.last, l) {
 			lay.code = append(lay.code, l)

@@ -85,6 +85,7 @@ type pageReader struct {
 	tp      uint64
 	chars   []pdfChar
 	objects map[uint64]pdfObject
+	bounds  box // the page's visible area
 }
 
 // pdfObject is what a run takes from its text object.
@@ -105,7 +106,14 @@ func (d *pdfDoc) pageRuns(ctx context.Context, i int) ([]pdfRun, error) {
 	if page == 0 {
 		return nil, fmt.Errorf("page %d cannot be loaded", i+1)
 	}
+	if page, err = d.flattenAnnotations(ctx, i, page); err != nil {
+		return nil, err
+	}
 	defer e.call(ctx, "FPDF_ClosePage", page)
+	bounds, err := d.pageBounds(ctx, page)
+	if err != nil {
+		return nil, err
+	}
 	tp, err := e.call(ctx, "FPDFText_LoadPage", page)
 	if err != nil {
 		return nil, err
@@ -114,11 +122,93 @@ func (d *pdfDoc) pageRuns(ctx context.Context, i int) ([]pdfRun, error) {
 		return nil, fmt.Errorf("the text of page %d cannot be read", i+1)
 	}
 	defer e.call(ctx, "FPDFText_ClosePage", tp)
-	pr := &pageReader{d: d, e: e, tp: tp, objects: map[uint64]pdfObject{}}
+	pr := &pageReader{d: d, e: e, tp: tp, objects: map[uint64]pdfObject{}, bounds: bounds}
 	if err := pr.readText(ctx); err != nil {
 		return nil, err
 	}
 	return pr.runs(ctx)
+}
+
+// PDF annotation subtypes (FPDFAnnot_GetSubtype) whose appearance is not
+// text on the page.
+const (
+	annotLink  = 2
+	annotPopup = 16
+)
+
+// flattenAnnotations draws the appearance of the page's annotations (form
+// fields' values, free text, stamps) into its content, as a viewer and
+// pdftotext show them, and returns the page reloaded; pages with only
+// links are left alone (flattening costs a content rewrite).
+func (d *pdfDoc) flattenAnnotations(ctx context.Context, i int, page uint64) (uint64, error) {
+	e := d.e
+	n, err := e.callInt(ctx, "FPDFPage_GetAnnotCount", page)
+	if err != nil || n <= 0 {
+		return page, err
+	}
+	shown := false
+	for k := 0; k < min(n, 10_000) && !shown; k++ {
+		a, err := e.call(ctx, "FPDFPage_GetAnnot", page, uint64(k))
+		if err != nil {
+			return page, err
+		}
+		if a == 0 {
+			continue
+		}
+		sub, err := e.callInt(ctx, "FPDFAnnot_GetSubtype", a)
+		e.call(ctx, "FPDFPage_CloseAnnot", a)
+		if err != nil {
+			return page, err
+		}
+		shown = sub != annotLink && sub != annotPopup
+	}
+	if !shown {
+		return page, nil
+	}
+	if r, err := e.callInt(ctx, "FPDFPage_Flatten", page, 0); err != nil || r != 1 {
+		return page, err // nothing flattened: the page stays as it is
+	}
+	e.call(ctx, "FPDF_ClosePage", page)
+	p, err := e.call(ctx, "FPDF_LoadPage", d.doc, uint64(i))
+	if err == nil && p == 0 {
+		err = fmt.Errorf("page %d cannot be loaded", i+1)
+	}
+	return p, err
+}
+
+// pageBounds is the page's media box (as pdftotext, which keeps text
+// outside the crop box but on the page), else its visible area, in the
+// coordinates of its characters' boxes.
+func (d *pdfDoc) pageBounds(ctx context.Context, page uint64) (box, error) {
+	e := d.e
+	ok, err := e.call(ctx, "FPDFPage_GetMediaBox", page, uint64(e.scratch+offRect), uint64(e.scratch+offRect+4), uint64(e.scratch+offRect+8), uint64(e.scratch+offRect+12))
+	if err != nil {
+		return box{}, err
+	}
+	if ok == 0 {
+		if ok, err = e.call(ctx, "FPDF_GetPageBoundingBox", page, uint64(e.scratch+offRect)); err != nil {
+			return box{}, err
+		}
+		if ok == 0 {
+			return box{left: math.Inf(-1), bottom: math.Inf(-1), right: math.Inf(1), top: math.Inf(1)}, nil
+		}
+		// FS_RECTF: left, top, right, bottom
+		return normBox(e.f32(offRect), e.f32(offRect+12), e.f32(offRect+8), e.f32(offRect+4)), nil
+	}
+	// left, bottom, right, top
+	return normBox(e.f32(offRect), e.f32(offRect+4), e.f32(offRect+8), e.f32(offRect+12)), nil
+}
+
+// normBox is the box with corners (x0, y0) and (x1, y1).
+func normBox(x0, y0, x1, y1 float64) box {
+	return box{left: math.Min(x0, x1), right: math.Max(x0, x1), bottom: math.Min(y0, y1), top: math.Max(y0, y1)}
+}
+
+// visible reports whether a box lies at least partly on the page.
+func (pr *pageReader) visible(b box) bool {
+	const slack = 1
+	return b.right > pr.bounds.left-slack && b.left < pr.bounds.right+slack &&
+		b.top > pr.bounds.bottom-slack && b.bottom < pr.bounds.top+slack
 }
 
 // readText reads the page's characters.
@@ -195,6 +285,14 @@ func continues(a, b box) bool {
 	return b.left >= a.left-0.25*h && math.Abs(a.midY()-b.midY()) <= 0.35*h
 }
 
+// below reports whether box b comes right below box a in a column (a
+// glyph of vertical text after the one before).
+func below(a, b box) bool {
+	h := math.Max(math.Max(a.height(), b.height()), 1)
+	overlap := math.Min(a.right, b.right) - math.Max(a.left, b.left)
+	return overlap > 0.5*math.Min(a.right-a.left, b.right-b.left) && math.Abs(b.top-a.bottom) <= 0.35*h
+}
+
 // word is a word of the page's text: characters [from, to] with the box
 // of their union.
 type word struct {
@@ -242,10 +340,12 @@ func (pr *pageReader) words(ctx context.Context) ([]word, error) {
 }
 
 // splitWord reads the boxes of characters [i, j] and splits them where
-// one does not continue the one before.
+// one does not follow the one before, left to right on a line or down a
+// column (vertical text stays one word).
 func (pr *pageReader) splitWord(ctx context.Context, i, j int) ([]word, error) {
 	var out []word
-	cur := word{from: i, to: i}
+	var cur word
+	var last box
 	for k := i; k <= j; k++ {
 		b, err := pr.charBox(ctx, k)
 		if err != nil {
@@ -253,16 +353,17 @@ func (pr *pageReader) splitWord(ctx context.Context, i, j int) ([]word, error) {
 		}
 		switch {
 		case k == i:
-			cur.box, cur.ok = b, b.height() > 0
-		case continues(cur.box, b) || b.height() <= 0:
+			cur = word{from: k, to: k, box: b, ok: b.height() > 0}
+		case b.height() <= 0:
 			cur.to = k
-			if b.height() > 0 {
-				cur.box = union(cur.box, b)
-			}
+			continue
+		case continues(last, b) || below(last, b):
+			cur.to, cur.box = k, union(cur.box, b)
 		default:
 			out = append(out, cur)
-			cur = word{from: k, to: k, box: b, ok: b.height() > 0}
+			cur = word{from: k, to: k, box: b, ok: true}
 		}
+		last = b
 	}
 	return append(out, cur), nil
 }
@@ -332,7 +433,7 @@ func (pr *pageReader) runs(ctx context.Context) ([]pdfRun, error) {
 	var prevObj uint64
 	var text strings.Builder
 	for _, w := range ws {
-		if !w.ok {
+		if !w.ok || !pr.visible(w.box) {
 			continue
 		}
 		obj, o, err := pr.object(ctx, w.from, w.box)
@@ -371,7 +472,30 @@ func (pr *pageReader) runs(ctx context.Context) ([]pdfRun, error) {
 	if len(out) > maxRunsPerPage {
 		out = out[:maxRunsPerPage]
 	}
-	return out, nil
+	return dropOverprints(out), nil
+}
+
+// dropOverprints removes a run that repeats the text of an earlier one at
+// (nearly) the same place: text printed twice, slightly offset, to look
+// bold or shadowed is one text to a reader (pdftotext drops it too).
+func dropOverprints(runs []pdfRun) []pdfRun {
+	seen := map[string][]pdfRun{}
+	out := runs[:0]
+	for _, r := range runs {
+		tol := 0.2 * math.Max(runHeight(r), 1)
+		dup := false
+		for _, o := range seen[r.text] {
+			if math.Abs(o.left-r.left) <= tol && math.Abs(o.bottom-r.bottom) <= tol && math.Abs(o.right-r.right) <= tol {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			seen[r.text] = append(seen[r.text], r)
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // spaceAfter reports whether a space (not a line break) follows

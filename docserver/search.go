@@ -203,7 +203,11 @@ func (s *Server) searchDocument(ctx context.Context, e *entry, re *regexp.Regexp
 			return nil, nil
 		}
 	}
-	cur, doc, err := s.load(ctx, e.docRef)
+	cur, err := s.current(e.docRef)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := s.WholeDocument(ctx, e.docRef)
 	if err != nil {
 		return nil, err
 	}

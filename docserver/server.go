@@ -103,6 +103,8 @@ type Server struct {
 	parser *extract.Parser
 	mem    *memoryGate
 	disk   *diskCache
+	// attachedPDFs hold an engine instance for their next page.
+	attachedPDFs attachedPDFs
 	// counts of the extraction work done, for tests and logs
 	peeksRun, parsesRun atomic.Int64
 	work                sync.WaitGroup // parses and peeks running, abandoned ones too
@@ -193,6 +195,7 @@ func New(root string, opts Options) (*Server, error) {
 		parser:  extract.NewParser(opts.Extract),
 		mem:     newMemoryGate(opts.MemoryBudget),
 	}
+	s.mem.reclaim = s.attachedPDFs.reclaim
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, open: s.openRegular, maxFileSize: opts.MaxFileSize, log: s.log}
 	files := map[string]fileInfo{}

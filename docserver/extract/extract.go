@@ -526,6 +526,10 @@ func finishPage(pg *Page, pi int) {
 // characters is a hostile file's, and every catalog would carry it.
 const MaxTitleChars = 300
 
+// ElementPage is the index of the page an element ID names (IDs carry
+// it: "tbl-2-1" is on page 2).
+func ElementPage(id string) (int, bool) { return pageOfID(id) }
+
 // FindElement returns the element with id and the index of its page.
 func (d *Document) FindElement(id string) (Element, int, bool) {
 	// IDs carry their page index: look there first.

@@ -73,6 +73,7 @@ type PDF struct {
 	lines map[int]pageLines // sampled pages not yet laid out
 	eng   *pdfEngine
 	doc   *pdfDoc
+	read  int // pages read from the engine
 }
 
 // OpenPDF opens a PDF for reading page by page: its page count, outline,
@@ -89,6 +90,10 @@ func (ps *Parser) OpenPDF(ctx context.Context, src Source) (*PDF, error) {
 
 // Info returns what opening the PDF learnt.
 func (f *PDF) Info() PDFInfo { return f.info }
+
+// PagesRead counts the pages read from the engine so far (the sampled
+// ones included).
+func (f *PDF) PagesRead() int { return f.read }
 
 // Detach gives the engine instance back; the next read takes one again.
 func (f *PDF) Detach() {
@@ -182,6 +187,13 @@ func (f *PDF) open(ctx context.Context, samples int) error {
 	if len(f.info.Keywords) == 0 {
 		f.info.Keywords = topTerms(&Document{Pages: pages}, 5)
 	}
+	// As finish does for a parsed document.
+	if f.info.Title == "" {
+		f.info.Title = stem(f.name)
+	}
+	f.info.Title = truncate(f.info.Title, MaxTitleChars)
+	f.info.Summary = SearchForm(f.info.Summary)
+	f.info.Keywords = searchForms(f.info.Keywords)
 	return nil
 }
 
@@ -217,6 +229,7 @@ func (f *PDF) readLines(ctx context.Context, i int) (pageLines, error) {
 	if err := f.attach(ctx); err != nil {
 		return pageLines{}, err
 	}
+	f.read++
 	runs, err := f.doc.pageRuns(ctx, i)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -53,7 +53,8 @@ type pdfLine struct {
 	left, right float64
 	y           float64 // baseline of the line's main run
 	size        float64 // size of most of its characters (0: unknown)
-	mono        bool    // at least 90% of its characters are monospaced
+	mono        bool    // at least 90% of its characters are monospaced, and no bullet
+	monoText    bool    // at least 90% of its characters are monospaced
 	charW       float64 // average advance of one character
 	marker      string  // leading bullet ("" for none)
 	textLeft    float64 // where the text after the marker starts
@@ -208,7 +209,8 @@ func makeLine(runs []pdfRun) (pdfLine, bool) {
 	if monoRunes > 0 {
 		l.charW = monoW / float64(monoRunes)
 	}
-	l.mono = l.marker == "" && known > 0 && float64(mono) >= 0.9*float64(known)
+	l.monoText = known > 0 && float64(mono) >= 0.9*float64(known)
+	l.mono = l.marker == "" && l.monoText
 	l.textLeft = l.left
 	if l.marker != "" {
 		if t := strings.TrimSpace(runs[0].text); t == l.marker && len(runs) > 1 {
@@ -507,6 +509,11 @@ func (lay *pdfLayout) add(l pdfLine) {
 		// of quoted literals) continues its paragraph: code is never
 		// wrapped into from the line above.
 		lay.addProse(l)
+	case l.monoText && lay.kind == "code" && lay.follows(l, 3.2) && sameSize(lay.last, l):
+		// A monospaced line in a listing is code even when it starts
+		// like a bullet ("* 3 Thread 6238" in gdb's output).
+		lay.code = append(lay.code, l)
+		lay.last, lay.n = l, lay.n+1
 	case l.mono:
 		if lay.kind == "code" && lay.follows(l, 3.2) && sameSize(lay.last, l) {
 			lay.code = append(lay.code, l)

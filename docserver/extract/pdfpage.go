@@ -323,9 +323,18 @@ func (pr *pageReader) words(ctx context.Context) ([]word, error) {
 				return nil, err
 			}
 		}
-		if j == i || continues(first, last) && last.right >= first.right-0.5 {
-			out = append(out, word{from: i, to: j, box: union(first, last), ok: first.height() > 0})
-		} else {
+		switch b := union(first, last); {
+		case pr.visible(b) && !pr.inside(b):
+			// Running off the page: the characters on it, as a viewer
+			// (and pdftotext) shows them.
+			cut, err := pr.visiblePart(ctx, i, j)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cut...)
+		case j == i || continues(first, last) && last.right >= first.right-0.5:
+			out = append(out, word{from: i, to: j, box: b, ok: first.height() > 0})
+		default:
 			// The ends do not lie on one line left to right: read every
 			// box and split where the text jumps.
 			split, err := pr.splitWord(ctx, i, j)
@@ -335,6 +344,38 @@ func (pr *pageReader) words(ctx context.Context) ([]word, error) {
 			out = append(out, split...)
 		}
 		i = j + 1
+	}
+	return out, nil
+}
+
+// inside reports whether a box lies wholly on the page.
+func (pr *pageReader) inside(b box) bool {
+	const slack = 1
+	return b.left >= pr.bounds.left-slack && b.right <= pr.bounds.right+slack &&
+		b.bottom >= pr.bounds.bottom-slack && b.top <= pr.bounds.top+slack
+}
+
+// visiblePart reads the boxes of characters [i, j] and returns the runs
+// of them whose centre lies on the page, as words.
+func (pr *pageReader) visiblePart(ctx context.Context, i, j int) ([]word, error) {
+	var out []word
+	var cur *word
+	for k := i; k <= j; k++ {
+		b, err := pr.charBox(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		c := box{left: (b.left + b.right) / 2, right: (b.left + b.right) / 2, top: b.midY(), bottom: b.midY()}
+		if b.height() <= 0 || !pr.inside(c) {
+			cur = nil
+			continue
+		}
+		if cur == nil {
+			out = append(out, word{from: k, to: k, box: b, ok: true})
+			cur = &out[len(out)-1]
+			continue
+		}
+		cur.to, cur.box = k, union(cur.box, b)
 	}
 	return out, nil
 }

@@ -27,7 +27,7 @@ import (
 const (
 	DefaultRequestTimeout  = 30 * time.Second
 	DefaultToolCallGrace   = 5 * time.Second
-	DefaultMaxPayloadBytes = 16 << 20
+	DefaultMaxPayloadBytes = protocol.MaxPayloadBytes
 	DefaultMaxRequestBytes = 4 << 20
 	DefaultShutdownTimeout = 5 * time.Second
 	DefaultPingInterval    = 25 * time.Second

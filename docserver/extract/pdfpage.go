@@ -22,12 +22,13 @@ import (
 //     and descent) for the first and the last character of each word; a
 //     word whose two ends do not lie left to right on one line has every
 //     character's box read and is split where the text jumps;
-//   - the text object of each word's first character, and per text object
-//     (one string shown by the content stream, in one font) its font
-//     size, matrix, font name and flags, and baseline.
+//   - the font of each word's first character (size, matrix, name and
+//     flags, baseline) asked for once per distinct loose-box height on the
+//     page: PDFium makes that height from the font's ascent and descent
+//     times its size, so a height seen before is a font seen before.
 //
-// Words of one text object that follow each other on a line, one space
-// apart, form a run; a run carries whether the text had a space after it,
+// Words in one font that follow each other on a line, one space apart,
+// form a run; a run carries whether the text had a space after it,
 // so that lines are joined with PDFium's own spacing (no "- >" where the
 // PDF shows "->", no doubled characters where two runs overlap).
 
@@ -80,15 +81,15 @@ func charKind(r rune) byte {
 
 // pageReader reads one page.
 type pageReader struct {
-	d       *pdfDoc
-	e       *pdfEngine
-	tp      uint64
-	chars   []pdfChar
-	objects map[uint64]pdfObject
-	bounds  box // the page's visible area
+	d      *pdfDoc
+	e      *pdfEngine
+	tp     uint64
+	chars  []pdfChar
+	fonts  map[int64]pdfObject // by loose-box height (see object)
+	bounds box                 // the page's visible area
 }
 
-// pdfObject is what a run takes from its text object.
+// pdfObject is what a run takes from the font of its first character.
 type pdfObject struct {
 	font          pdfFont
 	known         bool
@@ -122,7 +123,7 @@ func (d *pdfDoc) pageRuns(ctx context.Context, i int) ([]pdfRun, error) {
 		return nil, fmt.Errorf("the text of page %d cannot be read", i+1)
 	}
 	defer e.call(ctx, "FPDFText_ClosePage", tp)
-	pr := &pageReader{d: d, e: e, tp: tp, objects: map[uint64]pdfObject{}, bounds: bounds}
+	pr := &pageReader{d: d, e: e, tp: tp, fonts: map[int64]pdfObject{}, bounds: bounds}
 	if err := pr.readText(ctx); err != nil {
 		return nil, err
 	}
@@ -294,10 +295,11 @@ func below(a, b box) bool {
 }
 
 // word is a word of the page's text: characters [from, to] with the box
-// of their union.
+// of their union and the box of the first.
 type word struct {
 	from, to int
 	box      box
+	first    box
 	ok       bool // the box is known
 }
 
@@ -333,7 +335,7 @@ func (pr *pageReader) words(ctx context.Context) ([]word, error) {
 			}
 			out = append(out, cut...)
 		case j == i || continues(first, last) && last.right >= first.right-0.5:
-			out = append(out, word{from: i, to: j, box: b, ok: first.height() > 0})
+			out = append(out, word{from: i, to: j, box: b, first: first, ok: first.height() > 0})
 		default:
 			// The ends do not lie on one line left to right: read every
 			// box and split where the text jumps.
@@ -371,7 +373,7 @@ func (pr *pageReader) visiblePart(ctx context.Context, i, j int) ([]word, error)
 			continue
 		}
 		if cur == nil {
-			out = append(out, word{from: k, to: k, box: b, ok: true})
+			out = append(out, word{from: k, to: k, box: b, first: b, ok: true})
 			cur = &out[len(out)-1]
 			continue
 		}
@@ -394,7 +396,7 @@ func (pr *pageReader) splitWord(ctx context.Context, i, j int) ([]word, error) {
 		}
 		switch {
 		case k == i:
-			cur = word{from: k, to: k, box: b, ok: b.height() > 0}
+			cur = word{from: k, to: k, box: b, first: b, ok: b.height() > 0}
 		case b.height() <= 0:
 			cur.to = k
 			continue
@@ -402,7 +404,7 @@ func (pr *pageReader) splitWord(ctx context.Context, i, j int) ([]word, error) {
 			cur.to, cur.box = k, union(cur.box, b)
 		default:
 			out = append(out, cur)
-			cur = word{from: k, to: k, box: b, ok: true}
+			cur = word{from: k, to: k, box: b, first: b, ok: true}
 		}
 		last = b
 	}
@@ -413,14 +415,12 @@ func union(a, b box) box {
 	return box{left: math.Min(a.left, b.left), top: math.Max(a.top, b.top), right: math.Max(a.right, b.right), bottom: math.Min(a.bottom, b.bottom)}
 }
 
-// object returns the text object of character i with its font.
-func (pr *pageReader) object(ctx context.Context, i int, b box) (uint64, pdfObject, error) {
+// object returns the font of character i, whose loose box is b, and the
+// key it is known by on the page (its box's height).
+func (pr *pageReader) object(ctx context.Context, i int, b box) (int64, pdfObject, error) {
 	e := pr.e
-	h, err := e.call(ctx, "FPDFText_GetTextObject", pr.tp, uint64(i))
-	if err != nil {
-		return 0, pdfObject{}, err
-	}
-	if o, ok := pr.objects[h]; ok && h != 0 {
+	h := int64(math.Round(b.height() * 256))
+	if o, ok := pr.fonts[h]; ok {
 		return h, o, nil
 	}
 	var o pdfObject
@@ -458,8 +458,8 @@ func (pr *pageReader) object(ctx context.Context, i int, b box) (uint64, pdfObje
 			o.baselineShift, o.haveShift = y-b.bottom, true
 		}
 	}
-	if h != 0 && len(pr.objects) < 100_000 {
-		pr.objects[h] = o
+	if len(pr.fonts) < 10_000 {
+		pr.fonts[h] = o
 	}
 	return h, o, nil
 }
@@ -471,13 +471,13 @@ func (pr *pageReader) runs(ctx context.Context) ([]pdfRun, error) {
 		return nil, err
 	}
 	var out []pdfRun
-	var prevObj uint64
+	var prevObj int64
 	var text strings.Builder
 	for _, w := range ws {
 		if !w.ok || !pr.visible(w.box) {
 			continue
 		}
-		obj, o, err := pr.object(ctx, w.from, w.box)
+		obj, o, err := pr.object(ctx, w.from, w.first)
 		if err != nil {
 			return nil, err
 		}
@@ -498,7 +498,7 @@ func (pr *pageReader) runs(ctx context.Context) ([]pdfRun, error) {
 		r.space = pr.spaceAfter(w.to)
 		// A word of the same text object right after the last one on its
 		// line, one space apart, extends its run.
-		if n := len(out); n > 0 && obj == prevObj && obj != 0 {
+		if n := len(out); n > 0 && obj == prevObj {
 			last := &out[n-1]
 			if last.space && last.to == w.from-2 && sameLine(*last, r) && r.left >= last.right && r.left-last.right <= math.Max(r.size, runHeight(r)) {
 				last.text += " " + r.text

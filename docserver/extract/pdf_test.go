@@ -240,6 +240,12 @@ func elementLines(p Page) []string {
 				out = append(out, strings.Split(it, "\n")...)
 			}
 		}
+		if h, ok := e.Content["headers"].([]string); ok {
+			out = append(out, strings.Join(h, " "))
+			for _, r := range e.Content["rows"].([][]string) {
+				out = append(out, strings.Join(r, " "))
+			}
+		}
 	}
 	return out
 }
@@ -753,5 +759,96 @@ func TestPDFCodeBlocksKeepTheirLines(t *testing.T) {
 	t.Logf("%d code blocks: %d line for line with pdftotext -layout's indentation structure, %d identical", blocks, same, exact)
 	if blocks < 400 || float64(same) < 0.93*float64(blocks) {
 		t.Errorf("%d of %d code blocks keep their lines and indentation (want >= 93%%); e.g. %v", same, blocks, head(differ, 8))
+	}
+}
+
+// fieldSpans are the columns where the space-separated fields of a line
+// start and end.
+func fieldSpans(line string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(line); i++ {
+		if line[i] != ' ' && (i == 0 || line[i-1] == ' ') {
+			out = append(out, [2]int{i, i})
+		}
+		if line[i] != ' ' {
+			out[len(out)-1][1] = i
+		}
+	}
+	return out
+}
+
+// aligned reports whether two lines have their fields in the same
+// columns, each starting or ending (numbers set flush right) within a
+// column of the same place (as the PDF places them: pdftotext -layout
+// shows bzip2's "850k" a column right of "350k" too).
+func aligned(a, b string) bool {
+	fa, fb := fieldSpans(a), fieldSpans(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	near := func(x, y int) bool { return x-y <= 1 && y-x <= 1 }
+	for i := range fa {
+		if !near(fa[i][0], fb[i][0]) && !near(fa[i][1], fb[i][1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Tables keep their columns instead of running into one line: the bzip2
+// manual's table of block sizes (set in a monospaced font) is a code
+// block whose figures stand in aligned columns (the old engine printed
+// "-1 1200k 500k 350k 914704"), and fpdf's table of countries (a
+// proportional font) is a table element with its header and cells (it was
+// one paragraph of 80 words).
+func TestPDFTablesKeepTheirColumns(t *testing.T) {
+	bz := refPDFNamed(t, "bzip2-manual.pdf")
+	if bz == nil {
+		return
+	}
+	doc, err := parseOnce(bz.name, bz.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table string
+	for _, p := range doc.Pages {
+		for _, e := range p.Elements {
+			if c, ok := e.Content["code"].(string); ok && strings.Contains(c, "Decompress") && strings.Contains(c, "914704") {
+				table = c
+			}
+		}
+	}
+	var rows []string
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "-") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 9 {
+		t.Fatalf("bzip2's table of block sizes: %d rows of flags in\n%s", len(rows), table)
+	}
+	for _, r := range rows[1:] {
+		if !aligned(r, rows[0]) || len(fieldSpans(r)) != 5 {
+			t.Errorf("bzip2's table of block sizes is not in columns:\n%s", table)
+			break
+		}
+	}
+
+	fp := refPDFNamed(t, "Fpdf_CellFormat_tables.pdf")
+	if fp == nil {
+		return
+	}
+	if doc, err = parseOnce(fp.name, fp.data); err != nil {
+		t.Fatal(err)
+	}
+	els := doc.Pages[0].Elements
+	if len(els) != 1 || els[0].Category != "table" {
+		t.Fatalf("fpdf's table of countries: %d elements, the first %v", len(els), els[0])
+	}
+	headers, rowsOf := els[0].Content["headers"].([]string), els[0].Content["rows"].([][]string)
+	if !slices.Equal(headers, []string{"Country", "Capital", "Area (sq km)", "Pop. (thousands)"}) ||
+		len(rowsOf) != 15 || !slices.Equal(rowsOf[0], []string{"Austria", "Vienna", "83859", "8075"}) ||
+		!slices.Equal(rowsOf[14], []string{"United Kingdom", "London", "243820", "58862"}) {
+		t.Errorf("fpdf's table of countries: %q, rows %q", headers, rowsOf)
 	}
 }

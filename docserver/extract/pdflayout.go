@@ -45,6 +45,9 @@ type pdfRun struct {
 	// text; space tells that a space follows it there.
 	from, to int
 	space    bool
+	// starts are the left edges of its words (its text's space-separated
+	// fields), for cutting it at a table's columns.
+	starts []float64
 }
 
 // pdfLine is one line of text.
@@ -360,8 +363,15 @@ func linePitches(pages [][]pdfLine) map[float64]float64 {
 func layoutPDFPage(lines []pdfLine, prof *pdfProfile) []Element {
 	lay := &pdfLayout{prof: prof, lines: lines}
 	lay.margins()
-	for _, l := range lines {
-		lay.add(l)
+	for i := 0; i < len(lines); {
+		if el, next, ok := lay.tableAt(i); ok {
+			lay.close()
+			lay.out = append(lay.out, el)
+			i = next
+			continue
+		}
+		lay.add(lines[i])
+		i++
 	}
 	lay.close()
 	return lay.out

@@ -490,7 +490,7 @@ func (pr *pageReader) runs(ctx context.Context) ([]pdfRun, error) {
 		r := pdfRun{
 			text: text.String(), left: w.box.left, right: w.box.right, top: w.box.top, bottom: w.box.bottom,
 			baseline: w.box.bottom, size: o.font.size, mono: o.font.mono, known: o.known,
-			from: w.from, to: w.to,
+			from: w.from, to: w.to, starts: []float64{w.box.left},
 		}
 		if o.haveShift {
 			r.baseline += o.baselineShift
@@ -504,6 +504,7 @@ func (pr *pageReader) runs(ctx context.Context) ([]pdfRun, error) {
 				last.text += " " + r.text
 				last.right, last.top, last.bottom = r.right, math.Max(last.top, r.top), math.Min(last.bottom, r.bottom)
 				last.space, last.to = r.space, r.to
+				last.starts = append(last.starts, r.left)
 				continue
 			}
 		}

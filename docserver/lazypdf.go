@@ -339,8 +339,8 @@ func (l *lazyPDF) idleLocked() {
 		l.linger.Stop()
 	}
 	wait := pdfLinger
-	if l.closed {
-		wait = 0
+	if l.closed || l.s.baseCtx.Err() != nil {
+		wait = 0 // dropped from the cache, or the server is closing
 	}
 	l.linger = time.AfterFunc(wait, func() { l.detachIfIdle() })
 }

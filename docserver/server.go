@@ -293,6 +293,7 @@ func (s *Server) Close() error {
 	s.watch = nil
 	s.watchMu.Unlock()
 	s.baseCancel()
+	s.attachedPDFs.reclaim() // idle PDFs give their engine back now, busy ones when their read ends
 	var errs []error
 	if w != nil {
 		errs = append(errs, w.close())

@@ -16,11 +16,12 @@ type handle struct {
 	info *docInfo
 	doc  *extract.Document // a fully parsed document, or nil
 	pdf  *lazyPDF          // a PDF read page by page, or nil
+	size int64             // doc's estimated bytes (it does not change)
 }
 
 // parsedHandle holds a fully parsed document.
 func parsedHandle(doc *extract.Document) *handle {
-	return &handle{info: infoOf(doc), doc: doc}
+	return &handle{info: infoOf(doc), doc: doc, size: doc.EstimatedBytes()}
 }
 
 // pageCount is the number of pages served.
@@ -65,10 +66,7 @@ func (h *handle) estimatedBytes() int64 {
 	if h.pdf != nil {
 		return h.pdf.estimatedBytes()
 	}
-	if h.doc != nil {
-		return h.doc.EstimatedBytes()
-	}
-	return 64
+	return max(h.size, 64)
 }
 
 // close stops the handle's background work (its cache dropped it).

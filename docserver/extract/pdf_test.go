@@ -854,3 +854,42 @@ func TestPDFTablesKeepTheirColumns(t *testing.T) {
 		t.Errorf("fpdf's table of countries: %q, rows %q", headers, rowsOf)
 	}
 }
+
+// Words are spaced as the PDF spaces them, by PDFium's reading of it: no
+// "- >" where libtasn1 prints "->" (the old engine wrote it 11 times, each
+// glyph being its own run), and no double space after a span set in
+// another font (518 paragraphs of the valgrind manual had one:
+// "with -g  to include").
+func TestPDFSpacingIsThePDFs(t *testing.T) {
+	for _, name := range []string{"libtasn1.pdf", "valgrind_manual.pdf", "bzip2-manual.pdf"} {
+		r := refPDFNamed(t, name)
+		if r == nil {
+			continue
+		}
+		doc, err := parseOnce(r.name, r.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		double := 0
+		for pi, p := range doc.Pages {
+			for _, e := range p.Elements {
+				if e.Category == "code" || e.Category == "table" {
+					continue // columns are spaces there
+				}
+				for _, l := range elementLines(Page{Elements: []Element{e}}) {
+					if strings.Contains(strings.TrimSpace(l), "  ") {
+						if double++; double <= 3 {
+							t.Errorf("%s p%d %s: two spaces in %q", name, pi+1, e.ID, l)
+						}
+					}
+					if strings.Contains(l, "- >") {
+						t.Errorf("%s p%d %s: %q", name, pi+1, e.ID, l)
+					}
+				}
+			}
+		}
+		if name == "libtasn1.pdf" && !strings.Contains(pagesText(&Document{Pages: doc.Pages[14:15]}), `value="TRUE" , len=1 -> boolean=TRUE.`) {
+			t.Errorf("libtasn1 p15 lacks its %q", `value="TRUE" , len=1 -> boolean=TRUE.`)
+		}
+	}
+}

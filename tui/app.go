@@ -23,7 +23,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/agent"
 
 	"github.com/smcp-browse/smcp-browse/tui/common"
 	"github.com/smcp-browse/smcp-browse/tui/components/overlay"
@@ -45,7 +45,7 @@ type App struct {
 	linked   []bool
 	forward  []historyEntry
 	w, h     int
-	conn     sio.State
+	conn     agent.State
 	showHelp bool
 	helpPg   pager.Model // the full help, scrolling where it does not fit
 	help     help.Model
@@ -360,11 +360,12 @@ func (a *App) shortHelpView(short []key.Binding) string {
 	return a.help.ShortHelpView(short)
 }
 
-// windowTitle is "smcp-browse — " and the plain breadcrumbs.
+// windowTitle is "smcp-browse — " and the plain breadcrumbs, each cut to
+// crumbWidth (a document may be named with 10 KB of text).
 func (a *App) windowTitle() string {
 	parts := make([]string, len(a.stack))
 	for i := range a.stack {
-		parts[i] = common.OneLine(a.crumbOf(i))
+		parts[i] = ansi.Truncate(common.OneLine(a.crumbOf(i)), crumbWidth, "…")
 	}
 	return "smcp-browse — " + strings.Join(parts, " › ")
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -138,13 +139,13 @@ func DecodeAck(args []any) (json.RawMessage, error) {
 // it is not an error.
 func mayBeError(raw json.RawMessage) bool {
 	var code, msg, nested bool
-	err := ObjectFields(raw, func(key, _ []byte) bool {
-		switch keyName(key) {
-		case "code":
+	err := wire.ObjectFields(raw, func(key, _ []byte) bool {
+		switch {
+		case wire.KeyIs(key, "code"):
 			code = true
-		case "message":
+		case wire.KeyIs(key, "message"):
 			msg = true
-		case "error":
+		case wire.KeyIs(key, "error"):
 			nested = true
 		}
 		return true

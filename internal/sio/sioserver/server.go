@@ -1,4 +1,4 @@
-package sio
+package sioserver
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/zishang520/socket.io/servers/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -74,7 +75,7 @@ func NewServer(opts ServerOptions) *Server {
 		so.SetConnectTimeout(opts.ConnectTimeout)
 	}
 	so.SetTransports(types.NewSet(engine.Polling, engine.WebSocket))
-	so.SetParser(rawParser{log: s.log})
+	so.SetParser(wire.NewParser(s.log))
 	if opts.Adapter != nil {
 		so.SetAdapter(opts.Adapter)
 	}
@@ -84,7 +85,7 @@ func NewServer(opts ServerOptions) *Server {
 	// Registered after Socket.IO's own listener, so it runs once Socket.IO
 	// listens to the new session.
 	_ = eng.On("connection", func(args ...any) {
-		if es, ok := firstArg(args).(engine.Socket); ok {
+		if es, ok := wire.FirstArg(args).(engine.Socket); ok {
 			s.gates.adopt(es)
 		}
 	})
@@ -99,7 +100,7 @@ func NewServer(opts ServerOptions) *Server {
 	nsp := s.io.Of(protocol.Namespace, nil)
 	nsp.Use(s.authorize)
 	_ = nsp.On("connection", func(args ...any) {
-		sock, ok := firstArg(args).(*socket.Socket)
+		sock, ok := wire.FirstArg(args).(*socket.Socket)
 		if !ok {
 			return
 		}
@@ -192,7 +193,7 @@ func (s *Socket) OnEvent(fn func(event string, payload any, ack Ack)) {
 		s.fast.onEvent.Store(&h)
 	}
 	s.s.OnAny(func(args ...any) {
-		event, _ := firstArg(args).(string)
+		event, _ := wire.FirstArg(args).(string)
 		rest := args[min(1, len(args)):]
 		var ack Ack
 		if n := len(rest); n > 0 {
@@ -201,14 +202,14 @@ func (s *Socket) OnEvent(fn func(event string, payload any, ack Ack)) {
 				rest = rest[:n-1]
 			}
 		}
-		fn(event, firstArg(rest), ack)
+		fn(event, wire.FirstArg(rest), ack)
 	})
 }
 
 // OnDisconnect registers fn for the socket's disconnection.
 func (s *Socket) OnDisconnect(fn func(reason string)) {
 	_ = s.s.On("disconnect", func(args ...any) {
-		reason, _ := firstArg(args).(string)
+		reason, _ := wire.FirstArg(args).(string)
 		fn(reason)
 	})
 }

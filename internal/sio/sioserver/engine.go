@@ -1,4 +1,4 @@
-package sio
+package sioserver
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/zishang520/socket.io/servers/engine/v3/transports"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -45,7 +46,8 @@ import (
 // gives up.
 type gatedEngine struct {
 	engine.Server
-	gates *gates
+	gates  *gates
+	bursts bursts // of every WebSocket session's reader (wsTransport)
 }
 
 func newGatedEngine(opts any, gs *gates) *gatedEngine {
@@ -66,7 +68,10 @@ const cleanupWait = time.Second
 // client that polls again at once could have its new poll cleared that
 // way, and the next write then failed and closed the session. The "close"
 // event of a context is emitted after its cleanup, so waiting for it
-// orders the old cleanup before the client can see the response.
+// orders the old cleanup before the client can see a response that waits
+// in the connection's write buffer until the handler returns. A bigger
+// response reaches the client before that: a new poll of the session
+// waits for the handler of an answered one (startPoll).
 func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if websocket.IsWebSocketUpgrade(r) {
 		e.Server.ServeHTTP(w, r)
@@ -76,11 +81,12 @@ func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	finished := make(chan struct{})
 	_ = ctx.Once("close", func(...any) { close(finished) })
 	if g := e.gates.poll(r); g != nil {
-		if !g.startPoll(ctx) {
+		lp := g.startPoll(ctx)
+		if lp == nil {
 			answerClosed(ctx)
 			return
 		}
-		defer g.endPoll(ctx)
+		defer g.endPoll(lp)
 	}
 	e.HandleRequest(ctx)
 	select {
@@ -95,7 +101,7 @@ func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // upgrade itself, without this method.)
 func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (transports.Transport, error) {
 	if name == transports.WEBSOCKET && ctx.Websocket != nil && ctx.Websocket.Conn != nil && e.Opts().PerMessageDeflate() == nil {
-		ws := newWSTransport(ctx, e.Opts().MaxHttpBufferSize())
+		ws := newWSTransport(ctx, e.Opts().MaxHttpBufferSize(), &e.bursts)
 		g := &gatedTransport{Transport: ws, ws: ws}
 		ws.start(g)
 		return g, nil
@@ -253,7 +259,7 @@ type gatedTransport struct {
 	subscribed bool                  // the gate listens to the inner transport's "packet"
 	owner      engine.Socket         // the session, once announced
 	closed     bool                  // Close was called
-	polling    *types.HttpContext    // the long-poll in progress, if any
+	polling    *longPoll             // the long-poll in progress, if any
 	answerMu   sync.Mutex            // orders the writes to a long-poll (see pollWriter)
 	fast       *fastSocket           // the joined /smcp session (WebSocket only)
 
@@ -310,7 +316,7 @@ func (g *gatedTransport) RemoveListener(ev types.EventName, l types.EventListene
 
 // fromTransport is the gate's listener of the library transport's packets.
 func (g *gatedTransport) fromTransport(args ...any) {
-	if p, ok := firstArg(args).(*packet.Packet); ok {
+	if p, ok := wire.FirstArg(args).(*packet.Packet); ok {
 		g.pushPacket(p)
 	}
 }
@@ -351,7 +357,7 @@ func (g *gatedTransport) deliver(in incoming, fs *fastSocket, ls []types.EventLi
 	p := in.p
 	switch {
 	case in.msg != nil && in.binary:
-		if fs != nil && fs.dec.reconstructing() {
+		if fs != nil && fs.dec.Reconstructing() {
 			fs.deliverBinary(in.msg)
 			return
 		}
@@ -469,22 +475,55 @@ func (g *gatedTransport) flushOut() {
 	g.Transport.Send(held)
 }
 
-// startPoll records a long-poll of the session; false when the transport
-// is already closed (the caller answers the close itself).
-func (g *gatedTransport) startPoll(ctx *types.HttpContext) bool {
+// longPoll is a long-poll being served.
+type longPoll struct {
+	ctx   *types.HttpContext
+	ended chan struct{} // closed when its handler has returned
+}
+
+// startPoll records a long-poll of the session; nil when the transport is
+// already closed (the caller answers the close itself).
+//
+// A client without keep-alive polls again on a new connection, served
+// while the handler of its last poll may still be running; one big enough
+// to leave the write buffer is in its hands before that handler's cleanup,
+// which would forget the new poll (the session then ended with "transport
+// error" at its next answer). A poll that comes after an answered one
+// waits for the answered one's handler (at most cleanupWait). One that
+// comes while the last poll is unanswered is the client's overlap, left to
+// the library to refuse.
+func (g *gatedTransport) startPoll(ctx *types.HttpContext) *longPoll {
+	g.mu.Lock()
+	prev := g.polling
+	g.mu.Unlock()
+	if prev != nil && prev.ctx.IsDone() {
+		select {
+		case <-prev.ended:
+		case <-time.After(cleanupWait):
+		}
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return false
+		return nil
 	}
-	g.polling = ctx
-	return true
+	lp := &longPoll{ctx: ctx, ended: make(chan struct{})}
+	g.polling = lp
+	return lp
 }
 
-// endPoll forgets a finished long-poll.
-func (g *gatedTransport) endPoll(ctx *types.HttpContext) {
+// endPoll forgets a long-poll whose handler returns. A write of the
+// library to it may still be under way: a client that has read a big
+// answer can close its connection, which ends the poll's context, before
+// the write call returns, and net/http must not flush the response
+// meanwhile (a data race on its buffer). Such a write holds answerMu.
+func (g *gatedTransport) endPoll(lp *longPoll) {
+	g.answerMu.Lock()
+	//lint:ignore SA2001 the lock orders this after the write that holds it
+	g.answerMu.Unlock()
+	close(lp.ended)
 	g.mu.Lock()
-	if g.polling == ctx {
+	if g.polling == lp {
 		g.polling = nil
 	}
 	g.mu.Unlock()
@@ -505,8 +544,8 @@ func (g *gatedTransport) Close(fn ...types.Callable) {
 	g.Transport.Close(fn...)
 	if poll != nil {
 		g.answerMu.Lock()
-		if !poll.IsDone() {
-			answerClosed(poll)
+		if !poll.ctx.IsDone() {
+			answerClosed(poll.ctx)
 		}
 		g.answerMu.Unlock()
 	}

@@ -1,4 +1,4 @@
-package sio
+package sioserver
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"github.com/zishang520/socket.io/parsers/socket/v3/parser"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -37,7 +38,7 @@ import (
 type fastSocket struct {
 	g       *gatedTransport
 	log     *slog.Logger
-	dec     *rawDecoder // used by one delivery at a time (the gate's drain)
+	dec     *wire.Decoder // used by one delivery at a time (the gate's drain)
 	onEvent atomic.Pointer[eventHandler]
 
 	closed atomic.Bool // the namespace socket disconnected
@@ -51,7 +52,7 @@ type fastSocket struct {
 type eventHandler func(event string, payload any, ack Ack)
 
 func newFastSocket(g *gatedTransport, log *slog.Logger) *fastSocket {
-	return &fastSocket{g: g, log: log, dec: &rawDecoder{EventEmitter: types.NewEventEmitter(), log: log}}
+	return &fastSocket{g: g, log: log, dec: wire.NewDecoder(log)}
 }
 
 // isFastText reports whether an engine.io text message is a Socket.IO
@@ -84,11 +85,11 @@ func isFastText(msg []byte) bool {
 // deliverText decodes and dispatches a message isFastText accepted.
 func (fs *fastSocket) deliverText(msg []byte) {
 	text := msg[1:]
-	if (text[0] == '0'+byte(parser.EVENT) || text[0] == '0'+byte(parser.ACK)) && !fs.dec.reconstructing() {
+	if (text[0] == '0'+byte(parser.EVENT) || text[0] == '0'+byte(parser.ACK)) && !fs.dec.Reconstructing() {
 		fs.deliverPlain(text)
 		return
 	}
-	for _, p := range fs.dec.decode(text, true, nil) {
+	for _, p := range fs.dec.Decode(text, true, nil) {
 		fs.dispatch(p)
 	}
 }
@@ -99,11 +100,11 @@ func (fs *fastSocket) deliverText(msg []byte) {
 func (fs *fastSocket) deliverPlain(text []byte) {
 	defer fs.recoverHandler()
 	const head = len("2" + protocol.Namespace + ",")
-	id, hasID, rest, err := parseID(text[head:])
+	id, hasID, rest, err := wire.ParseID(text[head:])
 	var small [4]json.RawMessage
 	elems, ok := small[:0], err == nil && len(rest) > 0 && rest[0] == '['
 	if ok {
-		elems, ok = appendValidArray(elems, rest)
+		elems, ok = wire.AppendValidArray(elems, rest)
 	}
 	if text[0] == '0'+byte(parser.ACK) {
 		if !ok {
@@ -117,7 +118,7 @@ func (fs *fastSocket) deliverPlain(text []byte) {
 	}
 	var name string
 	if ok = ok && len(elems) > 0; ok {
-		name, _, ok = eventName(elems[0])
+		name, _, ok = wire.EventName(elems[0])
 	}
 	if !ok {
 		fs.dropped(err)
@@ -141,7 +142,7 @@ func (fs *fastSocket) deliverPlain(text []byte) {
 // dropped logs a packet that does not decode, as the lenient decoder does.
 func (fs *fastSocket) dropped(err error) {
 	if err == nil {
-		err = errBadPayload
+		err = wire.ErrBadPayload
 	}
 	fs.log.Warn("dropped a Socket.IO packet that does not decode", "err", err)
 }
@@ -170,7 +171,7 @@ func (fs *fastSocket) answer(id uint64, args []json.RawMessage) {
 
 // deliverBinary hands an attachment to the binary packet being rebuilt.
 func (fs *fastSocket) deliverBinary(data []byte) {
-	for _, p := range fs.dec.decode(nil, false, types.NewBytesBuffer(data)) {
+	for _, p := range fs.dec.Decode(nil, false, types.NewBytesBuffer(data)) {
 		fs.dispatch(p)
 	}
 }
@@ -191,12 +192,12 @@ func (fs *fastSocket) dispatch(p *parser.Packet) {
 		if h == nil || fs.closed.Load() {
 			return
 		}
-		event, _ := firstArg(args).(string)
+		event, _ := wire.FirstArg(args).(string)
 		var ack Ack
 		if p.Id != nil {
 			ack = fs.ackFunc(*p.Id)
 		}
-		(*h)(event, firstArg(args[min(1, len(args)):]), ack)
+		(*h)(event, wire.FirstArg(args[min(1, len(args)):]), ack)
 	case parser.ACK, parser.BINARY_ACK:
 		if p.Id == nil {
 			return
@@ -266,7 +267,7 @@ func (fs *fastSocket) send(typ parser.PacketType, id *uint64, event string, args
 	}
 	buf = append(buf, '[')
 	if typ == parser.EVENT {
-		buf = appendJSON(buf, event)
+		buf = wire.AppendJSON(buf, event)
 		if len(args) > 0 {
 			buf = append(buf, ',')
 		}
@@ -275,13 +276,16 @@ func (fs *fastSocket) send(typ parser.PacketType, id *uint64, event string, args
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendJSON(buf, a)
+		buf = wire.AppendJSON(buf, a)
 	}
 	buf = append(buf, ']')
 	*b = buf
 	fs.g.writeFast(buf)
 	freeFrame(b)
 }
+
+// libEncoder is the library's Socket.IO encoder, for binary packets.
+var libEncoder = parser.NewEncoder()
 
 // sendBinary sends a packet with binary attachments through the library's
 // encoder and the engine's packet path.

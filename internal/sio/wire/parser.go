@@ -1,4 +1,4 @@
-package sio
+package wire
 
 import (
 	"bytes"
@@ -38,18 +38,25 @@ type rawParser struct {
 	log *slog.Logger
 }
 
+// NewParser returns the parser; what it drops is logged to log.
+func NewParser(log *slog.Logger) parser.Parser { return rawParser{log: log} }
+
+// NewDecoder returns a decoder of the parser's, for a caller that feeds it
+// messages itself (Decode) rather than through the library.
+func NewDecoder(log *slog.Logger) *Decoder {
+	return &Decoder{EventEmitter: types.NewEventEmitter(), log: log}
+}
+
 func (p rawParser) NewEncoder() parser.Encoder { return rawEncoder{} }
 
-func (p rawParser) NewDecoder() parser.Decoder {
-	return &rawDecoder{EventEmitter: types.NewEventEmitter(), log: p.log}
-}
+func (p rawParser) NewDecoder() parser.Decoder { return NewDecoder(p.log) }
 
 // Errors of the decoder (logged, never returned).
 var (
 	errBadType    = errors.New("unknown packet type")
 	errBadNsp     = errors.New("illegal namespace")
 	errBadID      = errors.New("illegal id")
-	errBadPayload = errors.New("invalid payload")
+	ErrBadPayload = errors.New("invalid payload")
 )
 
 // Limits the library's decoder applies too.
@@ -64,7 +71,7 @@ var reservedEvents = map[string]bool{
 	"disconnecting": true, "newListener": true, "removeListener": true,
 }
 
-// rawDecoder decodes text packets itself and hands binary ones to a
+// Decoder decodes text packets itself and hands binary ones to a
 // library decoder for their reconstruction.
 //
 // It never emits while holding its lock: the library answers an
@@ -74,7 +81,7 @@ var reservedEvents = map[string]bool{
 // goroutine. Emitting under the lock made that Destroy wait for the lock
 // its own caller held, and the session (its fd and goroutines) hung for
 // ever (issue 17.1).
-type rawDecoder struct {
+type Decoder struct {
 	types.EventEmitter
 	log *slog.Logger
 
@@ -85,9 +92,9 @@ type rawDecoder struct {
 
 // Add decodes data and emits the packet it completes, after releasing the
 // lock; errors are logged, never returned.
-func (d *rawDecoder) Add(data any) error {
+func (d *Decoder) Add(data any) error {
 	text, isText := textOf(data)
-	for _, p := range d.decode(text, isText, data) {
+	for _, p := range d.Decode(text, isText, data) {
 		d.Emit("decoded", p)
 	}
 	return nil
@@ -95,7 +102,7 @@ func (d *rawDecoder) Add(data any) error {
 
 // decode decodes one engine.io message (text, or the binary data) and
 // returns the packets it completes; errors are logged.
-func (d *rawDecoder) decode(text []byte, isText bool, data any) []*parser.Packet {
+func (d *Decoder) Decode(text []byte, isText bool, data any) []*parser.Packet {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.add(text, isText, data); err != nil {
@@ -107,14 +114,14 @@ func (d *rawDecoder) decode(text []byte, isText bool, data any) []*parser.Packet
 }
 
 // reconstructing reports whether a binary packet waits for attachments.
-func (d *rawDecoder) reconstructing() bool {
+func (d *Decoder) Reconstructing() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.binary != nil
 }
 
 // add decodes one engine.io message. d.mu is held.
-func (d *rawDecoder) add(text []byte, isText bool, data any) error {
+func (d *Decoder) add(text []byte, isText bool, data any) error {
 	if d.binary != nil {
 		if isText {
 			// The binary packet still waiting for its attachments is
@@ -159,11 +166,11 @@ func textOf(data any) ([]byte, bool) {
 
 // startBinary hands a binary packet's header to a library decoder that
 // collects its attachments.
-func (d *rawDecoder) startBinary(text []byte) error {
+func (d *Decoder) startBinary(text []byte) error {
 	in := parser.NewDecoder()
 	_ = in.On("decoded", func(args ...any) {
 		// Called by in.Add, under d.mu.
-		if p, ok := firstArg(args).(*parser.Packet); ok {
+		if p, ok := FirstArg(args).(*parser.Packet); ok {
 			d.decoded = append(d.decoded, rawBinary(p))
 		}
 		d.binary = nil
@@ -176,7 +183,7 @@ func (d *rawDecoder) startBinary(text []byte) error {
 	return nil
 }
 
-func (d *rawDecoder) dropBinary() {
+func (d *Decoder) dropBinary() {
 	if d.binary != nil {
 		d.binary.Destroy()
 		d.binary = nil
@@ -235,7 +242,7 @@ func unbuffer(v any) any {
 }
 
 // Destroy drops a half-built binary packet.
-func (d *rawDecoder) Destroy() {
+func (d *Decoder) Destroy() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.dropBinary()
@@ -244,7 +251,7 @@ func (d *rawDecoder) Destroy() {
 // decodeText decodes a text packet: <type>[<nsp>,][<id>][<json>].
 func decodeText(text []byte) (*parser.Packet, error) {
 	if len(text) == 0 {
-		return nil, errBadPayload
+		return nil, ErrBadPayload
 	}
 	p := &parser.Packet{Type: parser.PacketType(int(text[0]) - '0'), Nsp: "/"}
 	if !p.Type.Valid() {
@@ -266,7 +273,7 @@ func decodeText(text []byte) (*parser.Packet, error) {
 		}
 		rest = rest[min(end+1, len(rest)):]
 	}
-	id, hasID, rest, err := parseID(rest)
+	id, hasID, rest, err := ParseID(rest)
 	if err != nil {
 		return nil, err
 	}
@@ -279,9 +286,9 @@ func decodeText(text []byte) (*parser.Packet, error) {
 	return p, nil
 }
 
-// parseID reads the packet id that may start rest (decimal, at most
+// ParseID reads the packet id that may start rest (decimal, at most
 // maxIDLen digits, no overflow) and returns what follows it.
-func parseID(rest []byte) (id uint64, ok bool, after []byte, err error) {
+func ParseID(rest []byte) (id uint64, ok bool, after []byte, err error) {
 	n := 0
 	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
 		n++
@@ -302,10 +309,10 @@ func parseID(rest []byte) (id uint64, ok bool, after []byte, err error) {
 	return id, true, rest[n:], nil
 }
 
-// eventName reads the first element of an EVENT: a string (not a name
+// EventName reads the first element of an EVENT: a string (not a name
 // Socket.IO reserves), or a number, which the library also accepts
 // (name is then "").
-func eventName(elem json.RawMessage) (name string, num float64, ok bool) {
+func EventName(elem json.RawMessage) (name string, num float64, ok bool) {
 	switch elem[0] {
 	case '"':
 		if name, ok = knownEvent(elem); ok {
@@ -388,7 +395,7 @@ func decodePayload(p *parser.Packet, raw []byte) error {
 	switch p.Type {
 	case parser.DISCONNECT:
 		if len(raw) != 0 {
-			return errBadPayload
+			return ErrBadPayload
 		}
 		return nil
 	case parser.CONNECT, parser.CONNECT_ERROR:
@@ -396,31 +403,31 @@ func decodePayload(p *parser.Packet, raw []byte) error {
 			if p.Type == parser.CONNECT {
 				return nil
 			}
-			return errBadPayload
+			return ErrBadPayload
 		}
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return errBadPayload
+			return ErrBadPayload
 		}
 		switch v.(type) {
 		case map[string]any:
 		case string:
 			if p.Type == parser.CONNECT {
-				return errBadPayload
+				return ErrBadPayload
 			}
 		default:
-			return errBadPayload
+			return ErrBadPayload
 		}
 		p.Data = v
 		return nil
 	}
 	// EVENT or ACK: a JSON array, kept raw element by element.
 	if len(raw) == 0 || raw[0] != '[' {
-		return errBadPayload
+		return ErrBadPayload
 	}
 	elems, ok := splitValidArray(raw)
 	if !ok {
-		return errBadPayload
+		return ErrBadPayload
 	}
 	args := make([]any, len(elems))
 	for i, e := range elems {
@@ -428,12 +435,12 @@ func decodePayload(p *parser.Packet, raw []byte) error {
 	}
 	if p.Type == parser.EVENT {
 		if len(elems) == 0 {
-			return errBadPayload
+			return ErrBadPayload
 		}
-		name, num, ok := eventName(elems[0])
+		name, num, ok := EventName(elems[0])
 		switch {
 		case !ok:
-			return errBadPayload
+			return ErrBadPayload
 		case elems[0][0] == '"':
 			args[0] = name
 		default:
@@ -465,7 +472,7 @@ func (rawEncoder) Encode(p *parser.Packet) []types.BufferInterface {
 		buf = strconv.AppendUint(buf, *p.Id, 10)
 	}
 	if p.Data != nil && !isNilMap(p.Data) {
-		buf = appendJSON(buf, p.Data)
+		buf = AppendJSON(buf, p.Data)
 	}
 	return []types.BufferInterface{types.NewStringBuffer(buf)}
 }
@@ -489,9 +496,9 @@ func rawSize(data any) int {
 	return n
 }
 
-// appendJSON appends v as JSON; json.RawMessage values (also inside a
+// AppendJSON appends v as JSON; json.RawMessage values (also inside a
 // []any) are copied as they are, anything else is encoded.
-func appendJSON(buf []byte, v any) []byte {
+func AppendJSON(buf []byte, v any) []byte {
 	switch x := v.(type) {
 	case json.RawMessage:
 		if len(x) == 0 {
@@ -504,7 +511,7 @@ func appendJSON(buf []byte, v any) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendJSON(buf, e)
+			buf = AppendJSON(buf, e)
 		}
 		return append(buf, ']')
 	case string:

@@ -1,4 +1,4 @@
-package sio
+package sioserver
 
 // Scale-out: the library's Redis adapter links the Server nodes that share
 // one Redis. What it does and does not do:
@@ -33,6 +33,7 @@ import (
 	"github.com/zishang520/socket.io/servers/socket/v3"
 
 	"github.com/smcp-browse/smcp-browse/internal/ratelog"
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -48,7 +49,7 @@ func RedisAdapter(ctx context.Context, rdb, sub rds.UniversalClient, key string,
 	client := redisad.NewRedisClientWithSub(ctx, rdb, sub)
 	rl := &ratelog.Logger{Log: log}
 	_ = client.On("error", func(args ...any) {
-		rl.Warn("redis adapter: Redis error; broadcasts to other nodes are lost until it is back", "err", firstArg(args))
+		rl.Warn("redis adapter: Redis error; broadcasts to other nodes are lost until it is back", "err", wire.FirstArg(args))
 	})
 	opts := &adapter.RedisAdapterOptions{}
 	opts.SetKey(key)
@@ -69,7 +70,7 @@ func (s *Server) ServerEmit(event, payload string) error {
 // must not block.
 func (s *Server) OnServerEvent(event string, fn func(payload string)) {
 	_ = s.io.Of(protocol.Namespace, nil).On(event, func(args ...any) {
-		if p, ok := firstArg(args).(string); ok {
+		if p, ok := wire.FirstArg(args).(string); ok {
 			fn(p)
 		}
 	})

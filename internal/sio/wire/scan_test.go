@@ -1,4 +1,4 @@
-package sio
+package wire
 
 import (
 	"bytes"
@@ -88,19 +88,26 @@ func TestSetField(t *testing.T) {
 	}
 }
 
-// TestMayBeError: only objects with an error payload's top-level members
-// are decoded as a possible error.
-func TestMayBeError(t *testing.T) {
-	for raw, want := range map[string]bool{
-		`{"code":4201,"message":"x"}`:                 true,
-		`{"error":{"code":1,"message":"m"}}`:          true,
-		`{"contents":[{"code":1,"message":"inner"}]}`: false,
-		`{"code":1}`: false,
-		`[1]`:        false,
-		`"code"`:     false,
+// FuzzKeyMatches: the allocation-free key match says what decoding the key
+// and comparing it (encoding/json's case folding, and exactly) says.
+func FuzzKeyMatches(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`"computer"`, "computer"}, {`"Computer"`, "computer"}, {`"COMPUTER"`, "computer"}, {`"computr"`, "computer"},
+		{`"age\u006et"`, "agent"}, {`"\u212aey"`, "key"}, {`"ﬀ"`, "ff"}, {`"req_id"`, "req_ID"}, {`"@gent"`, "`gent"},
 	} {
-		if got := mayBeError(json.RawMessage(raw)); got != want {
-			t.Errorf("mayBeError(%s) = %v", raw, got)
-		}
+		f.Add(seed[0], seed[1])
 	}
+	f.Fuzz(func(t *testing.T, key, name string) {
+		if !json.Valid([]byte(key)) || len(key) < 2 || key[0] != '"' {
+			return
+		}
+		n := keyName([]byte(key))
+		fold, exact := keyMatches([]byte(key), name)
+		if fold != strings.EqualFold(n, name) || exact != (n == name) {
+			t.Fatalf("keyMatches(%s, %q) = %v, %v; decoded %q: %v, %v", key, name, fold, exact, n, strings.EqualFold(n, name), n == name)
+		}
+		if KeyIs([]byte(key), name) != (n == name) {
+			t.Fatalf("KeyIs(%s, %q) wrong", key, name)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package sio
+package wire
 
 import (
 	"log/slog"

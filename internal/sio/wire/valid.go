@@ -1,4 +1,4 @@
-package sio
+package wire
 
 import "encoding/json"
 
@@ -18,11 +18,11 @@ const maxDepth = 10000
 // whitespace around it, as sub-slices of b; ok is false unless b is valid
 // JSON.
 func splitValidArray(b []byte) (elems []json.RawMessage, ok bool) {
-	return appendValidArray(nil, b)
+	return AppendValidArray(nil, b)
 }
 
-// appendValidArray is splitValidArray appending to elems.
-func appendValidArray(elems []json.RawMessage, b []byte) ([]json.RawMessage, bool) {
+// AppendValidArray is splitValidArray appending to elems.
+func AppendValidArray(elems []json.RawMessage, b []byte) ([]json.RawMessage, bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, false

@@ -79,6 +79,8 @@ func TestSearchFindsTheExtractedText(t *testing.T) {
 // the same matches as one big step, reports its progress, and ends.
 func TestSearchStepsWithACursor(t *testing.T) {
 	_, c, _ := startInProcess(t, copyCorpus(t), Options{})
+	// A budget that the engine's first start (seconds under -race on a
+	// loaded machine) cannot use up: this test is about cursors.
 	whole, _ := callSearch(t, c, map[string]any{"query": "the", "maxMatches": 500, "literal": true, "budgetMs": 10000})
 	if whole.NextCursor != "" {
 		t.Fatalf("the whole search did not finish in one step: %+v", whole)

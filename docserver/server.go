@@ -105,6 +105,8 @@ type Server struct {
 	mem    *memoryGate
 	disk   *diskCache
 	text   *textIndex
+	// attachedPDFs hold an engine instance for their next page.
+	attachedPDFs attachedPDFs
 	// counts of the extraction work done, for tests and logs
 	peeksRun, parsesRun atomic.Int64
 	work                sync.WaitGroup // parses and peeks running, abandoned ones too
@@ -195,6 +197,7 @@ func New(root string, opts Options) (*Server, error) {
 		parser:  extract.NewParser(opts.Extract),
 		mem:     newMemoryGate(opts.MemoryBudget),
 	}
+	s.mem.reclaim = s.attachedPDFs.reclaim
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, open: s.openRegular, maxFileSize: opts.MaxFileSize, log: s.log}
 	files := map[string]fileInfo{}
@@ -293,6 +296,7 @@ func (s *Server) Close() error {
 	s.watch = nil
 	s.watchMu.Unlock()
 	s.baseCancel()
+	s.attachedPDFs.reclaim() // idle PDFs give their engine back now, busy ones when their read ends
 	var errs []error
 	if w != nil {
 		errs = append(errs, w.close())

@@ -393,12 +393,15 @@ func (t *textIndex) refresh(ft *fulltext.Index) {
 // gets a document's whole text.
 func (s *Server) wholeDocument(ctx context.Context, e *entry, cache bool) (*extract.Document, error) {
 	if cache {
-		_, doc, err := s.parsed(ctx, e)
-		return doc, err
+		_, h, err := s.parsed(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		return h.whole(ctx)
 	}
 	k := keyOf(e.fileInfo)
-	if doc, ok := s.docs.peek(k); ok {
-		return doc, nil
+	if h, ok := s.docs.peek(k); ok {
+		return h.whole(ctx)
 	}
 	if it, ok := s.peeks.get(k); ok && it.err != nil {
 		return nil, it.err

@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 3
+const diskCacheVersion = 4
 
 // Bounds of the on-disk cache.
 const (
@@ -104,8 +104,7 @@ func openDiskCache(dir, root, host string, log interface{ Warn(string, ...any) }
 	if dir == "" {
 		return c
 	}
-	sum := sha256.Sum256([]byte(root + "\x00" + host))
-	c.path = filepath.Join(dir, hex.EncodeToString(sum[:12])+".json")
+	c.path = filepath.Join(dir, cacheName(root, host)+".json")
 	f, err := os.Open(c.path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -134,6 +133,13 @@ func openDiskCache(dir, root, host string, log interface{ Warn(string, ...any) }
 		c.entries[rel] = e
 	}
 	return c
+}
+
+// cacheName is the name of a folder's (and host's) files in the cache
+// directory: the catalog cache (.json) and the search index (.search).
+func cacheName(root, host string) string {
+	sum := sha256.Sum256([]byte(root + "\x00" + host))
+	return hex.EncodeToString(sum[:12])
 }
 
 // get returns the entry of a file version.

@@ -35,10 +35,19 @@ $(NODE_STAMP): $(NODE_DIR)/package.json $(wildcard $(NODE_DIR)/package-lock.json
 redis-deps:
 	scripts/redis.sh
 
+# The race detector's runtime sleeps a second at every exit of a race-built
+# program (GORACE atexit_sleep_ms, default 1000) so that goroutines still
+# running may report races. The tests run many such programs (each test
+# binary, and the smcp-browse they start for every ls, cat, Computer and
+# document server), and wait for most of them to exit. Races are still
+# reported as they happen (exit status 66). A GORACE of your own is kept
+# and comes last.
+RACE_ENV    := GORACE="atexit_sleep_ms=0 $(GORACE)"
+
 # Every test, with the race detector; the npm peers must be present. The
 # cluster tests skip without redis-server unless SMCP_REQUIRE_REDIS=1 (CI).
 test: node-deps test-deps redis-deps
-	SMCP_REQUIRE_NODE=1 $(GO) test -race -count=1 ./...
+	SMCP_REQUIRE_NODE=1 $(RACE_ENV) $(GO) test -race -count=1 ./...
 
 # System tools some tests compare against (pdftotext; installed as root in
 # CI), and the PDF engine compiled into its on-disk cache once, before the
@@ -51,7 +60,7 @@ test-deps:
 # single-node suite run across nodes) and as real processes (kill -9, Redis
 # restarted, Redis down).
 cluster: redis-deps
-	SMCP_REQUIRE_REDIS=1 $(GO) test -race -count=1 ./server/... ./test/cluster/
+	SMCP_REQUIRE_REDIS=1 $(RACE_ENV) $(GO) test -race -count=1 ./server/... ./test/cluster/
 
 # 1,000 agents and 1,000 computers over 3 nodes on loopback for 60 s
 # (SOAK_PAIRS, SOAK_SECONDS); prints requests/s, p50/p99, lost and mismatched
@@ -64,7 +73,7 @@ soak: redis-deps
 
 # Go tests only, no npm peers (tests that need them skip).
 unit:
-	$(GO) test -race -count=1 ./...
+	$(RACE_ENV) $(GO) test -race -count=1 ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -485,6 +485,7 @@ func findChild(t *testing.T, needle string) int {
 // server: Finder ignores its non-dpe resources, its tools are listed and
 // callable, and its own notifications break nothing.
 func TestThirdPartyServer(t *testing.T) {
+	t.Parallel()
 	nm := testutil.NodeModules(t)
 	bin := testutil.Binary(t)
 	dirA, nA := copyCorpus(t, "notes")
@@ -542,6 +543,7 @@ func TestThirdPartyServer(t *testing.T) {
 // notify:update_finder with every piece real and at its default debounce
 // (document server 75 ms, Computer 75 ms).
 func TestNotificationLatency(t *testing.T) {
+	t.Parallel()
 	bin := testutil.Binary(t)
 	dir, n := copyCorpus(t, "notes")
 	s := config.NewStdio("docs", bin, "serve-docs", dir, "--host", "docs.lat", "--log-level", "warn")

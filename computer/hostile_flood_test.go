@@ -38,6 +38,7 @@ func (n *notes) counts() (finder, tools int) {
 // agent debounced, logs the offender, and keeps serving the good server.
 // Its CPU use is logged.
 func TestNotificationFlood(t *testing.T) {
+	t.Parallel()
 	r := startHostile(t, hostileSetup{spec: "flood=5000"})
 	r.waitTrace(t, "notifications/initialized", 0, 10*time.Second)
 	time.Sleep(time.Second) // the flood is under way

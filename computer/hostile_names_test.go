@@ -24,6 +24,7 @@ import (
 // stay out of the catalog (logged), the names are bounded, and
 // `smcp-browse ls` prints them safely as a table and as JSON.
 func TestHostileNamesAndURIs(t *testing.T) {
+	t.Parallel()
 	r := startHostile(t, hostileSetup{spec: "badnames"})
 	var ret *protocol.GetFinderRet
 	deadline := time.Now().Add(30 * time.Second)

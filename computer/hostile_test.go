@@ -267,6 +267,7 @@ func procStatus(t *testing.T, pid int, field string) int64 {
 // entries stay out of the catalog (reported as refused), and the same
 // holds after the impostor restarts.
 func TestImpostorCannotTakeAHost(t *testing.T) {
+	t.Parallel()
 	r := startHostile(t, hostileSetup{spec: "impostor steal-later host=" + goodHost})
 	var copies []string
 	for _, d := range r.goodDoc {
@@ -372,6 +373,7 @@ func (r *hostileRig) waitRefused(t *testing.T) protocol.RefusedHost {
 // configuration ("hosts"): an impostor listing that host from its very
 // first listing, possibly before the good server, never takes it.
 func TestConfiguredHostOwner(t *testing.T) {
+	t.Parallel()
 	r := startHostile(t, hostileSetup{spec: "impostor host=" + goodHost, goodHosts: []string{goodHost}})
 	r.waitRefused(t)
 	r.goodServed(t)

@@ -2,6 +2,8 @@ package computer_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -33,24 +35,32 @@ func (r *hostileRig) goodToolCall(t *testing.T) time.Duration {
 	return time.Since(start)
 }
 
-// TestLateFirstToolsList: the evil server answers its first tools/list
-// after the Computer's request timeout (3 s). The good server's tools are
-// listed and callable meanwhile without waiting for it, and the evil
-// server's tools appear by themselves once it answers a retry, announced
-// by notify:update_tool_list.
+// TestLateFirstToolsList: the evil server answers its tools/list only
+// once the test lets it, after the Computer's request (3 s) timed out and
+// it asked again. The good server's tools are listed and callable
+// meanwhile without waiting for it, and the evil server's tools appear by
+// themselves once it answers the retry, announced by
+// notify:update_tool_list.
 func TestLateFirstToolsList(t *testing.T) {
+	t.Parallel()
 	const timeout = 3 * time.Second
-	r := startHostile(t, hostileSetup{spec: "plain tools-late=6s", requestTimeout: timeout})
+	r := startHostile(t, hostileSetup{spec: "plain tools-held", requestTimeout: timeout})
 	took := r.goodToolCall(t)
 	t.Logf("good tool call while the evil tools/list is late: %v", took)
 	if took >= timeout {
 		t.Errorf("a good tool call took %v: it waited for the other server's tools/list (timeout %v)", took, timeout)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := r.agent.CallTool(ctx, "pc", "evil__hello", nil, 10*time.Second)
 	if err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolNotFound || !strings.Contains(res.Text(), "has not listed its tools") {
 		t.Errorf("a call to the late server's tool: %v %+v, want 4001 saying its tools are not listed", err, res)
+	}
+	// The first tools/list timed out and the Computer asked again by
+	// itself; only now does the server answer.
+	r.waitTrace(t, "tools/list", 1, 20*time.Second)
+	if err := os.WriteFile(filepath.Join(r.dir, "release-tools"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -70,9 +80,6 @@ func TestLateFirstToolsList(t *testing.T) {
 	if err != nil || res.IsError || res.Text() != "hello from hostile" {
 		t.Errorf("evil__hello once listed: %v %+v", err, res)
 	}
-	if n := r.count("tools/list"); n < 2 {
-		t.Errorf("tools/list asked %d times, want a retry", n)
-	}
 }
 
 // TestHungToolsList: the evil server never answers tools/list. Tool
@@ -80,6 +87,7 @@ func TestLateFirstToolsList(t *testing.T) {
 // for it; a call to one of its tools fails with a clear error within the
 // request timeout.
 func TestHungToolsList(t *testing.T) {
+	t.Parallel()
 	const timeout = 8 * time.Second
 	r := startHostile(t, hostileSetup{spec: "plain tools-hang", requestTimeout: timeout})
 	for range 3 {
@@ -126,6 +134,7 @@ func TestHungToolsList(t *testing.T) {
 // without waiting for it to the end, and its documents come by
 // themselves once a retry is answered.
 func TestLateFirstResourcesList(t *testing.T) {
+	t.Parallel()
 	const timeout = 4 * time.Second
 	r := startHostile(t, hostileSetup{spec: "plain list-late=8s", requestTimeout: timeout})
 	r.goodServed(t)

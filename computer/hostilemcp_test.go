@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // The test binary doubles as a misbehaving stdio MCP server, written for
@@ -34,7 +36,8 @@ import (
 //	              50 MB notification line follows
 //	flood=R       sends R notifications a second (default 5000): resources
 //	              list_changed, resources updated and tools list_changed
-//	tools-late=D  the first tools/list is answered after D, later ones at once
+//	tools-held    tools/list is answered only once D/release-tools exists
+//	              (those asked before, at that moment)
 //	tools-hang    tools/list is never answered
 //	list-late=D   the first resources/list is answered after D, later ones at once
 //	badnames      lists URIs and names no catalog should take as they are;
@@ -51,6 +54,11 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(hostileEnv); spec != "" {
 		os.Exit(serveHostile(spec, os.Stdin, os.Stdout))
 	}
+	// The tests that run a Computer process among MCP servers mostly wait
+	// for timeouts, retries and the processes: those (t.Parallel) run four
+	// at a time. The two that push hundreds of megabytes through it
+	// (TestOversizedAnswers, TestHugeListing) run alone, before them.
+	testutil.ParallelWaits(4)
 	os.Exit(m.Run())
 }
 
@@ -64,6 +72,8 @@ type hostile struct {
 
 	names      map[string]string // badnames: listed URI -> name
 	toolsLists int               // tools/list requests seen
+	heldTools  []json.RawMessage // tools-held: ids of tools/list not answered yet
+	toolsFree  bool              // tools-held: D/release-tools exists
 	lists      int               // resources/list requests seen
 	stealing   bool
 }
@@ -88,6 +98,9 @@ func serveHostile(spec string, in io.Reader, out io.Writer) int {
 	h.dir = h.opts["dir"]
 	if h.has("steal-later") {
 		go h.watchSteal()
+	}
+	if h.has("tools-held") {
+		go h.watchToolsRelease()
 	}
 	r := bufio.NewReaderSize(in, 1<<16)
 	for {
@@ -187,22 +200,15 @@ func (h *hostile) handle(line []byte) {
 	case "tools/list":
 		h.mu.Lock()
 		h.toolsLists++
-		first := h.toolsLists == 1
+		held := h.has("tools-held") && !h.toolsFree
+		if held {
+			h.heldTools = append(h.heldTools, req.ID)
+		}
 		h.mu.Unlock()
-		if h.has("tools-hang") {
+		if h.has("tools-hang") || held {
 			return
 		}
-		answer := func() {
-			h.reply(req.ID, map[string]any{"tools": []any{
-				map[string]any{"name": "hello", "inputSchema": map[string]any{"type": "object"}},
-				map[string]any{"name": "crash", "inputSchema": map[string]any{"type": "object"}},
-			}})
-		}
-		if d, err := time.ParseDuration(h.opts["tools-late"]); err == nil && first {
-			time.AfterFunc(d, answer)
-			return
-		}
-		answer()
+		h.answerTools(req.ID)
 	case "tools/call":
 		if req.Params.Name == "crash" {
 			os.Exit(3)
@@ -212,6 +218,32 @@ func (h *hostile) handle(line []byte) {
 		h.reply(req.ID, map[string]any{})
 	default:
 		h.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "no " + req.Method}})
+	}
+}
+
+func (h *hostile) answerTools(id json.RawMessage) {
+	h.reply(id, map[string]any{"tools": []any{
+		map[string]any{"name": "hello", "inputSchema": map[string]any{"type": "object"}},
+		map[string]any{"name": "crash", "inputSchema": map[string]any{"type": "object"}},
+	}})
+}
+
+// watchToolsRelease waits for dir/release-tools, then answers the
+// tools/list requests held until then.
+func (h *hostile) watchToolsRelease() {
+	for {
+		if _, err := os.Stat(filepath.Join(h.dir, "release-tools")); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.mu.Lock()
+	h.toolsFree = true
+	held := h.heldTools
+	h.heldTools = nil
+	h.mu.Unlock()
+	for _, id := range held {
+		h.answerTools(id)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 // match points at a page that holds its line, and a search of only PDFs
 // finds only the PDF.
 func TestSearchFinderAcrossDocumentServers(t *testing.T) {
+	t.Parallel()
 	r, nA, nB := twoDocServers(t, []string{"reports", "notes"}, []string{"guides", "data"})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -79,6 +80,7 @@ func TestSearchFinderAcrossDocumentServers(t *testing.T) {
 // TestFinderExtensionOnTheWire: match=all narrows, sort orders, and the
 // answer counts the file types, through a real Server and Computer.
 func TestFinderExtensionOnTheWire(t *testing.T) {
+	t.Parallel()
 	bin := testutil.Binary(t)
 	dir, n := copyCorpus(t, "reports", "notes", "guides", "data")
 	r := startRig(t, []config.Server{docServer(bin, "docs", dir, "docs.x")}, computer.Options{})

@@ -19,6 +19,7 @@ import (
 // Agent -> our Server -> our Computer running serve-docs (a real stdio
 // child) and a server that cannot start.
 func TestUpstreamEventsEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := testutil.Binary(t)
 	dir, n := copyCorpus(t, "reports", "notes")
 	gone := config.NewStdio("gone", "/nonexistent/mcp-server")

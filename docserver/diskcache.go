@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 3
+const diskCacheVersion = 4 // 4: READMEs without a heading are titled by their folder
 
 // Bounds of the on-disk cache.
 const (

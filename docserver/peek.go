@@ -194,7 +194,7 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 		defer s.work.Done()
 		defer release()
 		defer f.Close()
-		m, err := s.parser.Peek(ctx, e.rel, f, e.size)
+		m, err := s.parser.Peek(ctx, s.sourceName(e.rel), f, e.size)
 		done <- result{m, err}
 	}()
 	select {

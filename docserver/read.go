@@ -222,7 +222,7 @@ func (s *Server) parse(f fileInfo) (*extract.Document, error) {
 	go func() {
 		defer s.work.Done()
 		defer release()
-		doc, err := s.parser.Parse(ctx, extract.Source{Name: f.rel, Data: data})
+		doc, err := s.parser.Parse(ctx, extract.Source{Name: s.sourceName(f.rel), Data: data})
 		done <- result{doc, err}
 	}()
 	select {

@@ -226,7 +226,7 @@ type Meta struct {
 }
 
 // Source is a file to parse: its name (for the kind, language and fallback
-// title) and its bytes.
+// title; the folder in it titles a README without a heading) and its bytes.
 type Source struct {
 	Name string
 	Data []byte
@@ -364,7 +364,7 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 		return Meta{}, fmt.Errorf("peek %s: %w", kind, err)
 	}
 	if m.Title == "" {
-		m.Title = stem(name)
+		m.Title = fallbackTitle(name)
 	}
 	m.Title = truncate(m.Title, MaxTitleChars)
 	m.Summary = SearchForm(m.Summary)
@@ -420,13 +420,29 @@ func rowBytes(cells []string) int64 {
 // cancelled reports the context's error, checked between pages.
 func (p *parser) cancelled() error { return p.ctx.Err() }
 
-// stem is a file's base name without its extension, the fallback title.
+// stem is a file's base name without its extension.
 func stem(name string) string {
 	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
 	if ext := path.Ext(base); ext != "" && ext != base {
 		base = strings.TrimSuffix(base, ext)
 	}
 	return base
+}
+
+// fallbackTitle titles a file whose content gives no title: by its name
+// without the extension, except a README, which a reader names after the
+// folder it describes (node_modules/iconv-lite/README.md is
+// "iconv-lite"); a README with no folder in name keeps its name.
+func fallbackTitle(name string) string {
+	s := stem(name)
+	if !strings.EqualFold(s, "readme") {
+		return s
+	}
+	dir := path.Dir(strings.ReplaceAll(name, "\\", "/"))
+	if dir = path.Base(dir); dir == "." || dir == "/" || dir == ".." {
+		return s
+	}
+	return dir
 }
 
 // idPrefix is the element-ID prefix of each category.
@@ -505,7 +521,7 @@ func finish(doc *Document, name string) {
 		}
 	}
 	if doc.Title == "" {
-		doc.Title = stem(name)
+		doc.Title = fallbackTitle(name)
 	}
 	if len(doc.Keywords) == 0 {
 		doc.Keywords = topTerms(doc, 5)

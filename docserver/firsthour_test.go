@@ -3,6 +3,7 @@ package docserver
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
@@ -46,5 +47,53 @@ func TestReadmeTitledByItsFolder(t *testing.T) {
 	}
 	if len(all) != len(want) || len(cat.Documents) != len(want) {
 		t.Errorf("%d listed, %d in the catalog, want %d", len(all), len(cat.Documents), len(want))
+	}
+}
+
+// TestExtensionlessTextIsOneFileType serves real extension-less files of
+// Go's tree (fuzz-corpus entries named by their hash, test data, a
+// README, PATENTS, VERSION, LICENSE, a Makefile): plain text without an
+// extension is one file type, "text", not one type per file name; the
+// names that say more keep their type (license, makefile).
+func TestExtensionlessTextIsOneFileType(t *testing.T) {
+	goroot := runtime.GOROOT()
+	dir := t.TempDir()
+	fuzz := filepath.Join(goroot, "src", "runtime", "debug", "testdata", "fuzz", "FuzzParseBuildInfoRoundTrip")
+	entries, err := os.ReadDir(fuzz)
+	if err != nil || len(entries) < 2 {
+		t.Fatalf("fuzz corpus of runtime/debug: %v (%d entries)", err, len(entries))
+	}
+	want := map[string]string{}
+	copyIn := func(src, rel, fileType string) {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(rel)), string(data))
+		want[rel] = fileType
+	}
+	for _, e := range entries {
+		copyIn(filepath.Join(fuzz, e.Name()), "fuzz/"+e.Name(), "text")
+	}
+	copyIn(filepath.Join(goroot, "src", "net", "testdata", "igmp"), "net/igmp", "text")
+	copyIn(filepath.Join(goroot, "src", "net", "http", "testdata", "file"), "http/file", "text")
+	copyIn(filepath.Join(goroot, "src", "runtime", "race", "README"), "race/README", "text")
+	copyIn(filepath.Join(goroot, "PATENTS"), "PATENTS", "text")
+	copyIn(filepath.Join(goroot, "VERSION"), "VERSION", "text")
+	copyIn(filepath.Join(goroot, "LICENSE"), "LICENSE", "license")
+	copyIn(filepath.Join(goroot, "src", "runtime", "Makefile"), "runtime/Makefile", "makefile")
+	copyIn(filepath.Join(goroot, "src", "errors", "errors.go"), "errors.go", "go")
+	copyIn(filepath.Join(goroot, "README.md"), "README.md", "md")
+	_, c, _ := startInProcess(t, dir, Options{})
+	var cat protocol.DPECatalog
+	readJSON(t, c, "dpe://"+testHost, &cat)
+	if len(cat.Documents) != len(want) {
+		t.Errorf("%d documents in the catalog, want %d", len(cat.Documents), len(want))
+	}
+	for _, d := range cat.Documents {
+		if d.FileType != want[d.Path] {
+			t.Errorf("%s: file_type %q, want %q", d.Path, d.FileType, want[d.Path])
+		}
 	}
 }

@@ -99,10 +99,8 @@ func KindOf(name string) (Kind, string) {
 		"install", "todo", "patents", "thanks", "hacking", "bugs", "copyright":
 		return KindText, "" // the plain-text files every project ships without an extension
 	}
-	for _, prefix := range []string{"license", "licence", "copying"} {
-		if strings.HasPrefix(base, prefix) && !strings.Contains(base, ".") || base == prefix {
-			return KindText, "" // LICENSE, COPYING, LICENSE-MIT, COPYING3
-		}
+	if licenseName(base) && !strings.Contains(base, ".") {
+		return KindText, "" // LICENSE, COPYING, LICENSE-MIT, COPYING3
 	}
 	ext := strings.TrimPrefix(path.Ext(base), ".")
 	switch ext {
@@ -132,15 +130,35 @@ func KindOf(name string) (Kind, string) {
 }
 
 // FileType is the file_type of a document: its extension in lower case
-// without the dot ("md", "xlsx"), or the base name for extension-less files
-// such as Makefile and files whose extension is a version number
-// (Apache-2.0).
+// without the dot ("md", "xlsx"). A served file without one (or with only
+// a version for one, Apache-2.0) is plain text or a known build file:
+// "makefile" and "dockerfile" for those, "license" for LICENSE, LICENCE
+// and COPYING files, and "text" for every other (README, AUTHORS, a
+// fuzz-corpus entry named by its hash), so that a folder's extension-less
+// files make one type, not one per name.
 func FileType(name string) string {
 	base := strings.ToLower(path.Base(name))
 	if ext := strings.TrimPrefix(path.Ext(base), "."); ext != "" && "."+ext != base && strings.Trim(ext, "0123456789") != "" {
 		return ext
 	}
-	return base // "makefile"; "apache-2.0", whose extension is a version
+	if k, lang := KindOf(base); k == KindCode && lang != "" {
+		return lang
+	}
+	if licenseName(base) {
+		return "license"
+	}
+	return "text"
+}
+
+// licenseName reports whether a lower-case base name starts like a
+// licence file's (license, licence, copying).
+func licenseName(base string) bool {
+	for _, prefix := range []string{"license", "licence", "copying"} {
+		if strings.HasPrefix(base, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Options bounds what a parser produces. The zero value of a field means

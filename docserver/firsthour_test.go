@@ -1,6 +1,7 @@
 package docserver
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -95,5 +96,24 @@ func TestExtensionlessTextIsOneFileType(t *testing.T) {
 		if d.FileType != want[d.Path] {
 			t.Errorf("%s: file_type %q, want %q", d.Path, d.FileType, want[d.Path])
 		}
+	}
+}
+
+// TestUnreadablePagesAreAnEmptyList reads ?depth=pages of a document that
+// cannot be read: the answer carries "pages": [] (and its window), so
+// that a client iterating the pages finds none instead of no key.
+func TestUnreadablePagesAreAnEmptyList(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "broken.pdf"), "%PDF-1.7 this is not a PDF")
+	_, c, _ := startInProcess(t, dir, Options{})
+	uri := "dpe://" + testHost + "/" + DocRef("broken.pdf") + "?depth=pages&offset=0&limit=5"
+	text, _ := readText(t, c, uri)
+	var got map[string]any
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatal(err)
+	}
+	pages, ok := got["pages"].([]any)
+	if got["unreadable"] == nil || !ok || len(pages) != 0 || got["page_total"] != 0.0 || got["page_limit"] != 5.0 {
+		t.Errorf("depth=pages of an unreadable document: %s", text)
 	}
 }

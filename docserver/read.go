@@ -125,6 +125,9 @@ func (s *Server) current(ref string) (*entry, error) {
 		return nil, errDocNotFound(ref)
 	}
 	cur, ok := s.scan.classify(e.rel, 0)
+	if !ok && e.fileType == folderType {
+		cur, ok = s.scan.folder(e.rel)
+	}
 	if !ok {
 		return nil, errDocNotFound(ref)
 	}
@@ -166,7 +169,7 @@ func (s *Server) parsed(ctx context.Context, fresh *entry) (*entry, *extract.Doc
 		case err == nil:
 			s.log.Debug("parsed document", "path", cur.rel, "pages", len(d.Pages), "took", time.Since(start))
 			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = infoOf(d) })
-		case errors.As(err, &timedOut) || isContextErr(err) || errors.Is(err, fs.ErrNotExist):
+		case errors.As(err, &timedOut) || isContextErr(err) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
 			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
 		default:
 			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
@@ -345,15 +348,6 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 	if u.Query.Depth != dpe.DepthPages {
 		return s.level1(ctx, u.DocRef)
 	}
-	e, doc, err := s.load(ctx, u.DocRef)
-	var ue *unreadableError
-	if errors.As(err, &ue) {
-		return s.unreadableDocument(e, ue), nil
-	}
-	if err != nil {
-		return protocol.DPEDocument{}, err
-	}
-	d := s.metadata(e, doc)
 	off, lim := 0, dpe.DefaultLimit
 	if u.Query.Offset != nil {
 		off = *u.Query.Offset
@@ -361,6 +355,20 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 	if u.Query.Limit != nil {
 		lim = *u.Query.Limit
 	}
+	e, doc, err := s.load(ctx, u.DocRef)
+	var ue *unreadableError
+	if errors.As(err, &ue) {
+		// No pages, but a page list all the same: a client iterating
+		// "pages" finds it empty.
+		d := s.unreadableDocument(e, ue)
+		total := 0
+		d.Pages, d.PageOffset, d.PageLimit, d.PageTotal = []protocol.DPEPageSummary{}, &off, &lim, &total
+		return d, nil
+	}
+	if err != nil {
+		return protocol.DPEDocument{}, err
+	}
+	d := s.metadata(e, doc)
 	total := len(doc.Pages)
 	d.Pages = []protocol.DPEPageSummary{}
 	for i := off; i < total && i < off+lim; i++ {

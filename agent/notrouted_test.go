@@ -10,7 +10,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -20,8 +20,8 @@ import (
 // official a2c-smcp SDK's Server and client:get_finder).
 func bareServer(t *testing.T) string {
 	t.Helper()
-	return socketServer(t, func(sock *sio.Socket) {
-		sock.OnEvent(func(event string, _ any, ack sio.Ack) {
+	return socketServer(t, func(sock *sioserver.Socket) {
+		sock.OnEvent(func(event string, _ any, ack sioserver.Ack) {
 			switch {
 			case ack == nil:
 			case event == protocol.EventJoinOffice:
@@ -35,9 +35,9 @@ func bareServer(t *testing.T) string {
 
 // socketServer serves a bare internal/sio Server (no version check, no
 // offices) whose clients onConnection handles.
-func socketServer(t *testing.T, onConnection func(*sio.Socket)) string {
+func socketServer(t *testing.T, onConnection func(*sioserver.Socket)) string {
 	t.Helper()
-	srv := sio.NewServer(sio.ServerOptions{OnConnection: onConnection})
+	srv := sioserver.NewServer(sioserver.ServerOptions{OnConnection: onConnection})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		hs.CloseClientConnections()
@@ -76,8 +76,8 @@ func TestServerThatDoesNotRoute(t *testing.T) {
 // deadline.
 func TestJoinOfficeSurvivesADroppedConnection(t *testing.T) {
 	var joins atomic.Int32
-	url := socketServer(t, func(sock *sio.Socket) {
-		sock.OnEvent(func(event string, _ any, ack sio.Ack) {
+	url := socketServer(t, func(sock *sioserver.Socket) {
+		sock.OnEvent(func(event string, _ any, ack sioserver.Ack) {
 			if event != protocol.EventJoinOffice {
 				return
 			}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -21,11 +21,11 @@ func TestRejoinDoesNotHoldBackState(t *testing.T) {
 	var conns atomic.Int32
 	var seatFree atomic.Bool
 	var joined atomic.Int32
-	socks := make(chan *sio.Socket, 4)
-	url := socketServer(t, func(sock *sio.Socket) {
+	socks := make(chan *sioserver.Socket, 4)
+	url := socketServer(t, func(sock *sioserver.Socket) {
 		n := conns.Add(1)
 		var once sync.Once
-		sock.OnEvent(func(event string, _ any, ack sio.Ack) {
+		sock.OnEvent(func(event string, _ any, ack sioserver.Ack) {
 			if event != protocol.EventJoinOffice || ack == nil {
 				return
 			}

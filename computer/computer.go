@@ -20,6 +20,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/computer/resindex"
+	"github.com/smcp-browse/smcp-browse/internal/debounce"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -77,6 +78,9 @@ type Computer struct {
 	index   *resindex.Index
 	hist    *history
 	tools   *toolTable
+	// toolsChanged debounces notify:update_tool_list after servers' tools
+	// list_changed notifications.
+	toolsChanged *debounce.Bits[uint8]
 
 	mu    sync.Mutex
 	conn  *sio.Conn
@@ -96,8 +100,12 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	opts.Version = cmp.Or(opts.Version, "dev")
 	servers := slices.Clone(cfg.Servers)
 	seen := map[string]bool{}
+	hosts := map[string]string{} // configured host -> bundle_id
 	for _, s := range servers {
 		seen[s.BundleID] = true
+		for _, h := range s.Hosts {
+			hosts[h] = s.BundleID
+		}
 	}
 	for _, s := range opts.Servers {
 		if err := config.ValidBundleID(s.BundleID); err != nil {
@@ -105,6 +113,15 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 		}
 		if seen[s.BundleID] {
 			return nil, fmt.Errorf("server %q: bundle_id %q is already configured", s.Key, s.BundleID)
+		}
+		for _, h := range s.Hosts {
+			if err := config.ValidHost(h); err != nil {
+				return nil, fmt.Errorf("server %q: %w", s.Key, err)
+			}
+			if prev, ok := hosts[h]; ok {
+				return nil, fmt.Errorf("server %q: host %q is already owned by %q", s.Key, h, prev)
+			}
+			hosts[h] = s.BundleID
 		}
 		seen[s.BundleID] = true
 		servers = append(servers, s)
@@ -114,8 +131,9 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{}, notFinder: map[string]bool{},
 	}
 	c.tools = newToolTable(c)
+	c.toolsChanged = debounce.New(cmp.Or(opts.Debounce, resindex.DefaultDebounce), func(uint8) { c.emit(protocol.EventUpdateToolList) })
 	c.index = resindex.New(resindex.Options{
-		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange,
+		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange, Hosts: hosts,
 		// A filtered get_finder answers well within the agent's timeout.
 		FilterWait: min(resindex.DefaultFilterWait, opts.HandlerTimeout/2),
 	})
@@ -147,6 +165,7 @@ func (c *Computer) Run(ctx context.Context) error {
 		cancel()
 		<-mgrDone
 		c.index.Close()
+		c.toolsChanged.Stop()
 	}()
 
 	conn, err := c.dial(ctx)
@@ -294,26 +313,75 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 		c.index.ResourceListChanged(name)
 	case mcp.MethodNotificationToolsListChanged:
 		c.tools.invalidate()
-		go c.emit(protocol.EventUpdateToolList)
+		c.toolsChanged.Trigger(1)
 	}
 }
 
 // register installs the client:* handlers on conn.
 func (c *Computer) register(conn *sio.Conn) {
-	conn.Handle(protocol.EventGetFinder, c.handleGetFinder)
-	conn.Handle(protocol.EventListFinder, c.handleGetFinder)
-	conn.Handle(protocol.EventReadResource, c.handleReadResource)
-	conn.Handle(protocol.EventGetDesktop, c.handleGetDesktop)
-	conn.Handle(protocol.EventGetTools, c.handleGetTools)
-	conn.Handle(protocol.EventToolCall, c.handleToolCall)
-	conn.Handle(protocol.EventGetConfig, c.handleGetConfig)
-	conn.Handle(protocol.EventGetResources, c.handleGetResources)
-	conn.Handle(protocol.EventGetSkills, c.handleGetSkills)
-	conn.Handle(protocol.EventGetSkill, c.handleGetSkill)
-	conn.Handle(protocol.EventGetBlob, c.handleGetBlob)
-	conn.Handle(protocol.EventPutBlob, c.handlePutBlob)
-	conn.Handle(protocol.EventSearchFinder, c.handleSearchFinder)
+	handle(conn, protocol.EventGetFinder, c.handleGetFinder)
+	handle(conn, protocol.EventListFinder, c.handleGetFinder)
+	handle(conn, protocol.EventReadResource, c.handleReadResource)
+	handle(conn, protocol.EventGetDesktop, c.handleGetDesktop)
+	handle(conn, protocol.EventGetTools, c.handleGetTools)
+	handle(conn, protocol.EventToolCall, c.handleToolCall)
+	handle(conn, protocol.EventGetConfig, c.handleGetConfig)
+	handle(conn, protocol.EventGetResources, c.handleGetResources)
+	handle(conn, protocol.EventGetSkills, c.handleGetSkills)
+	handle(conn, protocol.EventGetSkill, c.handleGetSkill)
+	handle(conn, protocol.EventGetBlob, c.handleGetBlob)
+	handle(conn, protocol.EventPutBlob, c.handlePutBlob)
+	handle(conn, protocol.EventSearchFinder, c.handleSearchFinder)
 	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
+}
+
+// handle registers h, a handler of event over its decoded request, on conn.
+func handle[Req any](conn *sio.Conn, event string, h func(context.Context, Req) (any, error)) {
+	conn.Handle(event, route(event, h))
+}
+
+// route adapts h to the connection's raw payloads: one that does not
+// decode as Req is a 400 naming event, and an answer bigger than a Server
+// carries in one message (which would end the connection, every request
+// in flight with it) is a 413 instead.
+func route[Req any](event string, h func(context.Context, Req) (any, error)) sio.Handler {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var req Req
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: malformed request: %v", event, err)
+		}
+		v, err := h(ctx, req)
+		if err != nil || v == nil {
+			return v, err
+		}
+		return encodeAnswer(event, v)
+	}
+}
+
+// maxAnswerBytes bounds an answer: the Server's message limit less room
+// for the Socket.IO packet around it.
+const maxAnswerBytes = protocol.MaxPayloadBytes - 1<<10
+
+// encodeAnswer encodes v (unless it is already JSON) and refuses it with
+// a 413 when it is bigger than maxAnswerBytes.
+func encodeAnswer(event string, v any) (json.RawMessage, error) {
+	b, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInternalError, "%s: answer is not JSON: %v", event, err)
+		}
+	}
+	if len(b) > maxAnswerBytes {
+		return nil, tooLarge(event+": the answer", len(b))
+	}
+	return b, nil
+}
+
+// tooLarge is the 413 for what of n bytes.
+func tooLarge(what string, n int) *protocol.Error {
+	return protocol.Errorf(protocol.CodePayloadTooLarge, "%s is %d bytes, more than the %d a Server carries in one message", what, n, maxAnswerBytes).
+		WithDetails(map[string]any{"bytes": n, "limit": maxAnswerBytes})
 }
 
 // Servers returns the state of every supervised MCP server by bundle_id.
@@ -321,11 +389,3 @@ func (c *Computer) Servers() map[string]mcpclient.State { return c.mgr.States() 
 
 // History returns the tool-call history, oldest first.
 func (c *Computer) History() []ToolCallRecord { return c.hist.records() }
-
-// decode unmarshals a request payload, turning malformed input into 400.
-func decode(event string, raw json.RawMessage, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed request: %v", event, err)
-	}
-	return nil
-}

@@ -161,10 +161,12 @@ func (f *fleet) lists() int64 {
 	return n
 }
 
-func call[T any](t testing.TB, h func(context.Context, json.RawMessage) (any, error), payload string) (T, error) {
+// call runs h on payload as the connection would (route), and decodes
+// its answer as T.
+func call[T, Req any](t testing.TB, h func(context.Context, Req) (any, error), payload string) (T, error) {
 	t.Helper()
 	var zero T
-	v, err := h(context.Background(), json.RawMessage(payload))
+	v, err := route("test", h)(context.Background(), json.RawMessage(payload))
 	if err != nil {
 		return zero, err
 	}
@@ -268,12 +270,12 @@ func TestGetFinderRequests(t *testing.T) {
 	f := newFleet(t, 1, 150, nil)
 	defer f.stop()
 	for _, bad := range []string{`{"offset":-1}`, `{"limit":-5}`, `{"limit":"ten"}`, `{"offset":1.5}`, `[1,2]`, `not json`} {
-		_, err := f.c.handleGetFinder(context.Background(), json.RawMessage(bad))
+		_, err := route("test", f.c.handleGetFinder)(context.Background(), json.RawMessage(bad))
 		if protocol.CodeOf(err) != protocol.CodeBadRequest {
 			t.Errorf("%s: %v, want 400", bad, err)
 		}
 	}
-	_, err := f.c.handleGetFinder(context.Background(), json.RawMessage(`{"offset":-1}`))
+	_, err := route("test", f.c.handleGetFinder)(context.Background(), json.RawMessage(`{"offset":-1}`))
 	if !strings.Contains(err.Error(), "offset must be >= 0") {
 		t.Errorf("message %q does not say what is wrong", err)
 	}
@@ -294,7 +296,7 @@ func TestGetFinderRequests(t *testing.T) {
 func TestReadBridge(t *testing.T) {
 	f := newFleet(t, 2, 3, nil)
 	defer f.stop()
-	raw, err := f.c.handleReadResource(context.Background(), json.RawMessage(`{"uri":"dpe://host01.example/doc-0002"}`))
+	raw, err := route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(`{"uri":"dpe://host01.example/doc-0002"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +305,7 @@ func TestReadBridge(t *testing.T) {
 	if len(ret.Contents) != 1 || !strings.Contains(ret.Contents[0].Text, "Report 2 of host01.example") {
 		t.Errorf("dpe read = %+v", ret)
 	}
-	raw, err = f.c.handleReadResource(context.Background(), json.RawMessage(`{"uri":"window://host00.example/status?priority=50"}`))
+	raw, err = route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(`{"uri":"window://host00.example/status?priority=50"}`))
 	if err != nil || !strings.Contains(string(raw.(json.RawMessage)), "status of host00.example") {
 		t.Errorf("window read: %v %s", err, raw)
 	}
@@ -320,7 +322,7 @@ func TestReadBridge(t *testing.T) {
 		{`{"uri":7}`, 400, ""},
 	}
 	for _, tt := range tests {
-		_, err := f.c.handleReadResource(context.Background(), json.RawMessage(tt.payload))
+		_, err := route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(tt.payload))
 		var pe *protocol.Error
 		if !errors.As(err, &pe) || pe.Code != tt.code {
 			t.Errorf("%s: %v, want %d", tt.payload, err, tt.code)
@@ -463,6 +465,28 @@ func TestToolsNamingAndCalls(t *testing.T) {
 	}
 }
 
+// TestTooLargeAnswersAreRefused: an answer bigger than a Server carries
+// in one message is a 413 (a CallToolResult with error_code 413 for a tool
+// call), never a packet that would end the Computer's connection.
+func TestTooLargeAnswersAreRefused(t *testing.T) {
+	f := newFleet(t, 1, 1, nil)
+	defer f.stop()
+	msg := strings.Repeat("m", maxAnswerBytes)
+	res, err := call[protocol.CallToolResult](t, f.c.handleToolCall,
+		fmt.Sprintf(`{"req_id":"big","tool_name":"srv-00__echo","params":{"message":%q},"timeout":10}`, msg))
+	if err != nil || !res.IsError || res.ErrorCode() != protocol.CodePayloadTooLarge || !strings.Contains(res.Text(), "more than") {
+		t.Errorf("a tool result over the limit: %v, error_code %d, %.200s", err, res.ErrorCode(), res.Text())
+	}
+	small, err := call[protocol.CallToolResult](t, f.c.handleToolCall, `{"req_id":"small","tool_name":"srv-00__echo","params":{"message":"m"}}`)
+	if err != nil || small.IsError {
+		t.Errorf("a small result: %v %+v", err, small)
+	}
+	_, err = encodeAnswer(protocol.EventGetTools, map[string]string{"x": msg})
+	if pe := (*protocol.Error)(nil); !errors.As(err, &pe) || pe.Code != protocol.CodePayloadTooLarge || pe.Details["limit"] != maxAnswerBytes {
+		t.Errorf("an answer over the limit: %v", err)
+	}
+}
+
 func TestForbiddenToolIs4002(t *testing.T) {
 	f := newFleet(t, 1, 1, func(s *config.Server) { s.ForbiddenTools = []string{"danger"} })
 	defer f.stop()
@@ -473,7 +497,7 @@ func TestForbiddenToolIs4002(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"tool_name":""}`, `{"tool_name":"echo","timeout":-1}`, `{"tool_name":5}`} {
-		if _, err := f.c.handleToolCall(context.Background(), json.RawMessage(bad)); protocol.CodeOf(err) != 400 {
+		if _, err := route("test", f.c.handleToolCall)(context.Background(), json.RawMessage(bad)); protocol.CodeOf(err) != 400 {
 			t.Errorf("%s: %v, want 400", bad, err)
 		}
 	}
@@ -516,6 +540,13 @@ func TestNewRejectsClashingExtraServers(t *testing.T) {
 	if _, err := New(cfg, Options{Servers: []config.Server{config.NewStdio("more", "y")}}); err != nil {
 		t.Error(err)
 	}
+	owned := config.NewStdio("owner", "x")
+	owned.Hosts = []string{"docs.example"}
+	thief := config.NewStdio("thief", "y")
+	thief.Hosts = []string{"docs.example"}
+	if _, err := New(config.Config{Servers: []config.Server{owned}}, Options{Servers: []config.Server{thief}}); err == nil || !strings.Contains(err.Error(), "already owned") {
+		t.Errorf("an extra server claiming a configured host: %v", err)
+	}
 }
 
 // BenchmarkGetFinder measures client:get_finder over 10 in-process
@@ -526,13 +557,13 @@ func BenchmarkGetFinder(b *testing.B) {
 	b.Run("warm", func(b *testing.B) {
 		f := newFleet(b, 10, 1000, nil)
 		defer f.stop()
-		if _, err := f.c.handleGetFinder(context.Background(), req); err != nil {
+		if _, err := route("test", f.c.handleGetFinder)(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 		reads := f.reads()
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := f.c.handleGetFinder(context.Background(), req); err != nil {
+			if _, err := route("test", f.c.handleGetFinder)(context.Background(), req); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -546,7 +577,7 @@ func BenchmarkGetFinder(b *testing.B) {
 			b.StopTimer()
 			f := newFleet(b, 10, 1000, nil)
 			b.StartTimer()
-			v, err := f.c.handleGetFinder(context.Background(), req)
+			v, err := route("test", f.c.handleGetFinder)(context.Background(), req)
 			if err != nil || v.(protocol.GetFinderRet).TotalCount != 10_000 {
 				b.Fatal(err)
 			}

@@ -28,11 +28,7 @@ const desktopConcurrency = 8
 // an alias of keywords): the aggregated catalog organized by keyword, file
 // type, tool-call history and paging, with this project's match and sort
 // extension (protocol.FinderQuery).
-func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetFinderReq
-	if err := decode(protocol.EventGetFinder, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetFinder(ctx context.Context, req protocol.GetFinderReq) (any, error) {
 	offset, limit := 0, finder.DefaultLimit
 	if req.Offset != nil {
 		if *req.Offset < 0 {
@@ -75,7 +71,7 @@ func (c *Computer) handleGetFinder(ctx context.Context, raw json.RawMessage) (an
 		}
 	}
 	return protocol.GetFinderRet{Documents: a.Page, TotalCount: a.Total, ReqID: req.ReqID,
-		FileTypes: finder.FileTypes(cat.Documents, q), Pending: len(a.Needs), Listing: cat.Listing}, nil
+		FileTypes: finder.FileTypes(cat.Documents, q), Pending: len(a.Needs), Listing: cat.Listing, Refused: cat.Refused}, nil
 }
 
 // catalogUnavailable explains an empty catalog that is empty because
@@ -133,11 +129,7 @@ func (c *Computer) catalogUnavailable() *protocol.Error {
 // when none does); any other URI goes to the server that listed it. The
 // MCP ReadResourceResult is returned as the server sent it; its Finder
 // errors keep their code and details.
-func (c *Computer) handleReadResource(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.ReadResourceReq
-	if err := decode(protocol.EventReadResource, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleReadResource(ctx context.Context, req protocol.ReadResourceReq) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
 	res, err := c.read(ctx, req.URI)
@@ -148,6 +140,10 @@ func (c *Computer) handleReadResource(ctx context.Context, raw json.RawMessage) 
 	out, err := json.Marshal(res)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "read %s: result is not JSON: %v", req.URI, err)
+	}
+	if len(out) > maxAnswerBytes {
+		c.log.Info("read_resource answer too large", "req_id", req.ReqID, "uri", req.URI, "bytes", len(out))
+		return nil, tooLarge("the answer to the read of "+clip(req.URI), len(out))
 	}
 	return json.RawMessage(out), nil
 }
@@ -199,8 +195,12 @@ func (c *Computer) readFrom(ctx context.Context, server, uri string) (*mcp.ReadR
 // readError maps an MCP read failure to the protocol error the Agent gets.
 // The Finder codes 4201-4204 keep their message and details (the JSON-RPC
 // error data); other JSON-RPC errors become 404 (resource not found) or
-// 500; a timeout is 408; a server that went away is 500.
+// 500; a timeout is 408; a server that went away is 500; an answer the
+// Computer refused is 413 (too large) or 500 (nested too deep).
 func readError(server, uri string, err error) *protocol.Error {
+	if e := refusedAnswer(server, "the read of "+clip(uri), err); e != nil {
+		return e
+	}
 	var re *rpcerr.Error
 	if errors.As(err, &re) {
 		details, _ := re.Data.(map[string]any)
@@ -230,11 +230,7 @@ func readError(server, uri string, err error) *protocol.Error {
 // the Finder-capable servers is read and organized; window selects one by
 // exact URI, as listed or as the desktop shows it (without a query); no
 // match is an empty desktop.
-func (c *Computer) handleGetDesktop(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetDeskTopReq
-	if err := decode(protocol.EventGetDesktop, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetDesktop(ctx context.Context, req protocol.GetDeskTopReq) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
 	listed := c.index.Windows(ctx)
@@ -300,11 +296,7 @@ func windowID(uri string) string {
 // handleGetConfig serves client:get_config: the inputs and every
 // configured server keyed by bundle_id, parameters as declared, every
 // field the protocol requires present (config.Server.MarshalJSON).
-func (c *Computer) handleGetConfig(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.ComputerCall
-	if err := decode(protocol.EventGetConfig, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetConfig(ctx context.Context, req protocol.ComputerCall) (any, error) {
 	ret := protocol.GetComputerConfigRet{Servers: map[string]json.RawMessage{}}
 	for _, in := range c.cfg.Inputs {
 		b, err := json.Marshal(in)

@@ -19,11 +19,7 @@ import (
 // passed through without filtering, with the server's cursor. A server
 // this Computer does not run is 4014; one without the resources
 // capability is 4015.
-func (c *Computer) handleGetResources(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetResourcesReq
-	if err := decode(protocol.EventGetResources, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetResources(ctx context.Context, req protocol.GetResourcesReq) (any, error) {
 	if req.MCPServer == "" {
 		return nil, protocol.NewError(protocol.CodeBadRequest, "mcp_server is required (a bundle_id from client:get_config)")
 	}
@@ -115,6 +111,9 @@ func capabilityError(bundleID, capability string) *protocol.Error {
 // 400, no answer in time 408, a server that went away 4014, anything else
 // 500 with the server's code.
 func listError(bundleID, cursor string, err error) *protocol.Error {
+	if e := refusedAnswer(bundleID, "resources/list", err); e != nil {
+		return e
+	}
 	var re *rpcerr.Error
 	switch {
 	case errors.As(err, &re) && re.Code == mcp.INVALID_PARAMS:
@@ -129,6 +128,21 @@ func listError(bundleID, cursor string, err error) *protocol.Error {
 		return serverError(bundleID, fmt.Sprintf("MCP server %q went away during resources/list", bundleID), map[string]any{"state": "down"})
 	}
 	return protocol.Errorf(protocol.CodeInternalError, "resources/list of %q: %v", bundleID, err)
+}
+
+// refusedAnswer is the error for an answer of server to what that the
+// Computer refused without decoding (mcpclient.ErrTooLarge, ErrTooDeep),
+// or nil.
+func refusedAnswer(server, what string, err error) *protocol.Error {
+	switch {
+	case errors.Is(err, mcpclient.ErrTooLarge):
+		return protocol.Errorf(protocol.CodePayloadTooLarge, "MCP server %s answered %s with more than %d bytes, the most the computer accepts in one message",
+			server, what, mcpclient.MaxMessageBytes).WithDetails(map[string]any{"mcp_server": server, "limit": mcpclient.MaxMessageBytes})
+	case errors.Is(err, mcpclient.ErrTooDeep):
+		return protocol.Errorf(protocol.CodeInternalError, "MCP server %s answered %s with JSON nested deeper than %d levels; the computer refused it",
+			server, what, mcpclient.MaxDepth).WithDetails(map[string]any{"mcp_server": server, "limit": mcpclient.MaxDepth})
+	}
+	return nil
 }
 
 // a2cResource converts an MCP Resource to the protocol's A2CResource

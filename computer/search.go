@@ -60,11 +60,7 @@ type searchResult struct {
 // extension): one bounded step of a search of the documents' text, server
 // after server (in name order) among those that offer dpe_search, resumed
 // with the cursor of the previous answer.
-func (c *Computer) handleSearchFinder(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.SearchFinderReq
-	if err := decode(protocol.EventSearchFinder, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFinderReq) (any, error) {
 	q := req.SearchQuery()
 	q.Query = strings.TrimSpace(q.Query)
 	switch {

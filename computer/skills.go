@@ -2,7 +2,6 @@ package computer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,21 +17,13 @@ import (
 // protocol's codes for a name or handle that resolves to nothing.
 
 // handleGetSkills serves client:get_skills: no skills.
-func (c *Computer) handleGetSkills(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetSkillsReq
-	if err := decode(protocol.EventGetSkills, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetSkills(ctx context.Context, req protocol.GetSkillsReq) (any, error) {
 	return protocol.GetSkillsRet{Skills: []protocol.A2CSkillRef{}, ReqID: req.ReqID}, nil
 }
 
 // handleGetSkill serves client:get_skill: a name that breaks the SKILL
 // name lexer is 4016; a well-formed one names no skill here, 4014.
-func (c *Computer) handleGetSkill(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetSkillReq
-	if err := decode(protocol.EventGetSkill, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetSkill(ctx context.Context, req protocol.GetSkillReq) (any, error) {
 	if err := validSkillName(req.Name); err != nil {
 		return nil, protocol.Errorf(protocol.CodeSkillNameInvalid, "invalid skill name: %v", err).
 			WithDetails(map[string]any{"name": clip(req.Name)})
@@ -43,22 +34,14 @@ func (c *Computer) handleGetSkill(ctx context.Context, raw json.RawMessage) (any
 
 // handleGetBlob serves client:get_blob: this Computer mints no handles, so
 // every handle is 4018 invalid_handle.
-func (c *Computer) handleGetBlob(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.GetBlobReq
-	if err := decode(protocol.EventGetBlob, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetBlob(ctx context.Context, req protocol.GetBlobReq) (any, error) {
 	return nil, protocol.NewError(protocol.CodeBlobNotAccessible, "blob handle not recognised: this computer issues no blob handles").
 		WithDetails(map[string]any{"reason": "invalid_handle"})
 }
 
 // handlePutBlob serves client:put_blob: this Computer has no landing root,
 // so every upload is refused before a byte is written (4019 forbidden).
-func (c *Computer) handlePutBlob(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.PutBlobReq
-	if err := decode(protocol.EventPutBlob, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handlePutBlob(ctx context.Context, req protocol.PutBlobReq) (any, error) {
 	return nil, protocol.NewError(protocol.CodeBlobWriteFailed, "this computer accepts no uploads (it has no landing directory)").
 		WithDetails(map[string]any{"reason": "forbidden"})
 }

@@ -175,11 +175,7 @@ func smcpTool(name, server string, tool mcp.Tool, toolMeta map[string]any) proto
 }
 
 // handleGetTools serves client:get_tools.
-func (c *Computer) handleGetTools(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.ComputerCall
-	if err := decode(protocol.EventGetTools, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleGetTools(ctx context.Context, req protocol.ComputerCall) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
 	entries, _ := c.tools.get(ctx)
@@ -197,11 +193,7 @@ func (c *Computer) handleGetTools(ctx context.Context, raw json.RawMessage) (any
 // unknown tool (meta.error_code 4001), a forbidden one (4002) and one whose
 // server is not running (4014), the pattern of 4006/4007, which every
 // agent can parse. Only a malformed request is a flat 400.
-func (c *Computer) handleToolCall(ctx context.Context, raw json.RawMessage) (any, error) {
-	var req protocol.ToolCallReq
-	if err := decode(protocol.EventToolCall, raw, &req); err != nil {
-		return nil, err
-	}
+func (c *Computer) handleToolCall(ctx context.Context, req protocol.ToolCallReq) (any, error) {
 	if req.ToolName == "" {
 		return nil, protocol.NewError(protocol.CodeBadRequest, "tool_name is required")
 	}
@@ -273,6 +265,10 @@ func (c *Computer) handleToolCall(ctx context.Context, raw json.RawMessage) (any
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "tool %s: result is not JSON: %v", req.ToolName, err)
+	}
+	if len(b) > maxAnswerBytes {
+		return refusal(protocol.CodePayloadTooLarge, tooLarge("the result of tool "+clip(req.ToolName), len(b)).Message,
+			map[string]any{protocol.MetaMCPServer: e.server, "tool_name": req.ToolName})
 	}
 	return json.RawMessage(b), nil
 }

@@ -70,7 +70,8 @@ func joinElements(els []protocol.DPEElementDetail, render func(protocol.DPEEleme
 //	code     a fenced block with its language, the fence longer than any
 //	         backtick run in the code
 //	chart    [图表: {title}] {data_summary}
-//	image    ![{alt}]({url}) or [图片: {description}]
+//	image    ![{alt}]({url}) or [图片: {description}]; a description that
+//	         says more than the alt text is the image's "title"
 //	link     [{text}]({url})
 //	formula  $ {expression} $, after its `cell` and before "→ value" when
 //	         the element has them
@@ -120,7 +121,7 @@ func elementMarkdown(e protocol.DPEElementDetail, c content) string {
 		return s
 	case Image:
 		if url := c.str("url"); url != "" {
-			return "![" + linkText(c.str("alt")) + "](" + destination(url) + ")"
+			return "![" + linkText(c.str("alt")) + "](" + destination(url) + imageTitle(c) + ")"
 		}
 		return "[图片: " + EscapeSpan(OneLine(c.first("description", "alt"))) + "]"
 	case Link:
@@ -195,6 +196,18 @@ func linkText(s string) string {
 // destination prepares a link destination: one line; written as <url>
 // (with < and > percent-encoded) when it has spaces or parentheses, which
 // would otherwise end the destination early.
+// imageTitle is the ` "title"` of an image's Markdown: its description
+// when it says more than the alt text (an HTML or Markdown image's title).
+func imageTitle(c content) string {
+	d := OneLine(c.str("description"))
+	if d == "" || d == OneLine(c.str("alt")) {
+		return ""
+	}
+	return ` "` + titleEscaper.Replace(d) + `"`
+}
+
+var titleEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
 func destination(url string) string {
 	url = strings.TrimSpace(OneLine(url))
 	if !strings.ContainsAny(url, " ()<>") {

@@ -14,6 +14,10 @@ const (
 	CodeForbidden    = 403
 	CodeNotFound     = 404
 	CodeTimeout      = 408
+	// CodePayloadTooLarge refuses an answer bigger than a Server carries
+	// in one message (MaxPayloadBytes) or than a Computer accepts from an
+	// MCP server.
+	CodePayloadTooLarge = 413
 	// CodeTooManyRequests refuses work over a Server's limits (sessions,
 	// requests in flight); retrying later may succeed.
 	CodeTooManyRequests = 429
@@ -61,6 +65,8 @@ func CodeName(code int) string {
 		return "Not Found"
 	case CodeTimeout:
 		return "Timeout"
+	case CodePayloadTooLarge:
+		return "Payload Too Large"
 	case CodeInternalError:
 		return "Internal Error"
 	case CodeToolNotFound:

@@ -186,6 +186,20 @@ type GetFinderRet struct {
 	// reads or the listing are done.
 	Pending int  `json:"pending,omitempty"`
 	Listing bool `json:"listing,omitempty"`
+	// Refused names the MCP servers whose listings had dpe:// documents
+	// under a host another server of the Computer owns (this project's
+	// extension): those entries are left out of the catalog and no read
+	// is ever routed to them.
+	Refused []RefusedHost `json:"refused,omitempty"`
+}
+
+// RefusedHost says that MCP server MCPServer listed Documents dpe://
+// documents under Host, which server Owner owns; they were refused.
+type RefusedHost struct {
+	MCPServer string `json:"mcp_server"`
+	Host      string `json:"host"`
+	Owner     string `json:"owner"`
+	Documents int    `json:"documents"`
 }
 
 // DPEDocumentSummary is one document in a Finder catalog.

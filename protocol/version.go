@@ -52,3 +52,18 @@ func (v ProtocolVersion) CompatibleWith(server ProtocolVersion) bool {
 	}
 	return v.Minor <= server.Minor
 }
+
+// anyPatch is the patch number SupportedRange's upper end carries: any
+// patch is admitted, and versioning.md's example writes it 999.
+const anyPatch = 999
+
+// SupportedRange returns the lowest and highest client versions a server
+// speaking v admits (CompatibleWith), the min_supported and max_supported
+// of a 4008 refusal: in 0.x v's MAJOR.MINOR, from 1.0 MAJOR.0 to v's MINOR.
+func (v ProtocolVersion) SupportedRange() (lo, hi ProtocolVersion) {
+	lo = ProtocolVersion{Major: v.Major, Minor: v.Minor}
+	if v.Major > 0 {
+		lo.Minor = 0
+	}
+	return lo, ProtocolVersion{Major: v.Major, Minor: v.Minor, Patch: anyPatch}
+}

@@ -60,3 +60,35 @@ func TestCompatibleWith(t *testing.T) {
 		}
 	}
 }
+
+// TestSupportedRange: the range a 4008 names holds the client versions
+// CompatibleWith admits (999 standing for any patch, as versioning.md's
+// example writes it), and its neighbours outside are refused.
+func TestSupportedRange(t *testing.T) {
+	tests := []struct {
+		server, min, max string
+		outside          []string
+	}{
+		{"0.4.0", "0.4.0", "0.4.999", []string{"0.3.999", "0.5.0"}},
+		{"0.4.7", "0.4.0", "0.4.999", []string{"0.3.0", "0.5.0"}},
+		{"1.0.0", "1.0.0", "1.0.999", []string{"0.9.0", "1.1.0"}},
+		{"1.2.3", "1.0.0", "1.2.999", []string{"0.2.0", "1.3.0", "2.0.0"}},
+	}
+	for _, tt := range tests {
+		s, _ := ParseVersion(tt.server)
+		lo, hi := s.SupportedRange()
+		if lo.String() != tt.min || hi.String() != tt.max {
+			t.Errorf("server %s: range %s–%s, want %s–%s", tt.server, lo, hi, tt.min, tt.max)
+		}
+		for _, c := range []ProtocolVersion{lo, hi} {
+			if !c.CompatibleWith(s) {
+				t.Errorf("server %s: the range's end %s is refused", tt.server, c)
+			}
+		}
+		for _, raw := range tt.outside {
+			if c, _ := ParseVersion(raw); c.CompatibleWith(s) {
+				t.Errorf("server %s: %s, outside the range, is admitted", tt.server, raw)
+			}
+		}
+	}
+}

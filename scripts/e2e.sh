@@ -9,7 +9,9 @@
 # back, runs a content search and opens the matching page, and quits with
 # q, checking the process exited 0 and left the terminal sane. A last step
 # opens a Go file and a .txt full of Markdown look-alikes and checks their
-# tabs and text show as they are.
+# tabs and text show as they are, and jumps through the outline of Go's
+# doc/godebug.md to a release heading whose words earlier paragraphs
+# repeat, checking the view starts at the heading line itself.
 #
 #   scripts/e2e.sh            (make e2e builds bin/smcp-browse first)
 #   BIN=path/to/smcp-browse scripts/e2e.sh
@@ -335,7 +337,11 @@ fid=$tmp/fidelity
 mkdir -p "$fid"
 cp testdata/fidelity/source/addr2line-main.go "$fid/main.go"
 printf 'Traps\n\nUse <name> as placeholder, a*b*c math, _under_\n# not a heading\n1) not a list\n    indented four\n\tTabbed\tcolumns\n' >"$fid/traps.txt"
-touch -d '2026-01-01 00:00' "$fid/main.go"   # the catalog lists newest first: traps.txt, main.go
+touch -d '2026-01-01 00:00' "$fid/main.go"   # the catalog lists newest first: traps.txt, main.go, godebug.md
+goroot=$(go env GOROOT 2>/dev/null || true)
+[ -f "$goroot/doc/godebug.md" ] || fail "no doc/godebug.md under GOROOT ($goroot): the outline step reads it"
+cp "$goroot/doc/godebug.md" "$fid/godebug.md"
+touch -d '2025-06-01 00:00' "$fid/godebug.md"
 cat >"$tmp/run-fidelity.sh" <<RUN
 #!/bin/sh
 XDG_STATE_HOME="$tmp/state" TERM=xterm-256color "$BIN" --demo --docs "$fid"
@@ -345,7 +351,7 @@ RUN
 chmod +x "$tmp/run-fidelity.sh"
 t new-window -t e2e -n fidelity "$tmp/run-fidelity.sh"
 t select-window -t e2e:fidelity
-wait_for "1–2 of 2" 20000
+wait_for "1–3 of 3" 20000
 press "fidelity: open traps.txt" "Lines 1–7" Enter
 press "fidelity: rendered .txt page" "a*b*c math" Enter
 for text in "Use <name> as placeholder, a*b*c math, _under_" "# not a heading" "1) not a list" "    indented four" "        Tabbed  columns"; do
@@ -355,12 +361,25 @@ echo "e2e: ok  fidelity: the .txt shows literally when rendered"
 press "fidelity: .txt as plain text" "plain text" m m
 wait_for "        Tabbed  columns" 3000
 echo "e2e: ok  fidelity: the .txt's tabs are expanded in the text view"
-press "fidelity: back to the catalog" "1–2 of 2" h h
+press "fidelity: back to the catalog" "1–3 of 3" h h
 press "fidelity: open main.go" "Lines 1–" j Enter
 press "fidelity: rendered Go page" "addr2line" Enter
 wait_for "//      go tool addr2line binary" 3000
 wait_for '        "bufio"' 3000
 echo "e2e: ok  fidelity: Go source keeps its tab indentation on screen"
+
+# A long real Markdown document's outline: "Go 1.21" is named by paragraphs
+# of the "Go 1.22" section above its heading; the jump must start the view
+# at the heading line itself, not at the first line that names it.
+press "outline: back to the catalog" "1–3 of 3" h h
+press "outline: open godebug.md" "Pages  1–5 of 5" j Enter
+press "outline: the document's outline" "Outline · Go, Backwards Compatibility, and GODEBUG" T
+t send-keys -l "go 1.21"
+press "outline: jump to Go 1.21" "§ Go 1.21" Enter
+wait_for "Page 5/5" 3000
+top=$(sed -n 3p <<<"$last" | sed 's/^ *//; s/ *$//')
+[ "$top" = "### Go 1.21" ] || fail "the outline's Go 1.21 starts the view at \"$top\", not at its heading"
+echo "e2e: ok  outline: the jump lands on the heading line of a long real document"
 t send-keys -t e2e:fidelity q
 deadline=$(( $(now_ms) + 10000 ))
 while [ ! -s "$tmp/exit-fidelity" ]; do

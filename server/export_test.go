@@ -1,7 +1,7 @@
 package server
 
 // Counts returns how many sessions and offices s holds (for tests).
-func Counts(s *Server) (sessions, offices int) { return s.reg.counts() }
+func Counts(s *Server) (sessions, offices int) { return s.sessions.len(), s.store.officeCount() }
 
 // EngineSessions returns how many engine.io sessions s holds, namespace
 // joined or not (for tests).

@@ -8,7 +8,8 @@ import (
 	"log/slog"
 
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -18,7 +19,7 @@ import (
 type request struct {
 	event   string
 	payload any
-	ack     sio.Ack
+	ack     sioserver.Ack
 	base    *slog.Logger // the session's logger
 	lg      *slog.Logger // base with the attributes, built on first use
 
@@ -47,13 +48,13 @@ func (r *request) logger() *slog.Logger {
 }
 
 // onConnection registers the session and its event handler.
-func (s *Server) onConnection(sock *sio.Socket) {
+func (s *Server) onConnection(sock *sioserver.Socket) {
 	version := sock.Query("a2c_version")
 	sess := newSession(sock.ID(), version, sock)
-	s.reg.add(sess)
+	s.sessions.add(sess)
 	log := s.log.With("sid", sess.sid)
 	log.Info("connected", "a2c_version", version, "remote", sock.Address())
-	sock.OnEvent(func(event string, payload any, ack sio.Ack) {
+	sock.OnEvent(func(event string, payload any, ack sioserver.Ack) {
 		req := &request{event: event, payload: payload, ack: ack, base: log}
 		defer s.recoverRequest(sess, req)
 		s.handle(sess, req)
@@ -185,12 +186,12 @@ func (s *Server) object(req *request) (json.RawMessage, *protocol.Error) {
 
 // decodeFields is decode for the routing fields of a client:* request: the
 // payload's other fields are left unread.
-func (s *Server) decodeFields(req *request, fields []sio.Field) *protocol.Error {
+func (s *Server) decodeFields(req *request, fields []wire.Field) *protocol.Error {
 	raw, perr := s.object(req)
 	if perr != nil {
 		return perr
 	}
-	if err := sio.DecodeFields(raw, fields); err != nil {
+	if err := wire.DecodeFields(raw, fields); err != nil {
 		return protocol.Errorf(protocol.CodeBadRequest, "%s: %v", clip(req.event), err)
 	}
 	return nil
@@ -248,19 +249,13 @@ func (s *Server) onJoin(sess *session, req *request) {
 		s.answerOffice(sess, req, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", clip(req.event), protocol.RoleAgent, protocol.RoleComputer, clip(string(in.Role))))
 		return
 	}
-	if s.so != nil {
-		s.joinCluster(sess, req, in)
-		return
+	notes, e := s.store.join(sess, in)
+	if e == nil {
+		req.logger().Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name)
 	}
-	notes, e := s.reg.join(sess, in)
-	if e != nil {
-		s.answerOffice(sess, req, e)
-		return
-	}
-	req.logger().Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name)
-	s.answerOffice(sess, req, nil)
+	s.answerOffice(sess, req, e)
 	for _, n := range notes {
-		n.send()
+		s.store.deliver(n)
 	}
 }
 
@@ -274,15 +269,18 @@ func (s *Server) onLeave(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	if s.so != nil {
-		s.leaveCluster(sess, req, in.OfficeID)
+	notes, left, e := s.store.leave(sess, in.OfficeID)
+	if e != nil {
+		s.answerOffice(sess, req, e)
 		return
 	}
-	if n, ok := s.reg.leave(sess, in.OfficeID); ok {
+	if left {
 		req.logger().Info("left office", "office", in.OfficeID)
-		n.send()
 	} else {
 		req.logger().Debug("left an office it was not in: nothing to do", "office", in.OfficeID)
+	}
+	for _, n := range notes {
+		s.store.deliver(n)
 	}
 	s.answerOffice(sess, req, nil)
 }
@@ -297,11 +295,7 @@ func (s *Server) onListRoom(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	if s.so != nil {
-		s.listCluster(sess, req, in)
-		return
-	}
-	list, e := s.reg.list(sess, in.OfficeID)
+	list, e := s.store.list(sess, in.OfficeID)
 	if e != nil {
 		s.answer(sess, req, nil, e)
 		return
@@ -327,7 +321,7 @@ func (s *Server) onUpdate(sess *session, req *request) {
 	}
 	notify, _ := protocol.NotificationFor(req.event)
 	n := notice{to: others, office: officeID, except: sess, event: notify, payload: protocol.UpdateComputerConfigReq{Computer: name}}
-	s.deliver(n)
+	s.store.deliver(n)
 	req.logger().Debug("broadcast", "office", officeID, "notify", notify, "to", len(others))
 	s.answer(sess, req, nil, nil)
 }
@@ -336,7 +330,7 @@ func (s *Server) onUpdate(sess *session, req *request) {
 // sent req when it is in an office with role; otherwise it answers req
 // (4103 outside any office, 403 for the other role) and ok is false.
 func (s *Server) sender(sess *session, req *request, role protocol.Role) (officeID, name string, others []*session, ok bool) {
-	officeID, has, name, others, ok := s.peers(sess)
+	officeID, has, name, others, ok := s.store.peers(sess)
 	if !ok {
 		s.answer(sess, req, nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first"))
 		return "", "", nil, false
@@ -368,7 +362,7 @@ func (s *Server) onCancel(sess *session, req *request) {
 		return
 	}
 	n := notice{to: others, office: officeID, except: sess, event: protocol.NotifyToolCallCancel, payload: protocol.AgentCallData{Agent: name, ReqID: in.ReqID}}
-	s.deliver(n)
+	s.store.deliver(n)
 	req.logger().Info("tool call cancel relayed", "office", officeID, "req_id", in.ReqID, "to", len(others))
 	s.answer(sess, req, nil, nil)
 }
@@ -376,14 +370,12 @@ func (s *Server) onCancel(sess *session, req *request) {
 // onDisconnect forgets the session, tells its office, and answers every
 // request still waiting on it (as a computer) at once.
 func (s *Server) onDisconnect(sess *session, reason string, log *slog.Logger) {
-	if s.so != nil {
-		s.removeCluster(sess)
-	}
-	n, officeID, inOffice := s.reg.remove(sess)
+	officeID, notes := s.store.remove(sess)
+	s.sessions.remove(sess)
 	pend := sess.drainPending()
 	log.Info("disconnected", "reason", reason, "office", officeID, "pending", len(pend))
-	if inOffice {
-		n.send()
+	for _, n := range notes {
+		s.store.deliver(n)
 	}
 	for _, p := range pend {
 		p.finish(protocol.Errorf(protocol.CodeNotFound,

@@ -163,6 +163,7 @@ func TestHandshakeRefusals(t *testing.T) {
 	}{
 		{"incompatible version", open.URL, "0.1.0", "", 4008, map[string]any{
 			"server_version": protocol.Version, "client_version": "0.1.0",
+			"min_supported": "0.4.0", "max_supported": "0.4.999",
 		}},
 		{"malformed version", open.URL, "two", "", 400, nil},
 		{"missing token", locked.URL, "", "", 401, nil},

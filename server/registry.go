@@ -2,142 +2,13 @@ package server
 
 import (
 	"cmp"
-	"encoding/json"
+	"context"
 	"slices"
 	"sync"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
-
-// emitter is the part of a Socket.IO socket the registry needs; tests use
-// a fake.
-type emitter interface {
-	Emit(event string, args ...any)
-	EmitWithAck(event string, payload any, fn func(args []json.RawMessage, err error))
-}
-
-// session is one connected client.
-type session struct {
-	sid     string
-	version string // a2c_version from the handshake
-	out     emitter
-
-	writeMu sync.Mutex // serialises writes to out (emits and acks)
-
-	// Guarded by registry.mu.
-	name   string
-	role   protocol.Role
-	office string
-	lease  string // cluster: the node lease the seat was taken under
-	// Cluster: joins under way, and the lease of a join that failed on
-	// Redis but may still take its seat when Redis runs it late.
-	joining int
-	unsure  string
-
-	// Requests routed to this session as a Computer, by routing id.
-	pendMu  sync.Mutex
-	pending map[uint64]*pendingReq
-	gone    bool // disconnected: no new pending requests
-
-	// Requests this session sent (as an agent) still waiting for an answer.
-	sentMu    sync.Mutex
-	sent      int
-	toolCalls map[string]bool // req_ids of its client:tool_call in flight
-}
-
-// admit counts a request from s, refusing it over limit or when it is a
-// client:tool_call whose req_id is already in flight.
-func (s *session) admit(event, reqID string, limit int) *protocol.Error {
-	s.sentMu.Lock()
-	defer s.sentMu.Unlock()
-	if s.sent >= limit {
-		return protocol.Errorf(protocol.CodeTooManyRequests,
-			"%s: %d requests of this connection are waiting for answers (limit %d); wait for some", event, s.sent, limit)
-	}
-	if event == protocol.EventToolCall && reqID != "" {
-		if s.toolCalls[reqID] {
-			return protocol.Errorf(protocol.CodeBadRequest,
-				"%s: a tool call with req_id %q is already in flight; use a new req_id", event, clip(reqID))
-		}
-		if s.toolCalls == nil {
-			s.toolCalls = map[string]bool{}
-		}
-		s.toolCalls[reqID] = true
-	}
-	s.sent++
-	return nil
-}
-
-// release forgets a request admit counted.
-func (s *session) release(event, reqID string) {
-	s.sentMu.Lock()
-	defer s.sentMu.Unlock()
-	s.sent--
-	if event == protocol.EventToolCall {
-		delete(s.toolCalls, reqID)
-	}
-}
-
-func newSession(sid, version string, out emitter) *session {
-	return &session{sid: sid, version: version, out: out, pending: map[uint64]*pendingReq{}}
-}
-
-// emit writes one event to the session's socket.
-func (s *session) emit(event string, args ...any) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	s.out.Emit(event, args...)
-}
-
-// request writes one event expecting an answer to the session's socket.
-func (s *session) request(event string, payload any, fn func([]json.RawMessage, error)) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	s.out.EmitWithAck(event, payload, fn)
-}
-
-// ack answers one of the session's requests.
-func (s *session) ack(fn sio.Ack, args ...any) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	fn(args...)
-}
-
-// addPending records a request routed to s; false when s is gone.
-func (s *session) addPending(p *pendingReq) bool {
-	s.pendMu.Lock()
-	defer s.pendMu.Unlock()
-	if s.gone {
-		return false
-	}
-	s.pending[p.id] = p
-	return true
-}
-
-// takePending removes and returns the request with id, if still pending.
-func (s *session) takePending(id uint64) (*pendingReq, bool) {
-	s.pendMu.Lock()
-	defer s.pendMu.Unlock()
-	p, ok := s.pending[id]
-	if ok {
-		delete(s.pending, id)
-	}
-	return p, ok
-}
-
-// drainPending marks s gone and returns every request still pending.
-func (s *session) drainPending() []*pendingReq {
-	s.pendMu.Lock()
-	defer s.pendMu.Unlock()
-	s.gone = true
-	out := make([]*pendingReq, 0, len(s.pending))
-	for id, p := range s.pending {
-		out = append(out, p)
-		delete(s.pending, id)
-	}
-	return out
-}
 
 // office is a room: at most one agent and any number of computers, names
 // unique.
@@ -147,48 +18,15 @@ type office struct {
 	agent   *session
 }
 
-// notice is a notification to send once the registry lock is released:
-// to the sessions to, or (cluster) to the office's members on every node
-// but the session except.
-type notice struct {
-	to      []*session
-	office  string
-	except  *session
-	version uint64 // cluster: the office's version after a membership change
-	event   string
-	payload any
-}
-
-// send delivers n.
-func (n notice) send() {
-	for _, s := range n.to {
-		s.emit(n.event, n.payload)
-	}
-}
-
-// registry holds sessions and offices; every rule about who may be where
-// lives here, free of sockets.
+// registry is the office store of a single node: the offices in memory;
+// every rule about who may be where lives here, free of sockets.
 type registry struct {
-	mu       sync.Mutex
-	sessions map[string]*session
-	offices  map[string]*office
+	mu      sync.Mutex
+	offices map[string]*office
 }
 
 func newRegistry() *registry {
-	return &registry{sessions: map[string]*session{}, offices: map[string]*office{}}
-}
-
-func (r *registry) add(s *session) {
-	r.mu.Lock()
-	r.sessions[s.sid] = s
-	r.mu.Unlock()
-}
-
-// get returns the session sid of this node, or nil.
-func (r *registry) get(sid string) *session {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.sessions[sid]
+	return &registry{offices: map[string]*office{}}
 }
 
 // others returns the members of o other than self.
@@ -291,28 +129,33 @@ func (r *registry) join(s *session, req protocol.EnterOfficeReq) ([]notice, *pro
 }
 
 // leave removes s from officeID. Leaving an office s is not in succeeds
-// and changes nothing (ok false), as in upstream's Server.
-func (r *registry) leave(s *session, officeID string) (n notice, ok bool) {
+// and changes nothing (left false), as in upstream's Server.
+func (r *registry) leave(s *session, officeID string) (notes []notice, left bool, e *protocol.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.office == "" || s.office != officeID {
-		return notice{}, false
-	}
-	return r.leaveLocked(s)
-}
-
-// remove forgets a disconnected session and returns its leave notice and
-// the office it was in ("" and false when none).
-func (r *registry) remove(s *session) (notice, string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.sessions, s.sid)
-	officeID := s.office
-	if officeID == "" {
-		return notice{}, "", false
+		return nil, false, nil
 	}
 	n, ok := r.leaveLocked(s)
-	return n, officeID, ok
+	if !ok {
+		return nil, false, nil
+	}
+	return []notice{n}, true, nil
+}
+
+// remove forgets a disconnected session's seat and returns the office it
+// was in ("" when none) and its leave notice.
+func (r *registry) remove(s *session) (string, []notice) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	officeID := s.office
+	if officeID == "" {
+		return "", nil
+	}
+	if n, ok := r.leaveLocked(s); ok {
+		return officeID, []notice{n}
+	}
+	return officeID, nil
 }
 
 // list returns the members of officeID, which must be s's office.
@@ -354,7 +197,7 @@ func sortMembers(out []protocol.SessionInfo) {
 // s's office), applying the
 // checks in the protocol's order: caller not in an office (4103), caller
 // not an agent (403), computer in another office (4104), unknown (404).
-func (r *registry) target(s *session, name string) (target *session, office, sender string, e *protocol.Error) {
+func (r *registry) target(s *session, _, name string) (to destination, office, sender string, e *protocol.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.office == "" {
@@ -389,9 +232,23 @@ func (r *registry) peers(s *session) (officeID string, role protocol.Role, name 
 	return o.id, s.role, s.name, o.others(s), true
 }
 
-// counts returns the number of sessions and offices (for logs and tests).
-func (r *registry) counts() (sessions, offices int) {
+// deliver sends n to the sessions it names.
+func (r *registry) deliver(n notice) { n.send() }
+
+// blocking is false: everything is in memory.
+func (r *registry) blocking() bool { return false }
+
+// officeCount counts the offices.
+func (r *registry) officeCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.sessions), len(r.offices)
+	return len(r.offices)
 }
+
+// A single node has no lifecycle of its own.
+func (r *registry) configure(*sioserver.ServerOptions) {}
+func (r *registry) bind(*sioserver.Server)             {}
+func (r *registry) start(context.Context) error        { return nil }
+func (r *registry) close()                             {}
+func (r *registry) admits() error                      { return nil }
+func (r *registry) shutdown()                          {}

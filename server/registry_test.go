@@ -42,7 +42,6 @@ func (f *fixture) sess(sid string) *session {
 		return s
 	}
 	s := newSession(sid, "0.2.0", &recorder{})
-	f.reg.add(s)
 	f.s[sid] = s
 	return s
 }
@@ -187,7 +186,7 @@ func TestTargetOrder(t *testing.T) {
 		{"a1", "bot", protocol.CodeNotFound},      // nor is the caller
 	}
 	for _, tt := range tests {
-		got, _, _, e := f.reg.target(f.sess(tt.from), tt.computer)
+		got, _, _, e := f.reg.target(f.sess(tt.from), protocol.EventGetTools, tt.computer)
 		code := 0
 		if e != nil {
 			code = e.Code
@@ -195,8 +194,8 @@ func TestTargetOrder(t *testing.T) {
 		if code != tt.code {
 			t.Errorf("%s -> %s: code %d (%v), want %d", tt.from, tt.computer, code, e, tt.code)
 		}
-		if code == 0 && got.sid != "c1" {
-			t.Errorf("%s -> %s: routed to %s", tt.from, tt.computer, got.sid)
+		if code == 0 && got != f.sess("c1") {
+			t.Errorf("%s -> %s: routed to %v", tt.from, tt.computer, got)
 		}
 	}
 }
@@ -226,31 +225,31 @@ func TestListAndLeave(t *testing.T) {
 	if _, e := f.reg.list(f.sess("nobody"), "o1"); e == nil || e.Code != protocol.CodeNotInRoom {
 		t.Errorf("listing without office: %v", e)
 	}
-	if _, ok := f.reg.leave(f.sess("c1"), "o2"); ok {
-		t.Errorf("leaving an office one is not in changed something")
+	if notes, left, e := f.reg.leave(f.sess("c1"), "o2"); left || e != nil || notes != nil {
+		t.Errorf("leaving an office one is not in changed something: %v %v %v", notes, left, e)
 	}
-	n, ok := f.reg.leave(f.sess("c1"), "o1")
-	if !ok {
+	notes, left, e := f.reg.leave(f.sess("c1"), "o1")
+	if !left || e != nil {
 		t.Fatal("c1 did not leave o1")
 	}
-	if got := describe([]notice{n}); fmt.Sprint(got) != "[notify:leave_office {OfficeID:o1 Computer:alpha Agent:} -> [a1 c2]]" {
+	if got := describe(notes); fmt.Sprint(got) != "[notify:leave_office {OfficeID:o1 Computer:alpha Agent:} -> [a1 c2]]" {
 		t.Errorf("leave notice %v", got)
 	}
-	n, office, ok := f.reg.remove(f.sess("a1"))
-	if !ok || office != "o1" {
-		t.Fatalf("remove: %v %q", ok, office)
+	office, notes := f.reg.remove(f.sess("a1"))
+	if office != "o1" {
+		t.Fatalf("remove: office %q", office)
 	}
-	if got := describe([]notice{n}); fmt.Sprint(got) != "[notify:leave_office {OfficeID:o1 Computer: Agent:bot} -> [c2]]" {
+	if got := describe(notes); fmt.Sprint(got) != "[notify:leave_office {OfficeID:o1 Computer: Agent:bot} -> [c2]]" {
 		t.Errorf("disconnect notice %v", got)
 	}
 	// The seat is free again.
 	f.mustJoin("a9", protocol.RoleAgent, "bot", "o1")
-	if s, o := f.reg.counts(); s != 4 || o != 1 { // c1 c2 nobody a9
-		t.Errorf("counts %d sessions %d offices", s, o)
+	if o := f.reg.officeCount(); o != 1 {
+		t.Errorf("%d offices, want 1", o)
 	}
 	f.reg.remove(f.sess("a9"))
 	f.reg.remove(f.sess("c2"))
-	if _, o := f.reg.counts(); o != 0 {
+	if o := f.reg.officeCount(); o != 0 {
 		t.Errorf("empty office not forgotten: %d offices", o)
 	}
 }

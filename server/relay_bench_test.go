@@ -14,92 +14,176 @@ import (
 	"testing"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/redistest"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
 )
 
-// Shape of BenchmarkRelayVsNode: 50 agents, each with its own computer in
-// its own office, driven by two Node processes of the npm socket.io-client.
+// Shape of the steady-state comparisons: pairs of an agent and its own
+// computer, each pair alone in its office, driven by two Node processes of
+// the npm socket.io-client (test/node/bench.mjs); every agent sends
+// relayWarmup requests, then relayMeasure measured ones, one at a time.
 const (
-	relayPairs    = 50
 	relayDrivers  = 2
-	relayWarmup   = 2 * time.Second
-	relayMeasure  = 5 * time.Second
+	relayWarmup   = 50
+	relayMeasure  = 600
 	relayRounds   = 3
 	clockTicksSec = 100 // USER_HZ: the unit of utime/stime in /proc/PID/stat
 )
 
-// relayRun is one measured run against one server.
+// relayTarget is one server measured: where its agents and computers
+// connect, and the processes whose CPU time is its cost.
+type relayTarget struct {
+	name                  string
+	agentURL, computerURL string
+	pid                   int // the server (our Server runs in this process)
+	redisPID              int // the cluster's redis-server, 0 for none
+}
+
+// relayRun is one measured run against one target.
 type relayRun struct {
 	rps        float64
 	p50, p99   time.Duration
-	cpuPerReq  time.Duration // server CPU time (user+system) per routed request
+	serverCPU  time.Duration // per request, user+system
+	redisCPU   time.Duration // per request
+	clientCPU  time.Duration // per request, the drivers' (agents and computers)
 	count, err int
 }
 
-// BenchmarkRelayVsNode starts our Server (in this process) and a minimal SMCP relay
-// on the reference Node socket.io server (test/node/relay.mjs), drives
-// each with the same npm socket.io-client load (test/node/bench.mjs), in
-// alternating rounds, and reports our Server's requests/s, p99 and CPU per
-// routed request as ratios of the Node relay's (median of the rounds).
-// The issue-12 target: rps ≥ 1.3×, p99 ≤ 1×, CPU/request ≤ 0.6×.
+// BenchmarkRelayVsNode compares our Server (in this process, so that
+// -cpuprofile profiles it) with a minimal SMCP relay on the reference Node
+// socket.io server (test/node/relay.mjs) at steady state: 50 agents, 600
+// routed client:get_finder each after 50 of warm-up, the same npm
+// socket.io-client load, 3 rounds alternating which server goes first,
+// medians. It prints the server's CPU per request, p50/p99, requests/s and
+// the client's own CPU per request for both, and our figures as ratios of
+// Node's. Targets (issue 25): server CPU/request ≤ 0.6×, p99 ≤ 1×.
 func BenchmarkRelayVsNode(b *testing.B) {
 	if testing.Short() {
 		b.Skip("starts two servers and four Node processes")
 	}
-	modules := testutil.NodeModules(b)
-	nodeDir := filepath.Dir(modules)
-	// Our Server runs in this process, so that -cpuprofile profiles it; its
-	// CPU time is this process's (the drivers are separate processes).
+	dir := filepath.Dir(testutil.NodeModules(b))
 	goSrv := servertest.Start(b, server.Options{})
-	nodeURL, nodePID := startNodeRelay(b, nodeDir)
-	targets := []struct {
-		name string
-		url  string
-		pid  int
-	}{{"node", nodeURL, nodePID}, {"go", goSrv.URL, os.Getpid()}}
-	runs := map[string][]relayRun{}
+	nodeURL, nodePID := startNodeRelay(b, dir)
+	targets := []relayTarget{
+		{name: "node", agentURL: nodeURL, computerURL: nodeURL, pid: nodePID},
+		{name: "go", agentURL: goSrv.URL, computerURL: goSrv.URL, pid: os.Getpid()},
+	}
 	for range b.N {
-		for round := range relayRounds {
-			// Each round measures both, in turn, the first one changing
-			// from round to round: a load that comes or goes on a shared
-			// machine then favours neither.
-			order := slices.Clone(targets)
-			if round%2 == 1 {
-				slices.Reverse(order)
-			}
-			for _, tg := range order {
-				r := driveRelay(b, nodeDir, tg.url, tg.pid, round)
-				b.Logf("round %d %-4s %8.0f req/s  p50 %6s  p99 %6s  cpu/req %6s  (%d requests, %d errors; load %s)",
-					round, tg.name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond),
-					r.cpuPerReq.Round(time.Microsecond), r.count, r.err, loadAvg())
-				runs[tg.name] = append(runs[tg.name], r)
-			}
+		med := compareRelays(b, dir, targets, 50)
+		goR, nodeR := med["go"], med["node"]
+		b.ReportMetric(goR.rps, "go-req/s")
+		b.ReportMetric(nodeR.rps, "node-req/s")
+		b.ReportMetric(float64(goR.serverCPU.Nanoseconds())/1e3, "go-cpu-µs/req")
+		b.ReportMetric(float64(nodeR.serverCPU.Nanoseconds())/1e3, "node-cpu-µs/req")
+		b.ReportMetric(ratio(goR.serverCPU, nodeR.serverCPU), "cpu/req-ratio")
+		b.ReportMetric(ratio(goR.p50, nodeR.p50), "p50-ratio")
+		b.ReportMetric(ratio(goR.p99, nodeR.p99), "p99-ratio")
+		b.ReportMetric(ratio(goR.clientCPU, nodeR.clientCPU), "client-cpu/req-ratio")
+	}
+}
+
+// BenchmarkRelayCrossNode measures what crossing nodes costs: two Server
+// nodes in this process sharing a real redis-server, 20 pairs whose agent
+// and computer are on the same node ("same-node") or on the two nodes
+// ("cross-node"), at steady state as BenchmarkRelayVsNode. The server CPU
+// is both nodes' (this process); Redis's is printed apart. Targets (issue
+// 25): cross-node server CPU/request ≤ 1.5× same-node, p50 ≤ 1.3×.
+func BenchmarkRelayCrossNode(b *testing.B) {
+	if testing.Short() {
+		b.Skip("starts a Redis, two Server nodes and Node processes")
+	}
+	dir := filepath.Dir(testutil.NodeModules(b))
+	r := redistest.Start(b)
+	nodes := make([]*servertest.Server, 2)
+	for i := range nodes {
+		nodes[i] = servertest.Start(b, server.Options{Redis: r.URL})
+	}
+	redisPID, _ := strconv.Atoi(r.PID())
+	targets := []relayTarget{
+		{name: "same-node", agentURL: nodes[0].URL, computerURL: nodes[0].URL, pid: os.Getpid(), redisPID: redisPID},
+		{name: "cross-node", agentURL: nodes[0].URL, computerURL: nodes[1].URL, pid: os.Getpid(), redisPID: redisPID},
+	}
+	for range b.N {
+		med := compareRelays(b, dir, targets, 20)
+		same, cross := med["same-node"], med["cross-node"]
+		b.ReportMetric(float64(same.serverCPU.Nanoseconds())/1e3, "same-cpu-µs/req")
+		b.ReportMetric(float64(cross.serverCPU.Nanoseconds())/1e3, "cross-cpu-µs/req")
+		b.ReportMetric(ratio(cross.serverCPU, same.serverCPU), "cpu/req-ratio")
+		b.ReportMetric(ratio(cross.serverCPU+cross.redisCPU, same.serverCPU+same.redisCPU), "cpu+redis/req-ratio")
+		b.ReportMetric(ratio(cross.p50, same.p50), "p50-ratio")
+		b.ReportMetric(ratio(cross.p99, same.p99), "p99-ratio")
+	}
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+// compareRelays drives every target relayRounds times with pairs pairs, in
+// rounds that alternate which target goes first (a load that comes or goes
+// on a shared machine then favours neither), prints each run and the
+// medians with each target's ratios to the first one, and returns the
+// medians by target name.
+func compareRelays(b *testing.B, dir string, targets []relayTarget, pairs int) map[string]relayRun {
+	runs := map[string][]relayRun{}
+	for round := range relayRounds {
+		order := slices.Clone(targets)
+		if round%2 == 1 {
+			slices.Reverse(order)
+		}
+		for i, tg := range order {
+			first := (round*len(targets) + i) * pairs // each run has offices of its own
+			r := driveRelay(b, dir, tg, first, pairs)
+			b.Logf("round %d %-10s %s  (%d requests; load %s)", round, tg.name, r, r.count, loadAvg())
+			runs[tg.name] = append(runs[tg.name], r)
 		}
 	}
-	med := func(name string, f func(relayRun) float64) float64 {
-		var v []float64
-		for _, r := range runs[name] {
-			v = append(v, f(r))
+	med := map[string]relayRun{}
+	for name, rs := range runs {
+		med[name] = relayRun{
+			rps:       median(rs, func(r relayRun) float64 { return r.rps }),
+			p50:       time.Duration(median(rs, func(r relayRun) float64 { return float64(r.p50) })),
+			p99:       time.Duration(median(rs, func(r relayRun) float64 { return float64(r.p99) })),
+			serverCPU: time.Duration(median(rs, func(r relayRun) float64 { return float64(r.serverCPU) })),
+			redisCPU:  time.Duration(median(rs, func(r relayRun) float64 { return float64(r.redisCPU) })),
+			clientCPU: time.Duration(median(rs, func(r relayRun) float64 { return float64(r.clientCPU) })),
 		}
-		slices.Sort(v)
-		return v[len(v)/2]
 	}
-	rps := func(r relayRun) float64 { return r.rps }
-	p99 := func(r relayRun) float64 { return float64(r.p99) }
-	cpu := func(r relayRun) float64 { return float64(r.cpuPerReq) }
-	b.ReportMetric(med("go", rps), "go-req/s")
-	b.ReportMetric(med("node", rps), "node-req/s")
-	b.ReportMetric(med("go", rps)/med("node", rps), "rps-ratio")
-	b.ReportMetric(med("go", p99)/med("node", p99), "p99-ratio")
-	b.ReportMetric(med("go", cpu)/med("node", cpu), "cpu/req-ratio")
-	b.ReportMetric(med("go", cpu)/1e3, "go-cpu-µs/req")
-	b.ReportMetric(med("node", cpu)/1e3, "node-cpu-µs/req")
-	fmt.Fprintf(os.Stderr, "relay vs node (median of %d rounds, %d agents): rps %.2fx, p99 %.2fx, cpu/request %.2fx (go %.0f µs, node %.0f µs)\n",
-		relayRounds, relayPairs, med("go", rps)/med("node", rps), med("go", p99)/med("node", p99),
-		med("go", cpu)/med("node", cpu), med("go", cpu)/1e3, med("node", cpu)/1e3)
+	ref := med[targets[0].name]
+	var out strings.Builder
+	fmt.Fprintf(&out, "steady state, %d agents × %d requests after %d of warm-up, median of %d rounds:\n",
+		pairs, relayMeasure, relayWarmup, relayRounds)
+	for _, tg := range targets {
+		m := med[tg.name]
+		fmt.Fprintf(&out, "  %-10s %s\n", tg.name, m)
+		if tg.name != targets[0].name {
+			fmt.Fprintf(&out, "  %-10s server cpu/req %.2f×  p50 %.2f×  p99 %.2f×  req/s %.2f×  client cpu/req %.2f×\n",
+				tg.name+"/"+targets[0].name, ratio(m.serverCPU, ref.serverCPU), ratio(m.p50, ref.p50), ratio(m.p99, ref.p99),
+				m.rps/ref.rps, ratio(m.clientCPU, ref.clientCPU))
+		}
+	}
+	fmt.Fprint(os.Stderr, out.String())
+	return med
+}
+
+func (r relayRun) String() string {
+	s := fmt.Sprintf("server cpu/req %6s  p50 %7s  p99 %7s  %6.0f req/s  client cpu/req %6s",
+		r.serverCPU.Round(time.Microsecond), r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond),
+		r.rps, r.clientCPU.Round(time.Microsecond))
+	if r.redisCPU > 0 {
+		s += fmt.Sprintf("  redis cpu/req %s", r.redisCPU.Round(time.Microsecond))
+	}
+	return s
+}
+
+func median(rs []relayRun, f func(relayRun) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // startNodeRelay runs relay.mjs and returns its URL and pid.
@@ -122,20 +206,29 @@ func startNodeRelay(b *testing.B, dir string) (string, int) {
 	return strings.TrimSpace(strings.TrimPrefix(line, "listening on ")), cmd.Process.Pid
 }
 
-// driveRelay runs the drivers against url once and measures the server
-// process pid meanwhile. Each round uses its own offices.
-func driveRelay(b *testing.B, dir, url string, pid, round int) relayRun {
-	type driver struct {
-		cmd *exec.Cmd
-		in  io.WriteCloser
-		out *bufio.Reader
+// relayDriver is one bench.mjs process.
+type relayDriver struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// expect reads the driver's next line and fails b unless it is want.
+func (d relayDriver) expect(b *testing.B, want string) {
+	if line, err := d.out.ReadString('\n'); err != nil || strings.TrimSpace(line) != want {
+		b.Fatalf("bench.mjs: %q %v, want %q", line, err, want)
 	}
-	per := relayPairs / relayDrivers
-	ds := make([]driver, relayDrivers)
+}
+
+// driveRelay runs the drivers against tg once, pairs pairs numbered from
+// first, and measures the server's, Redis's and the drivers' CPU time
+// over the measured requests.
+func driveRelay(b *testing.B, dir string, tg relayTarget, first, pairs int) relayRun {
+	per := pairs / relayDrivers
+	ds := make([]relayDriver, relayDrivers)
 	for i := range ds {
-		first := round*relayPairs + i*per
-		cmd := exec.Command("node", "bench.mjs", url, protocol.Version, strconv.Itoa(first), strconv.Itoa(per),
-			strconv.FormatFloat(relayWarmup.Seconds(), 'f', -1, 64), strconv.FormatFloat(relayMeasure.Seconds(), 'f', -1, 64))
+		cmd := exec.Command("node", "bench.mjs", tg.agentURL, tg.computerURL, protocol.Version,
+			strconv.Itoa(first+i*per), strconv.Itoa(per), strconv.Itoa(relayWarmup), strconv.Itoa(relayMeasure))
 		cmd.Dir = dir
 		cmd.Stderr = os.Stderr
 		in, err := cmd.StdinPipe()
@@ -149,7 +242,7 @@ func driveRelay(b *testing.B, dir, url string, pid, round int) relayRun {
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		ds[i] = driver{cmd, in, bufio.NewReaderSize(out, 1<<20)}
+		ds[i] = relayDriver{cmd, in, bufio.NewReaderSize(out, 1<<20)}
 	}
 	defer func() {
 		for _, d := range ds {
@@ -158,19 +251,31 @@ func driveRelay(b *testing.B, dir, url string, pid, round int) relayRun {
 		}
 	}()
 	for _, d := range ds {
-		if line, err := d.out.ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
-			b.Fatalf("bench.mjs against %s: %q %v", url, line, err)
-		}
+		d.expect(b, "ready")
 	}
 	for _, d := range ds {
-		_, _ = io.WriteString(d.in, "go\n")
+		_, _ = io.WriteString(d.in, "warm up\n")
 	}
-	time.Sleep(relayWarmup)
-	cpu0 := cpuTime(b, pid)
-	time.Sleep(relayMeasure)
-	cpu1 := cpuTime(b, pid)
+	for _, d := range ds {
+		d.expect(b, "warm")
+	}
+	cpu := func() (server, redis, client time.Duration) {
+		server = cpuTime(b, tg.pid)
+		if tg.redisPID != 0 {
+			redis = cpuTime(b, tg.redisPID)
+		}
+		for _, d := range ds {
+			client += cpuTime(b, d.cmd.Process.Pid)
+		}
+		return server, redis, client
+	}
+	s0, r0, c0 := cpu()
+	for _, d := range ds {
+		_, _ = io.WriteString(d.in, "measure\n")
+	}
 	var run relayRun
 	var lat []int
+	var wall int
 	for _, d := range ds {
 		line, err := d.out.ReadString('\n')
 		if err != nil {
@@ -179,6 +284,7 @@ func driveRelay(b *testing.B, dir, url string, pid, round int) relayRun {
 		var res struct {
 			Count  int   `json:"count"`
 			Errors int   `json:"errors"`
+			WallUS int   `json:"wall_us"`
 			LatUS  []int `json:"lat_us"`
 		}
 		if err := json.Unmarshal([]byte(line), &res); err != nil {
@@ -186,16 +292,19 @@ func driveRelay(b *testing.B, dir, url string, pid, round int) relayRun {
 		}
 		run.count += res.Count
 		run.err += res.Errors
+		wall = max(wall, res.WallUS)
 		lat = append(lat, res.LatUS...)
 	}
-	if run.err > 0 || run.count == 0 {
-		b.Fatalf("%s: %d requests, %d errors", url, run.count, run.err)
+	s1, r1, c1 := cpu()
+	if run.err > 0 || run.count != pairs*relayMeasure {
+		b.Fatalf("%s: %d requests answered, %d errors, want %d answered", tg.name, run.count, run.err, pairs*relayMeasure)
 	}
 	slices.Sort(lat)
-	run.rps = float64(run.count) / relayMeasure.Seconds()
+	n := time.Duration(run.count)
+	run.rps = float64(run.count) / (float64(wall) / 1e6)
 	run.p50 = time.Duration(lat[len(lat)/2]) * time.Microsecond
 	run.p99 = time.Duration(lat[len(lat)*99/100]) * time.Microsecond
-	run.cpuPerReq = (cpu1 - cpu0) / time.Duration(run.count)
+	run.serverCPU, run.redisCPU, run.clientCPU = (s1-s0)/n, (r1-r0)/n, (c1-c0)/n
 	return run
 }
 

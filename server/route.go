@@ -7,7 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -22,7 +23,7 @@ type pendingReq struct {
 	reqID    string
 	reply    func(args ...any) // answers the agent's node (a request from another node)
 	from     *session          // else: the agent on this node, answered with ack
-	ack      sio.Ack
+	ack      sioserver.Ack
 	srv      *Server // releases from's in-flight slot
 	node     string  // the computer's node, for a request sent to another node
 	start    time.Time
@@ -102,8 +103,8 @@ type routed struct {
 const fieldAgent = 0
 
 // fields lists where DecodeFields puts each routing field.
-func (f *routed) fields() []sio.Field {
-	return []sio.Field{
+func (f *routed) fields() []wire.Field {
+	return []wire.Field{
 		{Name: "agent", Dst: &f.Agent}, {Name: "computer", Dst: &f.Computer}, {Name: "req_id", Dst: &f.ReqID},
 		{Name: "tool_name", Dst: &f.ToolName}, {Name: "timeout", Dst: &f.Timeout},
 	}
@@ -160,7 +161,7 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	req.routed, req.reqID, req.computer, req.lg = true, f.ReqID, f.Computer, nil
-	if s.so != nil {
+	if s.store.blocking() {
 		// In a cluster the computer is looked up in Redis, which may take
 		// up to a command's timeout (Redis hung): the socket's events are
 		// handled one at a time, so the lookup runs on a goroutine of its
@@ -179,7 +180,7 @@ func (s *Server) route(sess *session, req *request) {
 // routeTo is route once the request is decoded: it finds the computer and
 // forwards the request. admitted: the request already holds its slot
 // (admit).
-func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Field, timeout time.Duration, admitted bool) {
+func (s *Server) routeTo(sess *session, req *request, f *routed, fields []wire.Field, timeout time.Duration, admitted bool) {
 	fail := func(e *protocol.Error) {
 		if admitted {
 			s.release(sess, req.event, f.ReqID)
@@ -189,17 +190,7 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Fi
 	if admitted {
 		defer s.recoverRequest(sess, req) // on a goroutine of its own (route)
 	}
-	var (
-		target           *session
-		remoteSID, node  string
-		officeID, sender string
-		e                *protocol.Error
-	)
-	if s.so != nil {
-		target, remoteSID, node, officeID, sender, e = s.targetCluster(sess, req.event, f.Computer)
-	} else {
-		target, officeID, sender, e = s.reg.target(sess, f.Computer)
-	}
+	to, officeID, sender, e := s.store.target(sess, req.event, f.Computer)
 	if e != nil {
 		fail(e)
 		return
@@ -208,7 +199,7 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Fi
 	payload := req.payload.(json.RawMessage)
 	if f.Agent != sender || fields[fieldAgent].Seen != 1 {
 		// The sender is who joined, whatever the request claims.
-		stamped, err := sio.SetField(payload, "agent", sender)
+		stamped, err := wire.SetField(payload, "agent", sender)
 		if err != nil {
 			fail(protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err))
 			return
@@ -228,10 +219,11 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []sio.Fi
 		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID, start: time.Now(),
 		from: sess, ack: req.ack, srv: s,
 	}
-	if target == nil {
-		s.forwardRemote(p, remoteSID, node, officeID, payload, timeout)
-		return
-	}
+	to.send(s, p, payload, timeout, req)
+}
+
+// send forwards a request to the computer target on this node.
+func (target *session) send(s *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, req logged) {
 	s.forward(p, target, payload, timeout, req)
 }
 

@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -27,7 +27,7 @@ import (
 const (
 	DefaultRequestTimeout  = 30 * time.Second
 	DefaultToolCallGrace   = 5 * time.Second
-	DefaultMaxPayloadBytes = 16 << 20
+	DefaultMaxPayloadBytes = protocol.MaxPayloadBytes
 	DefaultMaxRequestBytes = 4 << 20
 	DefaultShutdownTimeout = 5 * time.Second
 	DefaultPingInterval    = 25 * time.Second
@@ -141,19 +141,19 @@ type Server struct {
 	version  protocol.ProtocolVersion // the one the Server speaks
 	log      *slog.Logger
 	debug    bool // the logger takes debug lines
-	io       *sio.Server
-	reg      *registry
+	io       *sioserver.Server
+	sessions *sessionTable
+	store    officeStore   // the offices: in memory, or in the cluster's Redis
+	storeErr error         // why the cluster's store could not be set up
 	ids      atomic.Uint64 // routing ids of forwarded requests
 	inFlight atomic.Int64  // client:* requests waiting for a computer
 	draining atomic.Bool   // refuse new sessions during shutdown
-	so       *scaleOut     // the cluster side; nil on a single node
-	soErr    error         // why the cluster side could not be set up
 }
 
 // New returns a Server; mount Handler or call Serve.
 func New(opts Options) *Server {
 	opts.setDefaults()
-	s := &Server{opts: opts, log: opts.Logger, reg: newRegistry()}
+	s := &Server{opts: opts, log: opts.Logger, sessions: newSessionTable()}
 	v, err := protocol.ParseVersion(opts.Version)
 	if err != nil {
 		s.log.Warn("bad protocol version; speaking the default", "version", opts.Version, "err", err, "default", protocol.Version)
@@ -161,7 +161,7 @@ func New(opts Options) *Server {
 	}
 	s.version = v
 	s.debug = s.log.Enabled(context.Background(), slog.LevelDebug)
-	so := sio.ServerOptions{
+	so := sioserver.ServerOptions{
 		Logger:          s.log,
 		MaxPayloadBytes: opts.MaxPayloadBytes,
 		PingInterval:    opts.PingInterval,
@@ -170,17 +170,18 @@ func New(opts Options) *Server {
 		Authorize:       s.authorize,
 		OnConnection:    s.onConnection,
 	}
+	s.store = newRegistry()
 	if opts.Redis != "" {
-		s.so, s.soErr = s.newScaleOut()
-		if s.soErr == nil {
-			pub, sub := s.so.node.AdapterClients()
-			so.Adapter = sio.RedisAdapter(context.Background(), pub, sub, s.so.node.Prefix()+"-sio", s.log)
+		cs, err := newClusterStore(s)
+		if err != nil {
+			s.storeErr = err
+		} else {
+			s.store = cs
 		}
 	}
-	s.io = sio.NewServer(so)
-	if s.so != nil {
-		s.io.OnServerEvent(noticeEvent, s.onNotice)
-	}
+	s.store.configure(&so)
+	s.io = sioserver.NewServer(so)
+	s.store.bind(s.io)
 	return s
 }
 
@@ -210,10 +211,10 @@ func (s *Server) serveEngine(w http.ResponseWriter, r *http.Request) {
 		// only, and a Server-wide ReadTimeout would also cut WebSockets).
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout))
 	}
-	if r.URL.Query().Get("sid") == "" && s.so != nil {
-		if _, leased := s.so.node.ID(); !leased {
-			s.log.Warn("handshake refused: this node has no lease in Redis", "redis", s.so.node.Addr(), "remote", r.RemoteAddr)
-			http.Error(w, "this Server node has lost contact with its cluster's Redis; try another node or again later", http.StatusServiceUnavailable)
+	if r.URL.Query().Get("sid") == "" {
+		if err := s.store.admits(); err != nil {
+			s.log.Warn("handshake refused", "err", err, "remote", r.RemoteAddr)
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 	}
@@ -254,22 +255,14 @@ func (s *Server) authorize(auth map[string]any) *protocol.Error {
 // Redis, and fails when Redis cannot be reached. It does nothing on a
 // single node or when called again; Serve calls it.
 func (s *Server) Connect(ctx context.Context) error {
-	if s.soErr != nil {
-		return fmt.Errorf("cluster: %w", s.soErr)
+	if s.storeErr != nil {
+		return fmt.Errorf("cluster: %w", s.storeErr)
 	}
-	if s.so == nil || s.so.publishing.Load() {
-		return nil
-	}
-	if err := s.so.node.Start(ctx); err != nil {
-		s.so.node.CloseSubscriber() // the adapter's loops stop redialling
+	if err := s.store.start(ctx); err != nil {
 		s.io.Close()
-		s.closeCluster()
+		s.store.close()
 		return fmt.Errorf("cluster: %w", err)
 	}
-	id, _ := s.so.node.ID()
-	s.log.Info("cluster node", "node", id, "redis", s.so.node.Addr())
-	s.so.publishing.Store(true)
-	go s.publishNotices()
 	return nil
 }
 
@@ -295,7 +288,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err := <-errc:
 		s.Close()
-		s.closeCluster()
+		s.store.close()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -324,22 +317,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
-	s.closeCluster()
-	sessions, offices := s.reg.counts()
-	s.log.Info("stopped", "sessions_left", sessions, "offices_left", offices)
+	s.store.close()
+	s.log.Info("stopped", "sessions_left", s.sessions.len(), "offices_left", s.store.officeCount())
 	return nil
-}
-
-// closeCluster ends the node's lease once its clients are gone.
-func (s *Server) closeCluster() {
-	if s.so == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
-	defer cancel()
-	if err := s.so.node.Close(ctx); err != nil {
-		s.log.Warn("cluster: close", "err", err)
-	}
 }
 
 // Close refuses new sessions and disconnects every client; their offices
@@ -349,14 +329,6 @@ func (s *Server) Close() {
 	if s.draining.Swap(true) {
 		return
 	}
-	if s.so != nil {
-		// The leave notifications of this node's clients must reach the
-		// other nodes before the adapter closes.
-		s.io.DisconnectLocal()
-		s.so.drainNotices(s.opts.ShutdownTimeout)
-		// Closed first, the adapter's subscriptions end at once instead of
-		// redialling a Redis that may be gone.
-		s.so.node.CloseSubscriber()
-	}
+	s.store.shutdown()
 	s.io.Close()
 }

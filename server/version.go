@@ -12,7 +12,9 @@ import (
 // protocol.Version) and, as versioning.md asks, admits only clients whose
 // version is compatible with it: in 0.x the same MAJOR.MINOR (any patch),
 // from 1.0 the same MAJOR and a MINOR no newer than the Server's. A client
-// refused with 4008 is told the Server's real version.
+// refused with 4008 is told the Server's real version and the range it
+// admits (code, message, server_version, client_version, min_supported,
+// max_supported: versioning.md's body).
 
 // writeError writes a protocol error payload as an HTTP 400 response.
 func writeError(w http.ResponseWriter, e *protocol.Error) {
@@ -54,9 +56,12 @@ func checkVersion(r *http.Request, server protocol.ProtocolVersion) *protocol.Er
 	if !v.CompatibleWith(server) {
 		e := protocol.Errorf(protocol.CodeVersionMismatch,
 			"Protocol version mismatch: the client speaks %s, this Server speaks %s", clip(raw), server)
+		lo, hi := server.SupportedRange()
 		e.Extra = map[string]any{
 			"server_version": server.String(),
 			"client_version": clip(raw),
+			"min_supported":  lo.String(),
+			"max_supported":  hi.String(),
 		}
 		return e
 	}

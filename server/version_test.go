@@ -16,18 +16,19 @@ func TestOneVersionAtATime(t *testing.T) {
 	tests := []struct {
 		server, client string
 		want           bool
+		min, max       string // the range a refusal names
 	}{
-		{"0.4.0", "0.4.0", true}, // a2c-smcp 0.4.2, the newest Python SDK
-		{"0.4.0", "0.4.7", true},
-		{"0.4.0", "0.4.0-dev", true},
-		{"0.4.0", "0.3.0", false},
-		{"0.4.0", "0.2.0", false},
-		{"0.4.0", "0.5.0", false},
-		{"0.4.0", "1.0.0", false},
-		{"0.2.0", "0.2.0", true}, // pinned for an older peer
-		{"0.2.0", "0.4.0", false},
-		{"1.2.0", "1.1.0", true},
-		{"1.2.0", "1.3.0", false},
+		{"0.4.0", "0.4.0", true, "", ""}, // a2c-smcp 0.4.2, the newest Python SDK
+		{"0.4.0", "0.4.7", true, "", ""},
+		{"0.4.0", "0.4.0-dev", true, "", ""},
+		{"0.4.0", "0.3.0", false, "0.4.0", "0.4.999"},
+		{"0.4.0", "0.2.0", false, "0.4.0", "0.4.999"},
+		{"0.4.0", "0.5.0", false, "0.4.0", "0.4.999"},
+		{"0.4.0", "1.0.0", false, "0.4.0", "0.4.999"},
+		{"0.2.0", "0.2.0", true, "", ""}, // pinned for an older peer
+		{"0.2.0", "0.4.0", false, "0.2.0", "0.2.999"},
+		{"1.2.0", "1.1.0", true, "", ""},
+		{"1.2.0", "1.3.0", false, "1.0.0", "1.2.999"},
 	}
 	for _, tt := range tests {
 		srv := New(Options{Version: tt.server})
@@ -39,6 +40,9 @@ func TestOneVersionAtATime(t *testing.T) {
 		}
 		if e != nil && (e.Code != protocol.CodeVersionMismatch || e.Extra["server_version"] != tt.server || e.Extra["client_version"] != tt.client) {
 			t.Errorf("server %s, client %s: refusal %+v does not name both versions", tt.server, tt.client, e)
+		}
+		if e != nil && (e.Extra["min_supported"] != tt.min || e.Extra["max_supported"] != tt.max) {
+			t.Errorf("server %s, client %s: refusal %+v, want min_supported %s and max_supported %s", tt.server, tt.client, e, tt.min, tt.max)
 		}
 	}
 }
@@ -96,7 +100,7 @@ func TestVersionMiddleware(t *testing.T) {
 				t.Errorf("body %v, want code %d and a message", body, tt.code)
 			}
 			if tt.code == protocol.CodeVersionMismatch {
-				for k, want := range map[string]any{"server_version": protocol.Version} {
+				for k, want := range map[string]any{"server_version": protocol.Version, "min_supported": "0.4.0", "max_supported": "0.4.999"} {
 					if body[k] != want {
 						t.Errorf("%s = %v, want %v", k, body[k], want)
 					}

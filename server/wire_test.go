@@ -93,6 +93,7 @@ func TestWireNodeClient(t *testing.T) {
 	want4008 := map[string]any{
 		"code": 4008.0, "message": "Protocol version mismatch: the client speaks 0.1.0, this Server speaks " + protocol.Version,
 		"server_version": protocol.Version, "client_version": "0.1.0",
+		"min_supported": "0.4.0", "max_supported": "0.4.999",
 	}
 	if !reflect.DeepEqual(iv.HTTPBody, want4008) {
 		t.Errorf("4008 body %v\nwant %v", iv.HTTPBody, want4008)

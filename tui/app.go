@@ -3,6 +3,13 @@
 // document, a rendered page and an element, plus the Computer's Desktop. It
 // talks to the system only through Backend, so the same screens run against
 // a live session or a fake.
+//
+// The package itself is the App: the router that stacks screens, draws the
+// breadcrumbs, help and status bar, hosts the overlays and runs exports.
+// The rest is laid out as soft-serve's ui: common (shared state, the
+// screen contract, formatting), keymap and styles (one each), live (the
+// live-reload helper), components/* (pager, viewer, picker, prompt,
+// overlay, list, render) and pages (the screens).
 package tui
 
 import (
@@ -16,72 +23,38 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/agent"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
+	"github.com/smcp-browse/smcp-browse/tui/components/overlay"
+	"github.com/smcp-browse/smcp-browse/tui/components/pager"
+	"github.com/smcp-browse/smcp-browse/tui/components/picker"
+	"github.com/smcp-browse/smcp-browse/tui/components/prompt"
+	"github.com/smcp-browse/smcp-browse/tui/pages"
+	"github.com/smcp-browse/smcp-browse/tui/styles"
 )
-
-// screen is one page of the browser. Screens are pointers mutated by update;
-// the App owns the stack and routes messages: keys and mouse to the top
-// screen, everything else (responses, live events) to every screen, each of
-// which ignores what it did not ask for.
-type screen interface {
-	// init starts the screen's first requests.
-	init() tea.Cmd
-	// update handles a message; it never blocks.
-	update(msg tea.Msg) tea.Cmd
-	// setSize gives the body's size.
-	setSize(w, h int) tea.Cmd
-	// view draws the body: at most h lines of at most w cells.
-	view() string
-	// crumb is the screen's part of the breadcrumbs.
-	crumb() string
-	// keys lists the bindings for the help views.
-	keys() help.KeyMap
-	// uri is what `y` copies; "" when there is nothing.
-	uri() string
-	// capturing reports that a text field or picker has the keyboard, so
-	// global keys (q, ?, y ...) are typed into it instead.
-	capturing() bool
-	// status is the screen's part of the status bar (filters, position).
-	status() string
-	// computer is the Computer the screen shows ("" when none).
-	computer() string
-}
-
-// Navigation messages screens return to the App.
-type (
-	pushMsg struct{ s screen }
-	popMsg  struct{}
-)
-
-// pushCmd opens s on top of the current screen.
-func pushCmd(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s} } }
-
-// popCmd goes back to the previous screen.
-func popCmd() tea.Msg { return popMsg{} }
-
-// themeMsg tells screens the palette changed, so cached renders are stale.
-type themeMsg struct{}
 
 // App is the browser's root model: the screen stack, breadcrumbs, help and
 // status bar.
 type App struct {
-	c     *common
-	stack []screen
+	c     *common.Common
+	stack []common.Screen
 	// linked marks the screens opened by following a link (their crumbs
 	// say so); forward holds the screens left by going back, newest last,
 	// for HistoryForward. A new screen opened otherwise clears it.
 	linked   []bool
 	forward  []historyEntry
 	w, h     int
-	conn     sio.State
+	conn     agent.State
 	showHelp bool
+	helpPg   pager.Model // the full help, scrolling where it does not fit
 	help     help.Model
 	mouse    bool
 
 	// picker and prompt are the overlays a screen opened: while one is
 	// open it has the keyboard.
-	picker *picker
-	prompt *prompt
+	picker *picker.Model
+	prompt *prompt.Model
 
 	// memo holds the last short-help and breadcrumb lines: they rarely
 	// change between frames and are costly to lay out.
@@ -103,13 +76,13 @@ func (a *App) memoized(slot, key string, fn func() string) string {
 
 // New returns the browser as a tea.Model. It starts on opts.Computer's
 // catalog, or on the office's computers when opts.Computer is empty.
-func New(backend Backend, opts Options) tea.Model {
-	c := newCommon(backend, opts)
+func New(backend common.Backend, opts common.Options) tea.Model {
+	c := common.New(backend, opts)
 	a := &App{c: c, conn: ConnConnected, help: help.New(), mouse: opts.Mouse}
-	a.help.Styles = c.styles.Help
-	a.stack, a.linked = []screen{newComputersScreen(c, opts.Computer == "")}, []bool{false}
+	a.help.Styles = c.Styles.Help
+	a.stack, a.linked = []common.Screen{pages.NewComputers(c, opts.Computer == "")}, []bool{false}
 	if opts.Computer != "" {
-		a.stack, a.linked = append(a.stack, newCatalogScreen(c, opts.Computer)), append(a.linked, false)
+		a.stack, a.linked = append(a.stack, pages.NewCatalog(c, opts.Computer)), append(a.linked, false)
 	}
 	return a
 }
@@ -119,12 +92,12 @@ func New(backend Backend, opts Options) tea.Model {
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	for _, s := range a.stack {
-		cmds = append(cmds, s.init())
+		cmds = append(cmds, s.Init())
 	}
 	return tea.Batch(cmds...)
 }
 
-func (a *App) top() screen { return a.stack[len(a.stack)-1] }
+func (a *App) top() common.Screen { return a.stack[len(a.stack)-1] }
 
 // bodySize is the room between the breadcrumbs and the help and status
 // lines (and the prompt's line when one is open).
@@ -143,69 +116,78 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.w, a.h = msg.Width, msg.Height
 		a.help.SetWidth(a.w)
 		a.sizeOverlays()
+		if a.showHelp {
+			a.layoutHelp()
+		}
 		return a, a.broadcastSize()
 	case tea.BackgroundColorMsg:
-		if a.c.styles.Dark != msg.IsDark() {
-			a.c.styles = NewStyles(msg.IsDark(), a.c.opts.NoColor)
-			a.help.Styles = a.c.styles.Help
+		if a.c.Styles.Dark != msg.IsDark() {
+			a.c.Styles = styles.New(msg.IsDark(), a.c.Opts.NoColor)
+			a.help.Styles = a.c.Styles.Help
 			if a.prompt != nil {
-				a.prompt.Update(themeMsg{})
+				a.prompt.Update(common.ThemeMsg{})
 			}
-			return a, a.broadcast(themeMsg{})
+			if a.showHelp {
+				a.layoutHelp()
+			}
+			return a, a.broadcast(common.ThemeMsg{})
 		}
 		return a, nil
-	case openPickerMsg:
+	case picker.OpenMsg:
 		a.showHelp = false
-		a.picker = msg.p
+		a.picker = msg.Picker
 		a.sizeOverlays()
 		return a, nil
-	case openPromptMsg:
+	case prompt.OpenMsg:
 		a.showHelp = false
-		a.prompt = msg.p
+		a.prompt = msg.Prompt
 		a.sizeOverlays()
-		return a, tea.Batch(msg.p.Init(), a.broadcastSize())
+		return a, tea.Batch(msg.Prompt.Init(), a.broadcastSize())
 	case ConnStateMsg:
 		was := a.conn
 		a.conn = msg.State
 		if msg.State == ConnConnected && was != ConnConnected {
 			// Notifications may have been missed while away: refresh.
-			a.c.notice = "reconnected"
-			return a, a.broadcast(reconnectedMsg{})
+			a.c.Notice = "reconnected"
+			return a, a.broadcast(common.ReconnectedMsg{})
 		}
 		return a, nil
-	case pushMsg:
+	case common.PushMsg:
 		a.forward = nil
-		return a, a.pushScreen(msg.s, false, true)
-	case followedMsg:
-		if msg.notice != "" {
-			a.c.notice = msg.notice
+		return a, a.pushScreen(msg.Screen, false, true)
+	case common.FollowedMsg:
+		if msg.Notice != "" {
+			a.c.Notice = msg.Notice
 		}
-		if msg.s == nil {
+		if msg.Screen == nil {
 			return a, nil
 		}
 		a.forward = nil
-		return a, a.pushScreen(msg.s, true, true)
-	case popMsg:
+		return a, a.pushScreen(msg.Screen, true, true)
+	case common.PopMsg:
 		return a, a.popScreen()
 	case tea.KeyPressMsg:
 		return a, a.key(msg)
 	case tea.MouseMsg:
 		switch {
-		case a.showHelp || a.prompt != nil:
+		case a.showHelp:
+			a.helpPg.Update(msg, a.c.Keys)
+			return a, nil
+		case a.prompt != nil:
 			return a, nil
 		case a.picker != nil:
 			a.picker.Update(msg)
 			return a, nil
 		}
-		return a, a.top().update(msg)
-	case copiedMsg:
-		a.c.notice = msg.text
-		if msg.terminal != "" {
-			return a, tea.SetClipboard(msg.terminal)
+		return a, a.top().Update(msg)
+	case common.CopiedMsg:
+		a.c.Notice = msg.Text
+		if msg.Terminal != "" {
+			return a, tea.SetClipboard(msg.Terminal)
 		}
 		return a, nil
-	case noticeMsg:
-		a.c.notice = string(msg)
+	case common.NoticeMsg:
+		a.c.Notice = string(msg)
 		return a, nil
 	case exportedMsg:
 		return a, a.exported(msg)
@@ -216,12 +198,16 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := a.c.keys
+	k := a.c.Keys
 	if key.Matches(msg, k.Global.ForceQuit) {
 		return tea.Quit
 	}
 	if a.showHelp {
-		a.showHelp = false
+		// Where the help does not fit, the moving keys scroll it; any
+		// other key closes it.
+		if a.helpPg.MaxY() == 0 || !a.helpPg.Update(msg, k) {
+			a.showHelp = false
+		}
 		return nil
 	}
 	if a.picker != nil {
@@ -240,8 +226,8 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	top := a.top()
-	if top.capturing() {
-		return top.update(msg)
+	if top.Capturing() {
+		return top.Update(msg)
 	}
 	switch {
 	case key.Matches(msg, k.Global.Quit):
@@ -250,22 +236,23 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		return a.popScreen()
 	case key.Matches(msg, k.Global.HistoryForward):
 		if len(a.forward) == 0 {
-			a.c.notice = "nothing to go forward to"
+			a.c.Notice = "nothing to go forward to"
 			return nil
 		}
 		e := a.forward[len(a.forward)-1]
 		a.forward = a.forward[:len(a.forward)-1]
 		return a.pushScreen(e.s, e.linked, false)
 	case key.Matches(msg, k.Global.Help):
-		a.showHelp = true
+		a.showHelp, a.helpPg = true, pager.New()
+		a.layoutHelp()
 		return nil
 	case key.Matches(msg, k.Global.Copy):
-		u := top.uri()
+		u := top.URI()
 		if u == "" {
-			a.c.notice = "nothing to copy here"
+			a.c.Notice = "nothing to copy here"
 			return nil
 		}
-		return a.c.copyCmd(u)
+		return a.c.CopyCmd(u)
 	case key.Matches(msg, k.Global.Save):
 		return a.exportCmd(useSave)
 	case key.Matches(msg, k.Global.Pager):
@@ -273,24 +260,24 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Global.Edit):
 		return a.exportCmd(useEditor)
 	case key.Matches(msg, k.Global.Desktop):
-		if _, ok := top.(*desktopScreen); ok {
+		if _, ok := top.(*pages.Desktop); ok {
 			return nil
 		}
-		c := top.computer()
+		c := top.Computer()
 		if c == "" {
-			a.c.notice = "choose a computer first"
+			a.c.Notice = "choose a computer first"
 			return nil
 		}
-		return pushCmd(newDesktopScreen(a.c, c))
+		return common.PushCmd(pages.NewDesktop(a.c, c))
 	}
-	a.c.notice = ""
-	return top.update(msg)
+	a.c.Notice = ""
+	return top.Update(msg)
 }
 
 func (a *App) broadcast(msg tea.Msg) tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(a.stack))
 	for _, s := range a.stack {
-		cmds = append(cmds, s.update(msg))
+		cmds = append(cmds, s.Update(msg))
 	}
 	return tea.Batch(cmds...)
 }
@@ -299,7 +286,7 @@ func (a *App) broadcastSize() tea.Cmd {
 	w, h := a.bodySize()
 	cmds := make([]tea.Cmd, 0, len(a.stack))
 	for _, s := range a.stack {
-		cmds = append(cmds, s.setSize(w, h))
+		cmds = append(cmds, s.SetSize(w, h))
 	}
 	return tea.Batch(cmds...)
 }
@@ -319,31 +306,31 @@ func (a *App) View() tea.View {
 	_, bh := a.bodySize()
 	var body string
 	if a.showHelp {
-		body = a.fullHelp()
+		body = a.helpPg.View(a.c.Styles)
 	} else {
-		body = a.top().view()
+		body = a.top().View()
 		if a.picker != nil {
-			body = overlay(body, a.picker.View(), a.w, bh)
+			body = overlay.Place(body, a.picker.View(), a.w, bh)
 		}
 	}
 	lines := make([]string, 0, a.h)
 	lines = append(lines, a.header())
-	lines = append(lines, padLines(strings.Split(body, "\n"), bh)...)
+	lines = append(lines, common.PadLines(strings.Split(body, "\n"), bh)...)
 	if a.prompt != nil {
 		lines = append(lines, a.prompt.View())
 	}
 	short := a.shortHelp()
 	var hk strings.Builder
-	hk.WriteString(itoa(a.w))
+	hk.WriteString(common.Itoa(a.w))
 	for _, b := range short {
 		hk.WriteString("\x00" + b.Help().Key + "\x01" + b.Help().Desc)
 	}
-	lines = append(lines, a.memoized("help", hk.String()+fmt.Sprint(a.c.styles.Dark), func() string {
+	lines = append(lines, a.memoized("help", hk.String()+fmt.Sprint(a.c.Styles.Dark), func() string {
 		return a.shortHelpView(short)
 	}))
 	lines = append(lines, a.statusBar())
 	for i, l := range lines {
-		lines[i] = fit(l, a.w)
+		lines[i] = common.Fit(l, a.w)
 	}
 	v.SetContent(strings.Join(lines[:min(len(lines), a.h)], "\n"))
 	return v
@@ -358,7 +345,7 @@ func (a *App) shortHelpView(short []key.Binding) string {
 	if v := h.ShortHelpView(short); lipgloss.Width(v) <= a.w {
 		return v
 	}
-	helpKey := a.c.keys.Global.Help
+	helpKey := a.c.Keys.Global.Help
 	rest := make([]key.Binding, 0, len(short))
 	for _, b := range short {
 		if !slices.Equal(b.Keys(), helpKey.Keys()) {
@@ -377,15 +364,26 @@ func (a *App) shortHelpView(short []key.Binding) string {
 func (a *App) windowTitle() string {
 	parts := make([]string, len(a.stack))
 	for i := range a.stack {
-		parts[i] = oneLine(a.crumbOf(i))
+		parts[i] = common.OneLine(a.crumbOf(i))
 	}
 	return "smcp-browse — " + strings.Join(parts, " › ")
 }
 
-func (a *App) fullHelp() string {
-	groups := append(a.top().keys().FullHelp(), a.c.keys.globalHelp())
-	return a.c.styles.Title.Render("Keys") + "\n\n" + helpColumns(a.help, groups, a.w) +
-		"\n\n" + a.c.styles.Muted.Render("press any key to close")
+// layoutHelp lays the full help out for the body's size in its pager,
+// keeping the scroll offset: the top screen's keys, then the global ones,
+// in columns that fit the width; what does not fit the height scrolls.
+func (a *App) layoutHelp() {
+	w, h := a.bodySize()
+	groups := append(a.top().Keys().FullHelp(), a.c.Keys.GlobalHelp())
+	keys := a.c.Styles.Title.Render("Keys") + "\n\n" + helpColumns(a.help, groups, w) + "\n\n"
+	hint := "press any key to close"
+	if strings.Count(keys, "\n")+1 > h {
+		hint = "↑/↓ pgup/pgdn scroll · any other key closes"
+	}
+	y := a.helpPg.YOffset()
+	a.helpPg.SetSize(w, h)
+	a.helpPg.SetContent(keys + a.c.Styles.Muted.Render(hint))
+	a.helpPg.SetY(y)
 }
 
 // helpColumns lays the help groups out as columns, starting a new row of
@@ -423,11 +421,11 @@ func helpColumns(h help.Model, groups [][]key.Binding, w int) string {
 // not fit in w cells. A crumb is cut to crumbWidth cells unless every
 // crumb fits whole.
 func (a *App) crumbs(w int) string {
-	st := a.c.styles
+	st := a.c.Styles
 	parts := make([]string, len(a.stack))
 	whole := 0
 	for i := range a.stack {
-		parts[i] = oneLine(a.crumbOf(i))
+		parts[i] = common.OneLine(a.crumbOf(i))
 		whole += ansi.StringWidth(parts[i]) + 3
 	}
 	if whole > w {
@@ -463,18 +461,18 @@ const crumbWidth = 32
 
 func (a *App) header() string {
 	var key strings.Builder
-	key.WriteString(itoa(a.w) + fmt.Sprint(a.c.styles.Dark))
+	key.WriteString(common.Itoa(a.w) + fmt.Sprint(a.c.Styles.Dark))
 	for i := range a.stack {
 		key.WriteString("\x00" + a.crumbOf(i))
 	}
 	fwd := ""
 	if n := len(a.forward); n > 0 {
 		e := a.forward[n-1]
-		fwd = " ⟩ " + ansi.Truncate(oneLine(crumbFor(e.s, e.linked)), 24, "…") + " (" + a.c.keys.Global.HistoryForward.Help().Key + ") "
+		fwd = " ⟩ " + ansi.Truncate(common.OneLine(crumbFor(e.s, e.linked)), 24, "…") + " (" + a.c.Keys.Global.HistoryForward.Help().Key + ") "
 	}
 	key.WriteString("\x01" + fwd)
 	return a.memoized("header", key.String(), func() string {
-		st := a.c.styles
+		st := a.c.Styles
 		right := ""
 		if fwd != "" && ansi.StringWidth(fwd)+24 < a.w {
 			right = fwd
@@ -486,7 +484,7 @@ func (a *App) header() string {
 }
 
 func (a *App) statusBar() string {
-	st := a.c.styles
+	st := a.c.Styles
 	var conn string
 	switch a.conn {
 	case ConnConnected:
@@ -494,21 +492,18 @@ func (a *App) statusBar() string {
 	case ConnReconnecting, ConnConnecting:
 		conn = st.Reconnect.Render(" ◌ " + a.conn.String() + "… ")
 	default:
-		conn = st.Closed.Render(" ✕ " + oneLine(a.conn.String()) + " ")
+		conn = st.Closed.Render(" ✕ " + common.OneLine(a.conn.String()) + " ")
 	}
 	parts := []string{conn}
-	if a.c.notice != "" {
-		parts = append(parts, st.StatusNote.Render(" "+oneLine(a.c.notice)+" "))
+	if a.c.Notice != "" {
+		parts = append(parts, st.StatusNote.Render(" "+common.OneLine(a.c.Notice)+" "))
 	}
-	if s := a.top().status(); s != "" {
+	if s := a.top().Status(); s != "" {
 		parts = append(parts, st.StatusInfo.Render(" "+s+" "))
 	}
-	if !a.c.refreshed.IsZero() {
-		parts = append(parts, st.StatusInfo.Render(" refreshed "+a.c.refreshed.Format("15:04:05")+" "))
+	if !a.c.Refreshed.IsZero() {
+		parts = append(parts, st.StatusInfo.Render(" refreshed "+a.c.Refreshed.Format("15:04:05")+" "))
 	}
 	line := strings.Join(parts, st.StatusInfo.Render("│"))
 	return line + st.Status.Render(strings.Repeat(" ", max(0, a.w-ansi.StringWidth(line))))
 }
-
-// reconnectedMsg asks every screen to re-read what it shows.
-type reconnectedMsg struct{}

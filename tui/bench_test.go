@@ -9,36 +9,42 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
+	"github.com/smcp-browse/smcp-browse/tui/components/picker"
+	"github.com/smcp-browse/smcp-browse/tui/components/prompt"
 )
 
-// loadedCatalog returns an App on a catalog of n documents with every chunk
-// already loaded, as after a user scrolled through all of it.
-func loadedCatalog(b *testing.B, n, w, h int) *App {
+// loadedCatalog returns an App on a catalog of n documents (with paths
+// when withPaths) with every chunk already loaded, as after a user paged
+// through all of it.
+func loadedCatalog(b *testing.B, n, w, h int, withPaths bool) *App {
 	f := newFake()
 	f.docs = bigCorpus(n)
+	if withPaths {
+		for i := range f.docs {
+			f.docs[i].sum.Path = fmt.Sprintf("src/pkg%d/internal/dir%d/%s.go", i%37, i/50, f.docs[i].sum.DocRef)
+		}
+	}
 	o := testOptions()
 	o.Computer = "laptop"
 	hs := newHarness(b, f, o, w, h)
-	c := hs.app.top().(*catalogScreen)
-	for i := 0; i*catalogChunk < n; i++ {
-		ret, err := f.GetFinder(b.Context(), "laptop", protocol.FinderQuery{MatchAll: true, Offset: i * catalogChunk, Limit: catalogChunk})
-		if err != nil {
-			b.Fatal(err)
+	for range n {
+		if strings.Contains(hs.screen(), "–"+common.Itoa(n)+" of "+common.Itoa(n)) {
+			hs.press("g")
+			return hs.app
 		}
-		docs := make([]protocol.DPEDocumentSummary, len(ret.Documents))
-		for j, d := range ret.Documents {
-			docs[j] = sanitizeSummary(d)
-		}
-		c.list.put(i, &protocol.GetFinderRet{Documents: docs, TotalCount: ret.TotalCount})
+		hs.press("pgdown")
 	}
-	return hs.app
+	b.Fatalf("the catalog did not load:\n%s", hs.screen())
+	return nil
 }
 
 // BenchmarkCatalogView10k draws a frame of a 10,000-document catalog.
 func BenchmarkCatalogView10k(b *testing.B) {
 	for _, size := range [][2]int{{100, 30}, {160, 50}} {
-		b.Run(itoa(size[0])+"x"+itoa(size[1]), func(b *testing.B) {
-			app := loadedCatalog(b, 10000, size[0], size[1])
+		b.Run(common.Itoa(size[0])+"x"+common.Itoa(size[1]), func(b *testing.B) {
+			app := loadedCatalog(b, 10000, size[0], size[1], false)
 			app.Update(keyMsg("G"))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -52,7 +58,7 @@ func BenchmarkCatalogView10k(b *testing.B) {
 // Update plus the frame it produces: the browser's share of
 // keypress-to-frame time.
 func BenchmarkCatalogKeyToFrame10k(b *testing.B) {
-	app := loadedCatalog(b, 10000, 100, 30)
+	app := loadedCatalog(b, 10000, 100, 30, false)
 	down, top := keyMsg("j"), keyMsg("g")
 	b.ReportAllocs()
 	i := 0
@@ -66,21 +72,6 @@ func BenchmarkCatalogKeyToFrame10k(b *testing.B) {
 	}
 }
 
-// BenchmarkRenderTable1000 renders a page holding a 1,000-row table from
-// scratch (what happens once per page, width and mode).
-func BenchmarkRenderTable1000(b *testing.B) {
-	p := sanitizePage(bigTablePage(1000))
-	for _, mode := range []int{modeRendered, modeJSON, modeText} {
-		b.Run(modeName(mode), func(b *testing.B) {
-			k := renderKey{mode: mode, width: 100, style: "dark/monokai"}
-			b.ReportAllocs()
-			for b.Loop() {
-				_ = renderPage(p, k, Styles{})
-			}
-		})
-	}
-}
-
 // BenchmarkPageCachedKeyToFrame10 scrolls a page with a 1,000-row table
 // whose render is cached: Update (one line down) plus the frame.
 func BenchmarkPageCachedKeyToFrame1000(b *testing.B) {
@@ -90,10 +81,7 @@ func BenchmarkPageCachedKeyToFrame1000(b *testing.B) {
 	o.Computer = "laptop"
 	hs := newHarness(b, f, o, 100, 30)
 	hs.press("enter", "enter")
-	page := hs.app.top().(*pageScreen)
-	if len(page.v.pg.lines) < 1000 {
-		b.Fatalf("page not rendered: %d lines", len(page.v.pg.lines))
-	}
+	hs.requireContains("Page 1/1", "a note about row 20")
 	down, top := keyMsg("j"), keyMsg("g")
 	b.ReportAllocs()
 	i := 0
@@ -118,31 +106,16 @@ func BenchmarkPageResizeCached(b *testing.B) {
 	hs.press("enter", "enter")
 	hs.send(tea.WindowSizeMsg{Width: 120, Height: 30})
 	hs.settle()
-	page := hs.app.top().(*pageScreen)
 	sizes := []tea.WindowSizeMsg{{Width: 100, Height: 30}, {Width: 120, Height: 30}}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		_, _ = hs.app.Update(sizes[i%2])
+		_, cmd := hs.app.Update(sizes[i%2])
 		i++
-		if page.v.req != 0 {
+		if cmd != nil {
 			b.Fatal("a cached width was rendered again")
 		}
 		_ = hs.app.View()
-	}
-}
-
-// BenchmarkPagerSearch1000 searches the rendered 1,000-row table.
-func BenchmarkPagerSearch1000(b *testing.B) {
-	out := renderPage(sanitizePage(bigTablePage(1000)), renderKey{mode: modeRendered, width: 100, style: "dark/monokai"}, Styles{})
-	b.ReportAllocs()
-	for b.Loop() {
-		pg := newPager()
-		pg.setSize(100, 27)
-		pg.setContent(out)
-		if pg.search("row 99") == 0 {
-			b.Fatal("no match")
-		}
 	}
 }
 
@@ -155,9 +128,8 @@ func pageApp(b *testing.B, p protocol.DPEPage) *harness {
 	o.Computer = "laptop"
 	hs := newHarness(b, f, o, 100, 30)
 	hs.press("enter", "enter")
-	if !hs.app.top().(*pageScreen).v.Ready() {
-		b.Fatal("page not rendered")
-	}
+	hs.requireContains("Page 1/1")
+	hs.requireNotContains("rendering…", "loading")
 	return hs
 }
 
@@ -195,7 +167,7 @@ func keyFrame(app *App, k tea.KeyPressMsg) {
 	if cmd != nil {
 		if m := cmd(); m != nil {
 			switch m.(type) {
-			case openPickerMsg, openPromptMsg:
+			case picker.OpenMsg, prompt.OpenMsg:
 				app.Update(m)
 			}
 		}
@@ -207,9 +179,7 @@ func keyFrame(app *App, k tea.KeyPressMsg) {
 // 2,000 elements (200 headings): T, then esc, each with its frame.
 func BenchmarkOutlineKeyToFrame2000(b *testing.B) {
 	hs := pageApp(b, longPage(200, 9))
-	if n := len(hs.app.top().(*pageScreen).page.Elements); n != 2000 {
-		b.Fatalf("%d elements", n)
-	}
+	hs.requireContains("§ Section 0")
 	pairBench(b, hs.app, keyMsg("T"), keyMsg("esc"))
 }
 
@@ -250,47 +220,28 @@ func BenchmarkLinksKeyToFrame(b *testing.B) {
 // results (the most a search keeps).
 func BenchmarkSearchResultsKeyToFrame(b *testing.B) {
 	f := newFake()
-	f.docs = bigCorpus(10000)
+	f.docs = nil
+	for i := range 1000 {
+		ref := fmt.Sprintf("d-%04d", i)
+		f.docs = append(f.docs, mkDoc(testHost, ref, "docs", "txt", fmt.Sprintf("Document %d", i), nil, "", testNow,
+			protocol.DPEPage{Title: "p", URI: dpe.Page(testHost, ref, 0).String(), Elements: []protocol.DPEElementDetail{
+				el("t", "text", "", map[string]any{"text": fmt.Sprintf("Generated document number %d with a longer line of text around the match", i)}),
+			}}))
+	}
+	f.searchStep = 100
 	o := testOptions()
 	o.Computer = "laptop"
 	hs := newHarness(b, f, o, 100, 30)
-	s := newSearchScreen(hs.app.c, "laptop", "")
-	hs.send(pushMsg{s})
-	hs.settle()
-	s.editing, s.query, s.complete = false, "number", true
-	for i := range searchMaxResults {
-		line := fmt.Sprintf("Generated document number %d with a longer line of text around the match", i)
-		s.results = append(s.results, protocol.SearchMatch{URI: dpe.Page(testHost, "d", 0).String(), Title: fmt.Sprintf("Document %d", i), Line: line, Start: 19, End: 25})
-	}
-	s.nav.setLen(len(s.results))
+	hs.press("F")
+	hs.typeText("number")
+	hs.press("enter")
+	hs.requireContains("done: 1000 documents searched · 1000 matches")
 	scrollBench(b, hs.app, 999)
 }
 
 // BenchmarkCatalogWithPathsKeyToFrame10k is BenchmarkCatalogKeyToFrame10k
 // with a Path column (every document has a path).
 func BenchmarkCatalogWithPathsKeyToFrame10k(b *testing.B) {
-	app := loadedCatalog(b, 10000, 100, 30)
-	c := app.top().(*catalogScreen)
-	for n, rows := range c.list.docs.loaded {
-		for i := range rows {
-			rows[i].Path = fmt.Sprintf("src/pkg%d/internal/dir%d/%s.go", i%37, n, rows[i].DocRef)
-		}
-	}
-	c.list.withPath = true
+	app := loadedCatalog(b, 10000, 100, 30, true)
 	scrollBench(b, app, 9999)
-}
-
-// BenchmarkRenderCodeBlocksWithoutLanguage renders a page of 40 code
-// blocks without a language (HTML <pre>, indented blocks), whose lexer
-// chroma has to guess.
-func BenchmarkRenderCodeBlocksWithoutLanguage(b *testing.B) {
-	var md strings.Builder
-	for i := range 40 {
-		fmt.Fprintf(&md, "Paragraph %d about the code below.\n\n```\nx := a[%d] << s // shift\ny = f(x, %d)\n```\n\n", i, i, i)
-	}
-	src := md.String()
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = renderMarkdown(src, 100, "dark")
-	}
 }

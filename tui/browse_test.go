@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,13 +14,17 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/smcp-browse/smcp-browse/protocol"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
+	"github.com/smcp-browse/smcp-browse/tui/pages"
 )
 
 // manualTicks replaces the timer with one the test fires by hand.
 func (h *harness) manualTicks() *[]func(time.Time) tea.Msg {
 	var ticks []func(time.Time) tea.Msg
-	h.app.c.tick = func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	h.app.c.Tick = func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		ticks = append(ticks, fn)
 		return nil
 	}
@@ -210,12 +215,12 @@ func TestLiveUpdateKeepsSelectionAndSaysWhatChanged(t *testing.T) {
 		(*docs)[2].sum.Title = "README (edited)"
 		(*docs)[2].sum.LastModified = testNow.Format(time.RFC3339)
 	})
-	hs.send(UpdateFinderMsg{Computer: "build-box"}) // another computer: ignored
+	hs.send(common.UpdateFinderMsg{Computer: "build-box"}) // another computer: ignored
 	hs.settle()
 	if f.countCalls("get_finder") != calls {
 		t.Fatal("an update for another computer reloaded this catalog")
 	}
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
 	hs.requireContains("▸ 2026 年度报告", "catalog updated: +2 −1 ~1 documents", "1–8 of 8")
 	hs.requireContains("● Fresh new-a", "● README (edited)")
@@ -229,23 +234,33 @@ func TestLivePageReloadKeepsScroll(t *testing.T) {
 	hs := startOn(t, f, "laptop", 100, 30)
 	hs.press("enter", "enter") // the ledger is the newest document
 	hs.requireContains("Page 1/1", "Ledger")
-	page := hs.app.top().(*pageScreen)
 	for range 10 {
 		hs.press("pgdown")
 	}
-	y := page.v.pg.y
-	if y < 200 {
-		t.Fatalf("pgdown did not scroll: y=%d", y)
+	// The table's header is pinned at the top: the first row under it
+	// says where the view is.
+	firstRow := func() string {
+		for _, l := range strings.Split(hs.screen(), "\n")[2:] {
+			if l = strings.TrimSpace(l); l != "" && l[0] >= '0' && l[0] <= '9' {
+				return l
+			}
+		}
+		return ""
 	}
+	var top int
+	if _, err := fmt.Sscanf(firstRow(), "%d", &top); err != nil || top < 200 {
+		t.Fatalf("pgdown did not scroll: the view starts at %q", firstRow())
+	}
+	before := firstRow()
 	f.mutate(func(docs *[]fakeDoc) {
 		d := &(*docs)[len(*docs)-1]
 		rows := d.pages[0].Elements[1].Content["rows"].([]any)
-		rows[y-2] = []any{"EDITED", "changed row", "0", "x"}
+		rows[top+5] = []any{"EDITED", "changed row", "0", "x"}
 	})
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
-	if page.v.pg.y != y {
-		t.Fatalf("live reload moved the view from line %d to %d", y, page.v.pg.y)
+	if got := firstRow(); strings.Fields(got)[0] != strings.Fields(before)[0] {
+		t.Fatalf("live reload moved the view from %q to %q", before, got)
 	}
 	hs.requireContains("EDITED")
 }
@@ -263,7 +278,7 @@ func TestErrorsAreShownWhereTheyHappen(t *testing.T) {
 			keys: []string{"j", "j", "j", "enter"},
 			act: func(hs *harness, f *fakeBackend) {
 				f.mutate(func(docs *[]fakeDoc) { *docs = (*docs)[1:] })
-				hs.send(UpdateFinderMsg{Computer: "laptop"})
+				hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 			},
 			want: []string{"4201 · this document no longer exists", "2026 年度报告"},
 		},
@@ -272,7 +287,7 @@ func TestErrorsAreShownWhereTheyHappen(t *testing.T) {
 			keys: []string{"j", "j", "j", "enter", "G", "enter"},
 			act: func(hs *harness, f *fakeBackend) {
 				f.mutate(func(docs *[]fakeDoc) { (*docs)[0].pages = (*docs)[0].pages[:1] })
-				hs.send(UpdateFinderMsg{Computer: "laptop"})
+				hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 			},
 			want: []string{"4202 · this page is out of range"},
 		},
@@ -284,7 +299,7 @@ func TestErrorsAreShownWhereTheyHappen(t *testing.T) {
 					p := &(*docs)[0].pages[0]
 					p.Elements = p.Elements[:2]
 				})
-				hs.send(UpdateFinderMsg{Computer: "laptop"})
+				hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 			},
 			want: []string{"4203 · this element no longer exists"},
 		},
@@ -303,14 +318,14 @@ func TestErrorsAreShownWhereTheyHappen(t *testing.T) {
 		{
 			name: "computer left",
 			act: func(hs *harness, f *fakeBackend) {
-				hs.send(LeaveOfficeMsg{Name: "laptop", Role: "computer"})
+				hs.send(common.LeaveOfficeMsg{Name: "laptop", Role: "computer"})
 			},
 			want: []string{"computer left the office", "2026 年度报告"},
 		},
 		{
 			name: "backend panics",
 			act: func(hs *harness, f *fakeBackend) {
-				hs.app.c.backend = panicky{f}
+				hs.app.c.Backend = panicky{f}
 				hs.press("r")
 			},
 			want: []string{"backend panic: boom"},
@@ -343,35 +358,10 @@ func (panicky) GetFinder(context.Context, string, protocol.FinderQuery) (*protoc
 	panic("boom")
 }
 
-func TestDescribeError(t *testing.T) {
-	cases := []struct {
-		err  error
-		op   operation
-		want string
-	}{
-		{protocol.NewError(4201, "doc x"), opDocument, "4201 · this document no longer exists — doc x"},
-		{protocol.NewError(4202, "page 9"), opPage, "4202 · this page is out of range — page 9"},
-		{protocol.NewError(4204, "rule 3: bad"), opPage, "4204 · the dpe:// URI is invalid — rule 3: bad"},
-		{protocol.NewError(404, "computer x not found"), opDocument, "404 · the computer is not in the office (it left or never joined) — computer x not found"},
-		{protocol.NewError(408, "slow"), opFinder, "408 · timed out waiting for the computer"},
-		{context.DeadlineExceeded, opFinder, "408 · timed out waiting for the computer"},
-		{errors.New("unknown event: client:get_finder"), opFinder, "not supported by this computer (unknown event: client:get_finder)"},
-		{protocol.NewError(4104, "x"), opFinder, "4104 · the computer belongs to another office — x"},
-		{protocol.NewError(4103, "x"), opFinder, "4103 · this session is not in the office — x"},
-		{protocol.NewError(4999, "odd\x1b[2J"), opFinder, "4999 · request failed — odd"},
-		{errors.New("socket closed"), opFinder, "socket closed"},
-	}
-	for _, tc := range cases {
-		if got := describeError(tc.err, tc.op); got != tc.want {
-			t.Errorf("describeError(%v) = %q, want %q", tc.err, got, tc.want)
-		}
-	}
-}
-
 func TestBadDocumentURIShowsCode(t *testing.T) {
 	f := newFake()
 	hs := startOn(t, f, "laptop", 100, 30)
-	hs.send(pushMsg{newDocumentScreen(hs.app.c, "laptop", protocol.DPEDocumentSummary{URI: "http://not-dpe/x", Title: "x"})})
+	hs.send(common.PushMsg{Screen: pages.NewDocument(hs.app.c, "laptop", protocol.DPEDocumentSummary{URI: "http://not-dpe/x", Title: "x"})})
 	hs.settle()
 	hs.requireContains("4204 · the dpe:// URI is invalid")
 }
@@ -399,16 +389,10 @@ func TestResizeReRendersThePage(t *testing.T) {
 	hs.send(tea.WindowSizeMsg{Width: 50, Height: 20})
 	hs.settle()
 	checkFrame(t, hs.app.View().Content, 50, 20)
-	page := hs.app.top().(*pageScreen)
-	if page.v.shown.width != 50 {
-		t.Fatalf("page still shows the render for width %d", page.v.shown.width)
-	}
+	hs.requireContains("达到最高点 1,560 万元") // the text wraps: nothing is cut off
 	hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	n := len(page.v.cache)
 	hs.settle()
-	if page.v.shown.width != 100 || len(page.v.cache) != n {
-		t.Fatalf("resizing back should reuse the cached render (width %d, cache %d→%d)", page.v.shown.width, n, len(page.v.cache))
-	}
+	hs.requireContains("Q4 达到最高点 1,560 万元") // one line again (the render cache: components/viewer)
 }
 
 func TestPageFeatures(t *testing.T) {
@@ -488,7 +472,7 @@ func TestCopySaysWhatHappened(t *testing.T) {
 			sys := hs.fakeSystem(tc.env, tc.tools...)
 			sys.failing = tc.fail
 			hs.press("j", "j", "j", "y")
-			if n := hs.app.c.notice; !strings.Contains(n, tc.want) {
+			if n := hs.app.c.Notice; !strings.Contains(n, tc.want) {
 				t.Errorf("notice %q, want %q", n, tc.want)
 			}
 			if got := sys.lastRun(); got.name != tc.ran || (tc.ran != "" && got.stdin != doc) {
@@ -578,13 +562,13 @@ func TestPagerAndEditorGetTheDocument(t *testing.T) {
 	f := newFake()
 	f.mutate(func(docs *[]fakeDoc) { (*docs)[5].sum.FileURI = "file://" + local })
 	hs = newHarness(t, f, o, 100, 30)
-	job, _ := hs.app.top().(exporter).export()
-	if job.file != local {
-		t.Fatalf("a local document's file: %q, want %q", job.file, local)
+	job, _ := hs.app.top().(common.Exporter).Export()
+	if job.File != local {
+		t.Fatalf("a local document's file: %q, want %q", job.File, local)
 	}
 	hs.press("j")
-	if job, _ := hs.app.top().(exporter).export(); job.file != "" {
-		t.Fatalf("a document whose file is not on this machine has file %q", job.file)
+	if job, _ := hs.app.top().(common.Exporter).Export(); job.File != "" {
+		t.Fatalf("a document whose file is not on this machine has file %q", job.File)
 	}
 	if m := (execDoneMsg{temp: local}).cleanup()(); m != nil {
 		t.Fatalf("cleanup: %v", m)
@@ -617,12 +601,12 @@ func TestDesktopLive(t *testing.T) {
 	f.mu.Lock()
 	f.desktop = append(f.desktop, "window://com.example.editor/main.go\n\npackage main")
 	f.mu.Unlock()
-	hs.send(UpdateDesktopMsg{Computer: "build-box"})
+	hs.send(common.UpdateDesktopMsg{Computer: "build-box"})
 	hs.settle()
 	if f.countCalls("get_desktop") != calls {
 		t.Fatal("a desktop update for another computer was followed")
 	}
-	hs.send(UpdateDesktopMsg{Computer: "laptop"})
+	hs.send(common.UpdateDesktopMsg{Computer: "laptop"})
 	hs.settle()
 	hs.requireContains("3 windows", "window://com.example.editor/main.go", "package main")
 	hs.press("]")
@@ -638,14 +622,14 @@ func TestComputersFollowEnterAndLeave(t *testing.T) {
 	f.mu.Lock()
 	f.computers = append(f.computers, "new-box")
 	f.mu.Unlock()
-	hs.send(EnterOfficeMsg{Name: "new-box", Role: "computer"})
+	hs.send(common.EnterOfficeMsg{Name: "new-box", Role: "computer"})
 	hs.settle()
 	hs.requireContains("3 online", "new-box")
-	hs.send(EnterOfficeMsg{Name: "other-agent", Role: "agent"}) // agents do not matter here
+	hs.send(common.EnterOfficeMsg{Name: "other-agent", Role: "agent"}) // agents do not matter here
 	f.mu.Lock()
 	f.computers = []string{"laptop"}
 	f.mu.Unlock()
-	hs.send(LeaveOfficeMsg{Name: "build-box", Role: "computer"})
+	hs.send(common.LeaveOfficeMsg{Name: "build-box", Role: "computer"})
 	hs.settle()
 	hs.requireContains("1 online", "laptop")
 	hs.requireNotContains("build-box")
@@ -689,14 +673,14 @@ func TestMouseIsOptIn(t *testing.T) {
 func TestThemeAndNoColor(t *testing.T) {
 	hs := startOn(t, newFake(), "laptop", 100, 30)
 	hs.press("j", "j", "j", "enter", "enter")
-	page := hs.app.top().(*pageScreen)
-	if page.v.shown.style != "dark/monokai" {
-		t.Fatalf("default style %q", page.v.shown.style)
+	dark := hs.app.View().Content
+	if hs.app.c.Styles.Glamour != "dark" {
+		t.Fatalf("default style %q", hs.app.c.Styles.Glamour)
 	}
 	hs.send(tea.BackgroundColorMsg{Color: whiteColor{}})
 	hs.settle()
-	if !strings.HasPrefix(page.v.shown.style, "light/") {
-		t.Fatalf("a light terminal did not switch the page to the light style: %q", page.v.shown.style)
+	if light := hs.app.View().Content; hs.app.c.Styles.Glamour != "light" || light == dark || ansi.Strip(light) != ansi.Strip(dark) {
+		t.Fatalf("a light terminal did not redraw the same page in the light style (%q)", hs.app.c.Styles.Glamour)
 	}
 
 	o := testOptions()
@@ -748,7 +732,7 @@ func TestNotificationBurstsAreCoalesced(t *testing.T) {
 	finder, pages, docs := f.countCalls("get_finder"), f.countCalls("read_json"), f.countCalls("read_document")
 	release := f.holdCalls("")
 	for range 20 {
-		hs.send(UpdateFinderMsg{Computer: "laptop"})
+		hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	}
 	hs.settle()
 	release()
@@ -768,7 +752,6 @@ func TestNotificationBurstsAreCoalesced(t *testing.T) {
 func TestResizeBurstRendersOnce(t *testing.T) {
 	hs := startOn(t, newFake(), "laptop", 100, 30)
 	hs.press("j", "j", "j", "enter", "enter")
-	page := hs.app.top().(*pageScreen)
 	ticks := hs.manualTicks()
 	for w := 61; w <= 70; w++ {
 		hs.send(tea.WindowSizeMsg{Width: w, Height: 30})
@@ -777,8 +760,10 @@ func TestResizeBurstRendersOnce(t *testing.T) {
 	if len(*ticks) != 10 {
 		t.Fatalf("want one settle timer per resize, got %d", len(*ticks))
 	}
-	if page.v.shown.width != 100 {
-		t.Fatalf("the old render should stay until the size settles, shows width %d", page.v.shown.width)
+	// The old render stays until the size settles (cut to the width, not
+	// "rendering…"); components/viewer checks which render is shown.
+	if !strings.Contains(hs.screen(), "达到最高点 1,560 万元…") {
+		t.Fatalf("the old render is not shown, cut to the width:\n%s", hs.screen())
 	}
 	for _, tick := range (*ticks)[:9] {
 		if _, cmd := hs.app.Update(tick(time.Now())); cmd != nil {
@@ -787,9 +772,7 @@ func TestResizeBurstRendersOnce(t *testing.T) {
 	}
 	hs.send((*ticks)[9](time.Now()))
 	hs.settle()
-	if page.v.shown.width != 70 || len(page.v.cache) != 2 {
-		t.Fatalf("after the last resize: shown width %d, %d renders cached", page.v.shown.width, len(page.v.cache))
-	}
+	hs.requireContains("Q4 达到最高点")
 	checkFrame(t, hs.app.View().Content, 70, 30)
 }
 
@@ -803,14 +786,14 @@ func TestFirstLoadIsNotReportedAsAnUpdate(t *testing.T) {
 	o.Computer = "laptop"
 	hs := newHarness(t, f, o, 100, 30)
 	hs.requireContains("loading…")
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	release()
 	hs.settle()
 	hs.requireContains("1–7 of 7")
 	hs.requireNotContains("catalog updated", "(0 → 7)")
 	// A later change is reported as usual.
 	f.mutate(func(docs *[]fakeDoc) { *docs = (*docs)[1:] })
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
 	hs.requireContains("catalog updated: −1 documents")
 }
@@ -843,7 +826,7 @@ func TestNotificationWithoutVisibleChangeIsQuiet(t *testing.T) {
 	f := newFake()
 	hs := startOn(t, f, "laptop", 100, 30)
 	calls := f.countCalls("get_finder")
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
 	if f.countCalls("get_finder") == calls {
 		t.Fatal("the notification did not re-read the catalog")
@@ -882,7 +865,7 @@ func TestPendingEntriesShowNoPageCount(t *testing.T) {
 	}
 	hs.requireContains("TXT · being read")
 	setPending(false, 1)
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
 	if r := row(); !strings.Contains(r, "1p docs") {
 		t.Errorf("read row: %q", r)
@@ -903,7 +886,7 @@ func TestCatalogSaysWhileTheComputerIsListing(t *testing.T) {
 	f.mu.Lock()
 	f.listing = false
 	f.mu.Unlock()
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
 	hs.requireNotContains("listing…")
 }

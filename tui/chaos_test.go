@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/smcp-browse/smcp-browse/protocol"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
 )
 
 // TestRandomUseNeverBreaks drives the browser with seeded random key
@@ -60,11 +62,11 @@ func TestRandomUseNeverBreaks(t *testing.T) {
 				w, h = 1+rng.IntN(200), 1+rng.IntN(60)
 				return fmt.Sprintf("resize %dx%d", w, h), tea.WindowSizeMsg{Width: w, Height: h}
 			case p < 89:
-				return "update_finder", UpdateFinderMsg{Computer: "laptop"}
+				return "update_finder", common.UpdateFinderMsg{Computer: "laptop"}
 			case p < 92:
-				return "laptop leaves", LeaveOfficeMsg{Name: "laptop", Role: string(protocol.RoleComputer)}
+				return "laptop leaves", common.LeaveOfficeMsg{Name: "laptop", Role: string(protocol.RoleComputer)}
 			case p < 95:
-				return "laptop enters", EnterOfficeMsg{Name: "laptop", Role: string(protocol.RoleComputer)}
+				return "laptop enters", common.EnterOfficeMsg{Name: "laptop", Role: string(protocol.RoleComputer)}
 			}
 			op := ops[rng.IntN(len(ops))]
 			if rng.IntN(2) == 0 {

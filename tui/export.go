@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,107 +14,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/smcp-browse/smcp-browse/dpe"
-	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/tui/common"
 )
-
-// exportJob is what `s` saves, `o` pages and `E` edits: a file name stem,
-// the Markdown (built in a command: a whole document is read page by page)
-// and, for a document, the local file it came from.
-type exportJob struct {
-	name  string
-	title string // what the notice calls it
-	file  string // the document's local file (file:// URI on this machine), "" when none
-	build func(ctx context.Context, b Backend) (md string, err error)
-}
-
-// exporter is a screen whose content `s`, `o` and `E` act on.
-type exporter interface {
-	export() (exportJob, bool)
-}
-
-// staticExport is a job whose Markdown is already known.
-func staticExport(name, title, md string) exportJob {
-	return exportJob{name: name, title: title, build: func(context.Context, Backend) (string, error) { return md, nil }}
-}
 
 // exportTimeout bounds the reads of one export (a whole document).
 const exportTimeout = 5 * time.Minute
 
-// maxExportPages bounds the pages of a document an export reads.
-const maxExportPages = 10000
-
-// documentExport reads every page of a document and joins their Markdown.
-func documentExport(comp string, d protocol.DPEDocumentSummary) exportJob {
-	name := d.DocRef
-	if u, err := dpe.Parse(d.URI); err == nil && name == "" {
-		name = u.DocRef
-	}
-	return exportJob{
-		name: name, title: oneLine(d.Title), file: localFile(d.FileURI),
-		build: func(ctx context.Context, b Backend) (string, error) {
-			return documentMarkdown(ctx, b, comp, d)
-		},
-	}
-}
-
-// documentMarkdown is a whole document as Markdown: its title, then each
-// page's Markdown (with the page title as a heading when the page does not
-// start with it). The reads are bounded by maxExportPages and ctx.
-func documentMarkdown(ctx context.Context, b Backend, comp string, d protocol.DPEDocumentSummary) (string, error) {
-	u, err := dpe.Parse(d.URI)
-	if err != nil {
-		return "", err
-	}
-	doc := u.DocumentURI()
-	var sb strings.Builder
-	sb.WriteString("# " + oneLine(d.Title) + "\n")
-	for i := 0; i < maxExportPages; i++ {
-		p, err := b.ReadPage(ctx, comp, dpe.Page(doc.Host, doc.DocRef, i))
-		if protocol.CodeOf(err) == protocol.CodePageOutOfRange {
-			break
-		}
-		if err != nil {
-			return "", fmt.Errorf("page %d: %w", i+1, err)
-		}
-		p = sanitizePage(p)
-		md := strings.TrimSpace(dpe.RenderPageMarkdown(*p))
-		if t := oneLine(p.Title); t != "" && !startsWithHeading(p, t) {
-			sb.WriteString("\n## " + t + "\n")
-		}
-		if md != "" {
-			sb.WriteString("\n" + md + "\n")
-		}
-	}
-	return sb.String(), nil
-}
-
-// startsWithHeading reports whether the page's first element is a heading
-// saying title.
-func startsWithHeading(p *protocol.DPEPage, title string) bool {
-	if len(p.Elements) == 0 || p.Elements[0].Category != string(dpe.Heading) {
-		return false
-	}
-	text, _ := p.Elements[0].Content["text"].(string)
-	return strings.EqualFold(strings.TrimSpace(oneLine(text)), title)
-}
-
-// localFile returns the path of a file:// URI when that file exists on this
-// machine.
-func localFile(fileURI string) string {
-	u, err := url.Parse(fileURI)
-	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
-		return ""
-	}
-	if st, err := os.Stat(u.Path); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	return u.Path
-}
-
 // exportedMsg carries a built export to what asked for it.
 type exportedMsg struct {
-	job  exportJob
+	job  common.ExportJob
 	how  exportUse
 	md   string
 	err  error
@@ -131,9 +38,6 @@ const (
 	useEditor
 )
 
-// noticeMsg sets the status bar's notice.
-type noticeMsg string
-
 // execDoneMsg is sent when the pager or the editor exits.
 type execDoneMsg struct {
 	what string
@@ -143,20 +47,20 @@ type execDoneMsg struct {
 
 // exportCmd starts an export of the top screen for how.
 func (a *App) exportCmd(how exportUse) tea.Cmd {
-	ex, ok := a.top().(exporter)
-	var job exportJob
+	ex, ok := a.top().(common.Exporter)
+	var job common.ExportJob
 	if ok {
-		job, ok = ex.export()
+		job, ok = ex.Export()
 	}
 	if !ok {
-		a.c.notice = "nothing to " + [...]string{"save", "page", "edit"}[how] + " here: choose a document, page or element"
+		a.c.Notice = "nothing to " + [...]string{"save", "page", "edit"}[how] + " here: choose a document, page or element"
 		return nil
 	}
-	if how == useEditor && job.file != "" {
-		return a.execCmd("editor", a.c.opts.Editor, job.file, "")
+	if how == useEditor && job.File != "" {
+		return a.execCmd("editor", a.c.Opts.Editor, job.File, "")
 	}
-	a.c.notice = "reading " + job.title + "…"
-	dir, backend := a.c.saveDir(), a.c.backend
+	a.c.Notice = "reading " + job.Title + "…"
+	dir, backend := a.c.SaveDir(), a.c.Backend
 	return func() (msg tea.Msg) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -165,10 +69,10 @@ func (a *App) exportCmd(how exportUse) tea.Cmd {
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), exportTimeout)
 		defer cancel()
-		md, err := job.build(ctx, backend)
+		md, err := job.Build(ctx, backend)
 		out := exportedMsg{job: job, how: how, md: md, err: err}
 		if err == nil && how == useSave {
-			out.path, out.err = writeNew(dir, safeName(job.name), md)
+			out.path, out.err = writeNew(dir, safeName(job.Name), md)
 		}
 		return out
 	}
@@ -179,24 +83,24 @@ func (a *App) exportCmd(how exportUse) tea.Cmd {
 func (a *App) exported(m exportedMsg) tea.Cmd {
 	verb := [...]string{"save", "page", "edit"}[m.how]
 	if m.err != nil {
-		a.c.notice = verb + " failed: " + m.err.Error()
+		a.c.Notice = verb + " failed: " + m.err.Error()
 		return nil
 	}
 	if m.how == useSave {
-		a.c.notice = "saved " + m.path
+		a.c.Notice = "saved " + m.path
 		return nil
 	}
-	temp, err := writeTemp(m.job.name, m.md)
+	temp, err := writeTemp(m.job.Name, m.md)
 	if err != nil {
-		a.c.notice = err.Error()
+		a.c.Notice = err.Error()
 		return nil
 	}
 	if m.how == useEditor {
-		a.c.notice = "editing a copy (the document is not a file on this machine)"
-		return a.execCmd("editor", a.c.opts.Editor, temp, temp)
+		a.c.Notice = "editing a copy (the document is not a file on this machine)"
+		return a.execCmd("editor", a.c.Opts.Editor, temp, temp)
 	}
-	a.c.notice = "" // read: the pager has it
-	return a.execCmd("pager", a.c.opts.Pager, temp, temp)
+	a.c.Notice = "" // read: the pager has it
+	return a.execCmd("pager", a.c.Opts.Pager, temp, temp)
 }
 
 // writeTemp writes md to a new temporary Markdown file.
@@ -219,7 +123,7 @@ func writeTemp(name, md string) (string, error) {
 func (a *App) execCmd(what, command, path, temp string) tea.Cmd {
 	args := strings.Fields(command)
 	if len(args) == 0 {
-		a.c.notice = "no " + what + " configured"
+		a.c.Notice = "no " + what + " configured"
 		return nil
 	}
 	c := exec.Command(args[0], append(args[1:], path)...)
@@ -233,7 +137,7 @@ func (m execDoneMsg) cleanup() tea.Cmd {
 			_ = os.Remove(m.temp)
 		}
 		if m.err != nil {
-			return noticeMsg(m.what + " failed: " + m.err.Error())
+			return common.NoticeMsg(m.what + " failed: " + m.err.Error())
 		}
 		return nil
 	}

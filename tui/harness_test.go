@@ -14,6 +14,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
 )
 
 // harness drives an App the way tea.Program does: Update on the test
@@ -29,8 +31,8 @@ type harness struct {
 	quit     bool
 }
 
-func testOptions() Options {
-	return Options{
+func testOptions() common.Options {
+	return common.Options{
 		Now:      func() time.Time { return testNow },
 		Debounce: time.Millisecond,
 		Timeout:  5 * time.Second,
@@ -38,18 +40,18 @@ func testOptions() Options {
 	}
 }
 
-func newHarness(t testing.TB, f *fakeBackend, o Options, w, h int) *harness {
+func newHarness(t testing.TB, f *fakeBackend, o common.Options, w, h int) *harness {
 	t.Helper()
 	return newHarnessWith(t, f, o, w, h, nil)
 }
 
 // newHarnessWith is newHarness with a hook run before the browser starts
 // (to replace its timers, say).
-func newHarnessWith(t testing.TB, f *fakeBackend, o Options, w, h int, before func(*harness)) *harness {
+func newHarnessWith(t testing.TB, f *fakeBackend, o common.Options, w, h int, before func(*harness)) *harness {
 	t.Helper()
 	m := New(f, o)
 	app := m.(*App)
-	app.c.previewDelay = time.Millisecond
+	app.c.PreviewDelay = time.Millisecond
 	hs := &harness{t: t, app: app, fake: f, msgs: make(chan tea.Msg, 1024)}
 	hs.fakeSystem(nil) // never the real clipboard or browser
 	if before != nil {
@@ -269,15 +271,15 @@ func (h *harness) fakeSystem(env map[string]string, tools ...string) *fakeSys {
 	for _, t := range tools {
 		fs.tools[t] = true
 	}
-	h.app.c.sys = system{
-		getenv: func(k string) string { return fs.env[k] },
-		lookPath: func(name string) (string, error) {
+	h.app.c.Sys = common.System{
+		Getenv: func(k string) string { return fs.env[k] },
+		LookPath: func(name string) (string, error) {
 			if fs.tools[name] {
 				return name, nil
 			}
 			return "", exec.ErrNotFound
 		},
-		run: func(name string, args []string, stdin string) error {
+		Run: func(name string, args []string, stdin string) error {
 			fs.mu.Lock()
 			defer fs.mu.Unlock()
 			if name == fs.failing {
@@ -286,7 +288,7 @@ func (h *harness) fakeSystem(env map[string]string, tools ...string) *fakeSys {
 			fs.runs = append(fs.runs, fakeRun{name: name, args: args, stdin: stdin})
 			return nil
 		},
-		start: func(name string, args []string) error {
+		Start: func(name string, args []string) error {
 			fs.mu.Lock()
 			defer fs.mu.Unlock()
 			if name == fs.failing {

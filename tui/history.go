@@ -1,10 +1,13 @@
 package tui
 
 import tea "charm.land/bubbletea/v2"
+import (
+	"github.com/smcp-browse/smcp-browse/tui/common"
+)
 
 // historyEntry is a screen left by going back, kept for going forward.
 type historyEntry struct {
-	s      screen
+	s      common.Screen
 	linked bool
 }
 
@@ -14,21 +17,16 @@ const maxForward = 50
 // pushScreen opens s on top of the stack; linked marks a screen opened by a
 // link; start runs its first requests (a screen brought back by going
 // forward keeps what it shows).
-func (a *App) pushScreen(s screen, linked, start bool) tea.Cmd {
+func (a *App) pushScreen(s common.Screen, linked, start bool) tea.Cmd {
 	a.showHelp = false
 	a.stack = append(a.stack, s)
 	a.linked = append(a.linked, linked)
 	w, h := a.bodySize()
-	cmd := s.setSize(w, h)
+	cmd := s.SetSize(w, h)
 	if start {
-		cmd = tea.Batch(cmd, s.init())
+		cmd = tea.Batch(cmd, s.Init())
 	}
 	return cmd
-}
-
-// activator is a screen that wants to know when it is on top again.
-type activator interface {
-	activate() tea.Cmd
 }
 
 // popScreen goes back one screen (the root stays), keeping the screen left
@@ -43,28 +41,22 @@ func (a *App) popScreen() tea.Cmd {
 		a.forward = a.forward[1:]
 	}
 	a.stack, a.linked = a.stack[:n-1], a.linked[:n-1]
-	if ac, ok := a.top().(activator); ok {
-		return ac.activate()
+	if ac, ok := a.top().(common.Activator); ok {
+		return ac.Activate()
 	}
 	return nil
-}
-
-// linkCrumber is a screen with its own crumb for when a link opened it
-// (the screens that would say which document are not on the stack then).
-type linkCrumber interface {
-	linkCrumb() string
 }
 
 // crumbOf is the crumb of stack entry i.
 func (a *App) crumbOf(i int) string { return crumbFor(a.stack[i], a.linked[i]) }
 
 // crumbFor is a screen's crumb: "↪ " marks one a link opened.
-func crumbFor(s screen, linked bool) string {
+func crumbFor(s common.Screen, linked bool) string {
 	if !linked {
-		return s.crumb()
+		return s.Crumb()
 	}
-	if lc, ok := s.(linkCrumber); ok {
-		return "↪ " + lc.linkCrumb()
+	if lc, ok := s.(common.LinkCrumber); ok {
+		return "↪ " + lc.LinkCrumb()
 	}
-	return "↪ " + s.crumb()
+	return "↪ " + s.Crumb()
 }

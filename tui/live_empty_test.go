@@ -2,6 +2,8 @@ package tui
 
 import (
 	"testing"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
 )
 
 // TestLiveUpdateFillsEmptyCatalog: a catalog opened while the computer had
@@ -16,7 +18,7 @@ func TestLiveUpdateFillsEmptyCatalog(t *testing.T) {
 	calls := f.countCalls("get_finder")
 
 	f.mutate(func(docs *[]fakeDoc) { *docs = all })
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
 	if f.countCalls("get_finder") == calls {
 		t.Fatal("notify:update_finder on an empty catalog did not query the computer again")
@@ -25,7 +27,7 @@ func TestLiveUpdateFillsEmptyCatalog(t *testing.T) {
 
 	// And back to empty: the rows go away.
 	f.mutate(func(docs *[]fakeDoc) { *docs = nil })
-	hs.send(UpdateFinderMsg{Computer: "laptop"})
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
 	hs.settle()
 	hs.requireContains("0 of 0")
 	hs.requireNotContains("2026 年度报告")

@@ -3,24 +3,13 @@ package tui
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
+	"github.com/smcp-browse/smcp-browse/tui/keymap"
 )
 
 // Overlays are hosted by the App (as crush and mcptui do): a screen asks
-// for one with openPickerCmd or openPromptCmd, the App draws it over (a
+// for one with picker.OpenCmd or prompt.OpenCmd, the App draws it over (a
 // picker) or under (a prompt) the screen and gives it the keyboard until it
 // closes.
-
-type (
-	openPickerMsg struct{ p *picker }
-	openPromptMsg struct{ p *prompt }
-)
-
-// openPickerCmd shows p over the current screen.
-func openPickerCmd(p *picker) tea.Cmd { return func() tea.Msg { return openPickerMsg{p} } }
-
-// openPromptCmd shows p under the current screen.
-func openPromptCmd(p *prompt) tea.Cmd { return func() tea.Msg { return openPromptMsg{p} } }
 
 // sizeOverlays gives the open overlays the body's size.
 func (a *App) sizeOverlays() {
@@ -41,10 +30,16 @@ func (a *App) shortHelp() []key.Binding {
 // activeKeys is the key map of whatever has the keyboard.
 func (a *App) activeKeys() help.KeyMap {
 	switch {
+	case a.showHelp && a.helpPg.MaxY() > 0:
+		n := a.c.Keys.Nav
+		return keymap.HelpKeys{Short: []key.Binding{helpClose, n.Up, n.Down, n.PageDown, n.Top}}
 	case a.picker != nil:
 		return a.picker
 	case a.prompt != nil:
 		return a.prompt
 	}
-	return a.top().keys()
+	return a.top().Keys()
 }
+
+// helpClose is what the help line says while the full help is open.
+var helpClose = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"))

@@ -12,6 +12,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
 )
 
 // TestProgramWalkthrough runs the browser in a real tea.Program (teatest):
@@ -52,7 +54,7 @@ func TestProgramWalkthrough(t *testing.T) {
 		p := &(*docs)[0].pages[0]
 		p.Elements = append(p.Elements, el("txt-new", "text", "added later", map[string]any{"text": "A paragraph added while you were reading."}))
 	})
-	tm.Send(UpdateFinderMsg{Computer: "laptop"})
+	tm.Send(common.UpdateFinderMsg{Computer: "laptop"})
 	waitFor("added later")
 
 	key("esc", "esc", "esc")
@@ -111,7 +113,7 @@ func TestProgramPager(t *testing.T) {
 	tm.Send(keyMsg("ctrl+c"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	// Back from the pager, the status bar no longer says it is reading.
-	if n := tm.FinalModel(t).(*App).c.notice; strings.HasPrefix(n, "reading") {
+	if n := tm.FinalModel(t).(*App).c.Notice; strings.HasPrefix(n, "reading") {
 		t.Errorf("after the pager the status bar still says %q", n)
 	}
 }

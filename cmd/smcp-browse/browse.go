@@ -75,7 +75,7 @@ ls and cat are the same views without the browser, for scripts.`,
 	cf.register(cmd.Flags())
 	cmd.Flags().BoolVar(&mouse, "mouse", false, "capture the mouse for wheel scrolling (the terminal's own selection then needs shift)")
 	cmd.Flags().BoolVar(&light, "light", false, "start with the light palette (when the terminal does not report its background)")
-	cmd.Flags().StringVar(&saveDir, "save-dir", ".", "folder where s saves documents, pages and elements as Markdown")
+	cmd.Flags().StringVar(&saveDir, "save-dir", "", "folder where s saves documents, pages and elements as Markdown (default: your Downloads folder)")
 	return cmd
 }
 

@@ -36,7 +36,10 @@ FILE is either the A2C-SMCP Computer format
 or the common form
   {"mcpServers": {"docs": {"command": "smcp-browse", "args": ["serve-docs", "./docs"]},
    "web": {"url": "https://example.com/mcp"}}}.
-A bad entry is reported and skipped; the others still start. ${input:ID} is
+An entry's "hosts": ["docs.team"] gives it the dpe:// and window:// hosts it
+owns: no other server's entries under them are taken (otherwise a host
+belongs to the first server that lists it). A bad entry is reported and
+skipped; the others still start. ${input:ID} is
 taken from A2C_SMCP_<ID>_<bundle_id>, A2C_SMCP_<ID> or the input's default, and
 ${env:NAME} from the environment (no interactive prompts).`,
 		Args: cobra.NoArgs,

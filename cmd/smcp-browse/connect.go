@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,10 +107,57 @@ func (f *connFlags) check(needComputer bool) error {
 	case f.timeout <= 0:
 		return usageErrorf("--timeout must be positive")
 	}
+	for _, node := range strings.Split(f.server, ",") {
+		if !serverURL(strings.TrimSpace(node)) {
+			return usageErrorf("--server %q: not a Server URL (http://host:port, https://, ws:// or wss://)", node)
+		}
+	}
 	if _, err := protocol.ParseVersion(f.version); err != nil {
 		return usageErrorf("--a2c-version: %v", err)
 	}
 	return nil
+}
+
+// serverURL reports whether s can name a Server: http, https, ws or wss,
+// and a host.
+func serverURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	switch u.Scheme {
+	case "http", "https", "ws", "wss":
+		return true
+	}
+	return false
+}
+
+// codeUnreachable is the code of a Server that cannot be reached at all
+// (refused, no such host, no route): the Server did not fail, it was never
+// asked.
+const codeUnreachable = 503
+
+// unreachable says that the Server cannot be reached when connecting
+// failed before any Server answered; other errors (a refused handshake, a
+// timeout) are returned as they are.
+func unreachable(server string, err error) error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	var dns *net.DNSError
+	var op *net.OpError
+	var cause string
+	switch {
+	case errors.As(err, &dns):
+		cause = dns.Error()
+	case errors.As(err, &op):
+		cause = op.Err.Error()
+	default:
+		return err
+	}
+	return protocol.Errorf(codeUnreachable, "cannot reach the Server at %s: %s", server, cause).
+		WithDetails(map[string]any{"server": server, "reason": cause})
 }
 
 // session is a connected agent joined to an office, with the computer to
@@ -170,7 +219,7 @@ func (f *connFlags) open(ctx context.Context, h agent.Handlers) (*session, error
 	})
 	if err != nil {
 		closeLog()
-		return nil, err
+		return nil, unreachable(f.server, err)
 	}
 	if err := ag.JoinOffice(cctx, f.office); err != nil {
 		ag.Close()

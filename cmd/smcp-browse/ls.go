@@ -15,6 +15,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -248,9 +249,15 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 	}
 	rows := [][]string{{"TITLE", "PATH", "TYPE", "PAGES", "SERVER", "MODIFIED", "URI"}}
 	var notes []string
-	for _, d := range ret.Documents {
-		path := clean(d.Path)
-		path = sanitize.TruncLeft(path, 48) // the end of a path says most
+	paths := make([]string, len(ret.Documents))
+	for i, d := range ret.Documents {
+		paths[i] = clean(d.Path)
+	}
+	// Cut in the middle: the top folder and the file name stay, and the
+	// folders that tell same-named files apart.
+	paths = shorten.Paths(paths, 48)
+	for i, d := range ret.Documents {
+		path := paths[i]
 		pages := strconv.Itoa(d.PageCount)
 		switch {
 		case d.Unreadable != "":

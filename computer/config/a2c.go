@@ -20,6 +20,7 @@ type a2cEntry struct {
 	BundleID        string          `json:"bundle_id"`
 	BundleIDCamel   string          `json:"bundleId"`
 	Disabled        bool            `json:"disabled"`
+	Hosts           []string        `json:"hosts"`
 	ForbiddenTools  []string        `json:"forbidden_tools"`
 	ToolMeta        toolMetaMap     `json:"tool_meta"`
 	DefaultToolMeta ToolMeta        `json:"default_tool_meta"`
@@ -52,8 +53,11 @@ func parseEntry(key string, raw json.RawMessage) (Server, []Problem, error) {
 	if err := decodeStrict(raw, &e, ""); err != nil {
 		return Server{}, nil, err
 	}
-	s := Server{Key: key, Name: key, Disabled: e.Disabled, ForbiddenTools: e.ForbiddenTools,
+	s := Server{Key: key, Name: key, Disabled: e.Disabled, Hosts: e.Hosts, ForbiddenTools: e.ForbiddenTools,
 		ToolMeta: e.ToolMeta, DefaultToolMeta: e.DefaultToolMeta}
+	if err := checkHosts(e.Hosts); err != nil {
+		return s, nil, err
+	}
 	switch e.Type {
 	case TypeStdio, TypeSSE, TypeStreamable:
 		s.Type = e.Type

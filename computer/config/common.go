@@ -16,6 +16,7 @@ type commonEntry struct {
 	Transport string    `json:"transport"`
 	Headers   stringMap `json:"headers"`
 	Disabled  bool      `json:"disabled"`
+	Hosts     []string  `json:"hosts"`
 }
 
 // parseCommonEntry parses an entry of the mcpServers map. A url without a
@@ -25,7 +26,10 @@ func parseCommonEntry(key string, raw []byte) (Server, error) {
 	if err := decodeStrict(raw, &e, ""); err != nil {
 		return Server{}, err
 	}
-	s := Server{Key: key, Name: key, Disabled: e.Disabled}
+	s := Server{Key: key, Name: key, Disabled: e.Disabled, Hosts: e.Hosts}
+	if err := checkHosts(e.Hosts); err != nil {
+		return s, err
+	}
 	typ := e.Type
 	if typ == "" {
 		typ = e.Transport

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Server transport types.
@@ -99,6 +100,10 @@ type Server struct {
 	// Params holds them with ${input:...} and ${env:...} resolved.
 	Declared Params
 	Params   Params
+	// Hosts are the dpe:// and window:// hosts this server owns: no other
+	// server's entries under them are taken (this project's extension,
+	// docs/interop.md "Who owns a host").
+	Hosts []string
 }
 
 // Input is one entry of the inputs array.
@@ -193,7 +198,8 @@ func Parse(data []byte, opts Options) (Config, error) {
 	if env == nil {
 		env = func(string) (string, bool) { return "", false }
 	}
-	seen := map[string]string{} // bundle_id -> entry key
+	seen := map[string]string{}  // bundle_id -> entry key
+	owner := map[string]string{} // configured host -> entry key
 	for _, e := range entries {
 		var s Server
 		var warn []Problem
@@ -213,6 +219,11 @@ func Parse(data []byte, opts Options) (Config, error) {
 				"bundle_id %q is already used by server %q; only the first is started (give one an explicit bundle_id)", s.BundleID, prev)})
 			continue
 		}
+		if h, prev, clash := hostClash(s.Hosts, owner); clash {
+			cfg.Problems = append(cfg.Problems, Problem{Entry: e.key, Field: "hosts", Err: fmt.Errorf(
+				"host %q is already owned by server %q; a host has one owner", h, prev)})
+			continue
+		}
 		if !s.Disabled {
 			if s.Params, err = resolveParams(s.Declared, s.BundleID, cfg.Inputs, env); err != nil {
 				cfg.Problems = append(cfg.Problems, asProblem(e.key, err))
@@ -222,9 +233,51 @@ func Parse(data []byte, opts Options) (Config, error) {
 			s.Params = s.Declared
 		}
 		seen[s.BundleID] = e.key
+		for _, h := range s.Hosts {
+			owner[h] = e.key
+		}
 		cfg.Servers = append(cfg.Servers, s)
 	}
 	return cfg, nil
+}
+
+// hostClash returns the first of hosts that owner already gives to an
+// entry, and that entry.
+func hostClash(hosts []string, owner map[string]string) (string, string, bool) {
+	for _, h := range hosts {
+		if prev, ok := owner[h]; ok {
+			return h, prev, true
+		}
+	}
+	return "", "", false
+}
+
+// ValidHost checks a configured host: what a dpe:// or window:// URI may
+// have between "://" and the path (no /, ?, #, %, backslash, spaces
+// or control characters).
+func ValidHost(h string) error {
+	if h == "" {
+		return errors.New("host is empty")
+	}
+	if strings.ContainsFunc(h, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || (r >= 0x80 && r <= 0x9f) || strings.ContainsRune("/?#%\\", r) || r == utf8.RuneError
+	}) {
+		return fmt.Errorf("host %q has characters a host cannot have", h)
+	}
+	return nil
+}
+
+// checkHosts checks the hosts field of an entry.
+func checkHosts(hosts []string) error {
+	for i, h := range hosts {
+		if err := ValidHost(h); err != nil {
+			return ferr(fmt.Sprintf("hosts[%d]", i), "%v", err)
+		}
+		if slices.Index(hosts, h) != i {
+			return ferr(fmt.Sprintf("hosts[%d]", i), "host %q is given twice", h)
+		}
+	}
+	return nil
 }
 
 // Enabled returns the servers that are not disabled.

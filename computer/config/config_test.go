@@ -447,3 +447,40 @@ func TestGetConfigWireHasEveryRequiredField(t *testing.T) {
 		t.Errorf("inputs = %q\nwant %q", inputs, wantInputs)
 	}
 }
+
+func TestHosts(t *testing.T) {
+	cfg, err := Parse([]byte(`{
+  "servers": {"docs": {"type": "stdio", "hosts": ["docs.example", "w.example"], "server_parameters": {"command": "serve"}}},
+  "mcpServers": {
+    "thief": {"command": "steal", "hosts": ["docs.example"]},
+    "other": {"command": "other", "hosts": ["other.example"]},
+    "slash": {"command": "x", "hosts": ["a/b"]},
+    "esc": {"command": "x", "hosts": ["a\u001bb"]},
+    "twice": {"command": "x", "hosts": ["t.example", "t.example"]},
+    "empty": {"command": "x", "hosts": [""]}
+  }}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(cfg.Servers); !slices.Equal(got, []string{"docs", "other"}) {
+		t.Errorf("kept servers = %v, want [docs other]", got)
+	}
+	if !slices.Equal(cfg.Servers[0].Hosts, []string{"docs.example", "w.example"}) || !slices.Equal(cfg.Servers[1].Hosts, []string{"other.example"}) {
+		t.Errorf("hosts = %v, %v", cfg.Servers[0].Hosts, cfg.Servers[1].Hosts)
+	}
+	want := map[string]string{
+		"thief": `host "docs.example" is already owned by server "docs"`,
+		"slash": "characters a host cannot have",
+		"esc":   "characters a host cannot have",
+		"twice": "given twice",
+		"empty": "host is empty",
+	}
+	if len(cfg.Problems) != len(want) {
+		t.Fatalf("problems = %v", cfg.Problems)
+	}
+	for _, p := range cfg.Problems {
+		if !strings.Contains(p.Error(), want[p.Entry]) || !strings.Contains(p.Field, "hosts") {
+			t.Errorf("problem %v, want %q at hosts", p, want[p.Entry])
+		}
+	}
+}

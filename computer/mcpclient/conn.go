@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -53,6 +54,7 @@ type Conn struct {
 	listenGen  uint64        // identifies the current listen stream
 	closeOnce  sync.Once
 	deadOnce   sync.Once
+	flood      floodMeter
 }
 
 // Name returns the server's bundle_id, its identity in the Computer.
@@ -138,6 +140,9 @@ func (c *Conn) call(ctx context.Context, method string, fn func(context.Context)
 		return nil
 	}
 	if e := answered(); e != nil {
+		if r := refused(e.Code, e.Data); r != nil {
+			return fmt.Errorf("%s %s: %w", c.Name(), method, r)
+		}
 		return fmt.Errorf("%s %s: %w", c.Name(), method, e)
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) || errors.Is(err, context.DeadlineExceeded) {
@@ -243,6 +248,9 @@ func (c *Conn) CallTool(ctx context.Context, name string, args map[string]any) (
 	res, err := c.c.CallTool(ctx, req)
 	if err != nil {
 		if e := answered(); e != nil {
+			if r := refused(e.Code, e.Data); r != nil {
+				return nil, fmt.Errorf("%s tools/call %s: %w", c.Name(), name, r)
+			}
 			return nil, fmt.Errorf("%s tools/call %s: %w", c.Name(), name, e)
 		}
 		if errTransportClosed(err) {
@@ -307,31 +315,40 @@ func (c *Conn) Subscribe(ctx context.Context, uris []string) error {
 	return nil
 }
 
-// forEach runs fn for every URI, a few at a time, recording successes in
-// c.subscribed (as subscribed when add, as gone otherwise).
+// forEach runs fn for every URI on subscribeConcurrency workers (not a
+// goroutine per URI: a listing may have tens of thousands), recording
+// successes in c.subscribed (as subscribed when add, as gone otherwise).
 func (c *Conn) forEach(ctx context.Context, uris []string, method string, fn func(context.Context, string) error, add bool) []error {
 	var mu sync.Mutex
 	var errs []error
-	sem := make(chan struct{}, subscribeConcurrency)
+	next := 0
 	var wg sync.WaitGroup
-	for _, u := range uris {
+	for range min(subscribeConcurrency, len(uris)) {
 		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			err := c.call(ctx, method, func(ctx context.Context) error { return fn(ctx, u) })
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
+			for {
+				mu.Lock()
+				if next >= len(uris) {
+					mu.Unlock()
+					return
+				}
+				u := uris[next]
+				next++
+				mu.Unlock()
+				err := c.call(ctx, method, func(ctx context.Context) error { return fn(ctx, u) })
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					continue
+				}
+				c.mu.Lock()
+				if add {
+					c.subscribed[u] = true
+				} else {
+					delete(c.subscribed, u)
+				}
+				c.mu.Unlock()
 			}
-			c.mu.Lock()
-			if add {
-				c.subscribed[u] = true
-			} else {
-				delete(c.subscribed, u)
-			}
-			c.mu.Unlock()
 		})
 	}
 	wg.Wait()
@@ -406,8 +423,10 @@ func (c *Conn) listen(uris []string) error {
 // listenAckTimeout bounds the wait for subscriptions/acknowledged.
 const listenAckTimeout = 5 * time.Second
 
-// onNotification records what a subscriptions/listen stream granted.
+// onNotification meters the server's notifications and records what a
+// subscriptions/listen stream granted.
 func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
+	c.flood.note(c, time.Now())
 	if n.Method != mcp.MethodNotificationSubscriptionsAcknowledged {
 		return
 	}
@@ -429,4 +448,38 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 	c.log.Debug("mcp subscriptions acknowledged", "server", c.Name(),
 		"resources_list_changed", f.ResourcesListChanged, "tools_list_changed", f.ToolsListChanged,
 		"resource_subscriptions", len(f.ResourceSubscriptions))
+}
+
+// FloodRate is the number of notifications a second over which a server
+// is logged as flooding (they are coalesced anyway: re-listings are
+// rate-capped and change events debounced).
+const FloodRate = 200
+
+// floodLogEvery spaces the warnings about one flooding server.
+const floodLogEvery = 30 * time.Second
+
+// floodMeter counts a server's notifications per second and warns, at
+// most every floodLogEvery, while there are more than FloodRate.
+type floodMeter struct {
+	mu    sync.Mutex
+	start time.Time
+	n     int
+	log   ratelog.Logger
+}
+
+func (m *floodMeter) note(c *Conn, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if now.Sub(m.start) < time.Second {
+		m.n++
+		return
+	}
+	if m.n > FloodRate {
+		if m.log.Log == nil {
+			m.log = ratelog.Logger{Log: c.log, Every: floodLogEvery}
+		}
+		m.log.Warn("mcp server floods notifications; re-listings and change events are coalesced",
+			"server", c.Name(), "notifications_per_second", m.n*int(time.Second)/int(max(now.Sub(m.start), time.Second)))
+	}
+	m.start, m.n = now, 1
 }

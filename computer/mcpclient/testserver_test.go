@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,8 +41,9 @@ func docResource(host, ref string) server.ServerResource {
 }
 
 // newTestServer is a small Finder-capable server: two documents, a
-// window, a slow resource, and tools that change the resource list, send
-// an update, block, or crash the process.
+// window, a slow resource, unlisted ones bigger than MaxMessageBytes
+// (test://huge/N), and tools that change the resource list, send an
+// update, block, or crash the process.
 func newTestServer() *server.MCPServer {
 	s := server.NewMCPServer("mcpclient-test", "1.0.0",
 		server.WithResourceCapabilities(true, true), server.WithToolCapabilities(true))
@@ -55,6 +57,9 @@ func newTestServer() *server.MCPServer {
 		case <-ctx.Done():
 		}
 		return nil, ctx.Err()
+	})
+	s.AddResourceTemplate(mcp.NewResourceTemplate("test://huge/{n}", "huge"), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, Text: strings.Repeat("h", MaxMessageBytes+1)}}, nil
 	})
 	s.AddTool(mcp.NewTool("echo", mcp.WithString("message")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("echo: " + req.GetString("message", "")), nil

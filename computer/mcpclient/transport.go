@@ -166,7 +166,7 @@ func dialStdio(ctx context.Context, s config.Server, log *slog.Logger) (Transpor
 		case <-done:
 		}
 	}()
-	t := transport.NewIO(outR, inW, nil)
+	t := transport.NewIO(newGuard(outR, log, s.BundleID), inW, nil)
 	return Transport{T: t, Done: done, Close: stop}, nil
 }
 

@@ -26,6 +26,9 @@ type Catalog struct {
 	// Listing is true while a source's first listing is under way: more
 	// documents may come.
 	Listing bool
+	// Refused are the documents sources listed under hosts that other
+	// sources own, left out of Documents.
+	Refused []protocol.RefusedHost
 }
 
 // Catalog returns the documents known now and starts the Level 1 reads
@@ -97,8 +100,9 @@ func (ix *Index) collect() Catalog {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.wanted = true
+	refused := ix.refusedLocked()
 	if ix.catalog != nil {
-		return Catalog{Documents: ix.catalog}
+		return Catalog{Documents: ix.catalog, Refused: refused}
 	}
 	complete := true
 	listing := false
@@ -142,7 +146,7 @@ func (ix *Index) collect() Catalog {
 	if complete {
 		ix.catalog = out
 	}
-	return Catalog{Documents: out, Pending: pending, Listing: listing}
+	return Catalog{Documents: out, Pending: pending, Listing: listing, Refused: refused}
 }
 
 // provisional is the catalog entry of a document whose Level 1 read has

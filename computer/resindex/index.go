@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/debounce"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -45,6 +46,13 @@ const (
 	NegativeTTL = 30 * time.Second
 	// MaxSummarySize bounds the Level 1 text read for a catalog entry.
 	MaxSummarySize = 1 << 20
+	// DefaultRelistGap is the shortest time between the starts of two
+	// listings of one server: list_changed notifications in between are
+	// coalesced into one listing after it.
+	DefaultRelistGap = 250 * time.Millisecond
+	// DefaultMaxEntries bounds what the index takes of one server's
+	// listing (documents, windows and other URIs together).
+	DefaultMaxEntries = 50_000
 )
 
 // windowScheme is the URI prefix of Desktop windows.
@@ -87,6 +95,16 @@ type Options struct {
 	FirstWait   time.Duration // see DefaultFirstWait
 	FilterWait  time.Duration // see DefaultFilterWait
 	ListWait    time.Duration // see DefaultListWait
+	// RelistGap is the shortest time between the starts of two listings
+	// of one server (default DefaultRelistGap).
+	RelistGap time.Duration
+	// MaxEntries bounds what the index takes of one server's listing
+	// (default DefaultMaxEntries); the rest is left out, with a warning.
+	MaxEntries int
+	// Hosts gives dpe:// and window:// hosts to servers (host → server
+	// name): no other server's entries under them are taken, whoever
+	// lists first (see "Host ownership").
+	Hosts map[string]string
 	// OnChange is called once per debounce window with the views that
 	// changed. It runs on its own goroutine and may block.
 	OnChange func(Change)
@@ -111,7 +129,9 @@ type Index struct {
 	firstWait  time.Duration
 	filterWait time.Duration
 	listWait   time.Duration
-	deb        *debouncer
+	maxEntries int
+	relistGap  time.Duration
+	deb        *debounce.Bits[Change]
 	// base outlives requests: listings and Level 1 reads go on after the
 	// answer that started them; Close ends them.
 	base   context.Context
@@ -133,6 +153,10 @@ type Index struct {
 	// change is signalled when the reads are all done.
 	shown bool
 	reads readQueue
+	// claims are the configured owners of hosts (Options.Hosts), owners
+	// the first listers of the others; owners outlive their sources.
+	claims map[string]string
+	owners map[string]string
 }
 
 type sourceState struct {
@@ -146,14 +170,16 @@ type sourceState struct {
 	docs      []string                // Level 1 dpe:// URIs in list order
 	docSet    map[string]struct{}     // same, as a set
 	listedAs  map[string]mcp.Resource // the listing's entry of each document
-	hosts     map[string]struct{}     // dpe:// hosts seen in the listing
+	refused   map[hostKey]*refusal    // entries under hosts others own
+	truncated bool                    // the listing had more than maxEntries
 	windows   []mcp.Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary
 	versions  map[string]uint64 // bumped when an entry is invalidated
 
-	listing  bool          // a listing is under way
+	listing  bool          // a listing is under way (or about to start)
 	dirty    bool          // and another must follow it
+	lastList time.Time     // when the last listing started
 	listDone chan struct{} // closed when the listing under way ends
 	listErr  error         // why the last listing failed (nil after a success)
 }
@@ -173,15 +199,19 @@ func New(opts Options) *Index {
 		firstWait:  cmp.Or(opts.FirstWait, DefaultFirstWait),
 		filterWait: cmp.Or(opts.FilterWait, DefaultFilterWait),
 		listWait:   cmp.Or(opts.ListWait, DefaultListWait),
+		maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries),
+		relistGap:  cmp.Or(opts.RelistGap, DefaultRelistGap),
 		sources:    map[string]*sourceState{},
 		changed:    make(chan struct{}),
 		reads:      newReadQueue(),
+		claims:     maps.Clone(opts.Hosts),
+		owners:     map[string]string{},
 	}
 	ix.base, ix.cancel = context.WithCancel(context.Background())
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
 	}
-	ix.deb = newDebouncer(cmp.Or(opts.Debounce, DefaultDebounce), opts.OnChange)
+	ix.deb = debounce.New(cmp.Or(opts.Debounce, DefaultDebounce), opts.OnChange)
 	return ix
 }
 
@@ -192,7 +222,7 @@ func (ix *Index) Close() {
 	ix.broadcastLocked()
 	ix.mu.Unlock()
 	ix.cancel()
-	ix.deb.stop()
+	ix.deb.Stop()
 }
 
 // broadcastLocked wakes everyone waiting on ix.changed. Call with ix.mu
@@ -266,7 +296,8 @@ func (ix *Index) Sources() []string {
 // ResourceListChanged handles notifications/resources/list_changed from
 // server name: it re-lists the server in the background and signals a
 // change only when its set of dpe:// (or window://) URIs differs from the
-// cached one. Bursts coalesce into at most one listing in flight.
+// cached one. Bursts coalesce: at most one listing in flight and one to
+// follow it, and listings of one server start RelistGap apart at least.
 func (ix *Index) ResourceListChanged(name string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -277,7 +308,9 @@ func (ix *Index) ResourceListChanged(name string) {
 
 // startListingLocked starts listing st in the background unless a
 // listing is under way; then, with again, one more follows it (the list
-// changed meanwhile). Call with ix.mu held.
+// changed meanwhile). A re-listing of a source listed before starts
+// RelistGap after the previous listing at the earliest; what is asked
+// until it starts, it covers. Call with ix.mu held.
 func (ix *Index) startListingLocked(st *sourceState, again bool) {
 	if st.listing {
 		st.dirty = st.dirty || again
@@ -288,6 +321,21 @@ func (ix *Index) startListingLocked(st *sourceState, again bool) {
 	st.listDone = done
 	go func() {
 		for {
+			ix.mu.Lock()
+			wait := ix.relistGap - time.Since(st.lastList)
+			listed := st.listed
+			ix.mu.Unlock()
+			if wait > 0 && listed {
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-ix.base.Done():
+					t.Stop()
+				}
+			}
+			ix.mu.Lock()
+			st.dirty, st.lastList = false, time.Now()
+			ix.mu.Unlock()
 			ctx, cancel := context.WithTimeout(ix.base, ix.timeout*4)
 			ix.relistOnce(ctx, st)
 			cancel()
@@ -299,32 +347,36 @@ func (ix *Index) startListingLocked(st *sourceState, again bool) {
 				ix.mu.Unlock()
 				return
 			}
-			st.dirty = false
 			ix.mu.Unlock()
 		}
 	}()
 }
 
 // ResourceUpdated handles notifications/resources/updated from server
-// name: a dpe:// URI invalidates that document's cached entry and signals
-// a Finder change at once (no set comparison); a window:// URI signals a
-// Desktop change; any other URI is ignored.
+// name: a dpe:// URI of one of its documents (or of a page or element of
+// one) invalidates that document's cached entry and signals a Finder
+// change (no set comparison); a window:// URI signals a Desktop change;
+// any other URI, or one of a server not registered, is ignored.
 func (ix *Index) ResourceUpdated(name, uri string) {
+	ix.mu.Lock()
+	st := ix.sources[name]
+	var c Change
 	switch {
+	case st == nil:
 	case strings.HasPrefix(uri, "dpe://"):
-		ix.mu.Lock()
-		if st := ix.sources[name]; st != nil {
-			ix.catalog = nil
-			for _, key := range invalidationKeys(uri) {
+		for _, key := range invalidationKeys(uri) {
+			if _, listed := st.docSet[key]; listed {
 				delete(st.summaries, key)
 				st.versions[key]++
+				ix.catalog = nil
+				c = FinderChanged
 			}
 		}
-		ix.mu.Unlock()
-		ix.signal(FinderChanged)
 	case strings.HasPrefix(uri, windowScheme):
-		ix.signal(DesktopChanged)
+		c = DesktopChanged
 	}
+	ix.mu.Unlock()
+	ix.signal(c)
 }
 
 // invalidationKeys returns uri and, when it parses, the URI of its
@@ -347,7 +399,7 @@ func (ix *Index) signal(c Change) {
 	closed := ix.closed
 	ix.mu.Unlock()
 	if !closed {
-		ix.deb.trigger(c)
+		ix.deb.Trigger(c)
 	}
 }
 
@@ -357,12 +409,20 @@ func (ix *Index) signal(c Change) {
 // the old one only when it is complete.
 func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	l := newListing()
-	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) {
+	ix.mu.Lock()
+	prevRefused, prevTruncated := st.refused, st.truncated
+	ix.mu.Unlock()
+	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) bool {
 		ix.mu.Lock()
 		defer ix.mu.Unlock()
 		from := len(l.docs)
 		for _, r := range page {
-			l.add(r, ix.log, st.name)
+			if l.offered >= ix.maxEntries {
+				l.truncated, last = true, true
+				break
+			}
+			l.offered++
+			ix.addLocked(l, st.name, r)
 		}
 		if !last && !st.listed && ix.sources[st.name] == st {
 			st.partial = true
@@ -377,6 +437,7 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 				}
 			}
 		}
+		return l.truncated
 	})
 	if err != nil {
 		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err)
@@ -416,6 +477,11 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	st.listed, st.partial = true, false
 	ix.catalog = nil
 	st.publish(l)
+	ix.logRefusalsLocked(st, prevRefused)
+	if l.truncated && !prevTruncated {
+		ix.log.Warn("resource index: listing cut short: more entries than the index takes per server; the rest are left out",
+			"server", st.name, "max_entries_per_server", ix.maxEntries)
+	}
 	ix.broadcastLocked()
 	watch := l.watch()
 	ix.mu.Unlock()
@@ -435,8 +501,8 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 const maxPages = 10_000
 
 // listAll follows the cursors of resources/list and hands each page to
-// add, last telling the final one.
-func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Resource, last bool)) error {
+// add, last telling the final one; add returns true to stop there.
+func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Resource, last bool) bool) error {
 	cursor := ""
 	seen := map[string]bool{}
 	for page := 0; ; page++ {
@@ -452,8 +518,7 @@ func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Re
 		if next != "" && seen[next] {
 			return fmt.Errorf("resources/list: cursor %q repeats", next)
 		}
-		add(res, next == "")
-		if next == "" {
+		if add(res, next == "") || next == "" {
 			return nil
 		}
 		seen[next] = true
@@ -465,17 +530,21 @@ func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Re
 // published listing are seen at once, so only ever add to it with ix.mu
 // held.
 func (st *sourceState) publish(l *listing) {
-	st.docs, st.docSet, st.hosts, st.windows, st.others = l.docs, l.docSet, l.hosts, l.windows, l.others
-	st.listedAs = l.listedAs
+	st.docs, st.docSet, st.refused, st.windows, st.others = l.docs, l.docSet, l.refused, l.windows, l.others
+	st.listedAs, st.truncated = l.listedAs, l.truncated
 }
 
 type listing struct {
 	listedAs map[string]mcp.Resource
 	docs     []string
 	docSet   map[string]struct{}
-	hosts    map[string]struct{}
+	refused  map[hostKey]*refusal
 	windows  []mcp.Resource
 	others   map[string]struct{}
+	// offered counts the entries the server listed; past maxEntries the
+	// listing is truncated.
+	offered   int
+	truncated bool
 }
 
 func (l listing) watch() []string {
@@ -487,20 +556,33 @@ func (l listing) watch() []string {
 }
 
 func newListing() *listing {
-	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, hosts: map[string]struct{}{}, others: map[string]struct{}{}}
+	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, refused: map[hostKey]*refusal{}, others: map[string]struct{}{}}
 }
 
-// add classifies one listed resource: a Level 1 dpe:// document, a
-// window, or another URI (routed by the read bridge).
-func (l *listing) add(r mcp.Resource, log *slog.Logger, server string) {
+// refuse counts r as refused under k, owned by owner.
+func (l *listing) refuse(k hostKey, owner string) {
+	if l.refused[k] == nil {
+		l.refused[k] = &refusal{owner: owner}
+	}
+	l.refused[k].entries++
+}
+
+// addLocked classifies one resource server listed: a Level 1 dpe://
+// document, a window, or another URI (routed by the read bridge). An
+// entry under a host another server owns is refused. Call with ix.mu held.
+func (ix *Index) addLocked(l *listing, server string, r mcp.Resource) {
 	switch {
 	case strings.HasPrefix(r.URI, "dpe://"):
 		u, err := dpe.Parse(r.URI)
 		if err != nil {
-			log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
+			ix.log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
 			return
 		}
-		l.hosts[u.Host] = struct{}{}
+		k := hostKey{dpeKind, u.Host}
+		if owner, ok := ix.claimLocked(k, server); !ok {
+			l.refuse(k, owner)
+			return
+		}
 		if u.Level() != dpe.LevelDocument {
 			l.others[r.URI] = struct{}{}
 			return
@@ -511,6 +593,11 @@ func (l *listing) add(r mcp.Resource, log *slog.Logger, server string) {
 			l.listedAs[r.URI] = r
 		}
 	case strings.HasPrefix(r.URI, windowScheme):
+		k := hostKey{windowKind, hostOfWindow(r.URI)}
+		if owner, ok := ix.claimLocked(k, server); !ok {
+			l.refuse(k, owner)
+			return
+		}
 		if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
 			l.windows = append(l.windows, r)
 		}
@@ -568,9 +655,10 @@ func (ix *Index) waitListing(ctx context.Context, soft time.Time, full bool) {
 	}
 }
 
-// Owner returns the server that serves uri: for dpe:// URIs the server
-// whose listing has that host, for other URIs the server that listed that
-// exact URI (or, for window:// URIs, a window with the same host). While
+// Owner returns the server that serves uri: for dpe:// URIs the owner of
+// its host (see "Host ownership"), for other URIs the server that listed
+// that exact URI (or, for window:// URIs, the owner of its host when it
+// lists windows there). While
 // sources are listed for the first time it waits until one lists the URI
 // (or its host) or they are all listed.
 func (ix *Index) Owner(ctx context.Context, uri string) (string, bool) {
@@ -626,19 +714,14 @@ func (ix *Index) unlistedLocked(tried map[*sourceState]bool) []*sourceState {
 }
 
 func (ix *Index) ownerLocked(uri string) (string, bool) {
-	names := slices.Sorted(maps.Keys(ix.sources))
 	if strings.HasPrefix(uri, "dpe://") {
 		u, err := dpe.Parse(uri)
 		if err != nil {
 			return "", false
 		}
-		for _, n := range names {
-			if _, ok := ix.sources[n].hosts[u.Host]; ok {
-				return n, true
-			}
-		}
-		return "", false
+		return ix.liveOwnerLocked(hostKey{dpeKind, u.Host})
 	}
+	names := slices.Sorted(maps.Keys(ix.sources))
 	for _, n := range names {
 		st := ix.sources[n]
 		if _, ok := st.others[uri]; ok {
@@ -649,17 +732,18 @@ func (ix *Index) ownerLocked(uri string) (string, bool) {
 		}
 	}
 	if strings.HasPrefix(uri, windowScheme) {
-		host := windowHost(uri)
-		for _, n := range names {
-			if slices.ContainsFunc(ix.sources[n].windows, func(w mcp.Resource) bool { return windowHost(w.URI) == host }) {
-				return n, true
-			}
+		// Another window of a host: its owner's, if it lists windows there.
+		host := hostOfWindow(uri)
+		o, ok := ix.liveOwnerLocked(hostKey{windowKind, host})
+		if ok && slices.ContainsFunc(ix.sources[o].windows, func(w mcp.Resource) bool { return hostOfWindow(w.URI) == host }) {
+			return o, true
 		}
 	}
 	return "", false
 }
 
-func windowHost(uri string) string {
+// hostOfWindow is the host of a window:// URI.
+func hostOfWindow(uri string) string {
 	rest := strings.TrimPrefix(uri, windowScheme)
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		rest = rest[:i]

@@ -36,6 +36,7 @@ type fakeSource struct {
 	listGate chan struct{}
 	lists    atomic.Int64
 	reads    atomic.Int64
+	readURIs []string // every URI read, in order
 	inflight atomic.Int64
 	maxIn    atomic.Int64
 	subs     [][]string
@@ -107,6 +108,7 @@ func (f *fakeSource) ReadResource(ctx context.Context, uri string) ([]protocol.R
 	}
 	f.mu.Lock()
 	fail, block := f.failRead[uri], f.block
+	f.readURIs = append(f.readURIs, uri)
 	f.mu.Unlock()
 	if f.readDelay > 0 {
 		time.Sleep(f.readDelay)
@@ -537,7 +539,7 @@ func TestFailedListingIsRetried(t *testing.T) {
 
 func TestRepeatingCursorIsAnError(t *testing.T) {
 	a := newAgg(t, nil)
-	if err := a.listAll(context.Background(), loopSource{}, func([]mcp.Resource, bool) {}); err == nil {
+	if err := a.listAll(context.Background(), loopSource{}, func([]mcp.Resource, bool) bool { return false }); err == nil {
 		t.Fatal("a cursor loop was followed forever or accepted")
 	}
 }

@@ -6,17 +6,17 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Text removes everything from untrusted text that a terminal would act
 // on instead of print: ANSI escape sequences (CSI, OSC, DCS, SOS, PM, APC and
-// two-byte escapes, in their 7-bit and C1 forms), C0 controls except newline
-// and tab, DEL and C1 controls. A lone carriage return becomes a newline (so
-// text cannot overwrite itself), so do the Unicode line and paragraph
-// separators, and invalid UTF-8 becomes U+FFFD. Printable Unicode text is
-// kept as it is.
+// two-byte escapes, in their 7-bit and raw 8-bit forms), C0 controls except
+// newline and tab, and DEL. A C1 control written as a character (U+0080–
+// U+009F in UTF-8) is shown as ⟨U+XXXX⟩, like the invisible characters
+// Display shows, and the text after it is kept. A lone carriage return
+// becomes a newline (so text cannot overwrite itself), so do the Unicode
+// line and paragraph separators, and invalid UTF-8 becomes U+FFFD.
+// Printable Unicode text is kept as it is.
 func Text(s string) string {
 	if isClean(s) {
 		return s
@@ -45,8 +45,10 @@ func Text(s string) string {
 		case r < 0x20 || r == 0x7f:
 			// other C0 controls and DEL are dropped
 		case r >= 0x80 && r <= 0x9f:
-			i = skipC1(s, i+size, r)
-			continue
+			// A C1 control written as text (UTF-8): shown, never acted on,
+			// and nothing after it lost (it is mojibake far more often than
+			// a control sequence).
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
 		case r == '\u2028' || r == '\u2029':
 			b.WriteByte('\n') // line and paragraph separators end a line
 		default:
@@ -244,23 +246,4 @@ func Clip(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// TruncLeft keeps the last w terminal cells of s, marking a cut with "…"
-// (the end of a path says most). It never returns more than w cells, even
-// when a wide character sits on the cut.
-func TruncLeft(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	r := []rune(s)
-	for i := range r {
-		if t := string(r[i:]); ansi.StringWidth(t) <= w-1 {
-			return "…" + t
-		}
-	}
-	return "…"
 }

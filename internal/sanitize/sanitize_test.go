@@ -30,9 +30,10 @@ func TestText(t *testing.T) {
 		{"charset designation", "a\x1b(Bb", "ab"},
 		{"bel backspace del", "a\x07b\x08c\x7fd", "abcd"},
 		{"nul and other c0", "a\x00b\x01c\x1fd", "abcd"},
-		{"c1 csi encoded", "a\u009b31mb", "ab"},
-		{"c1 osc encoded", "a\u009d0;x\u009cb", "ab"},
-		{"c1 other", "a\u0085b", "ab"},
+		{"c1 csi encoded: shown, nothing after it lost", "a\u009b31mb", "a⟨U+009B⟩31mb"},
+		{"c1 before a letter (issue 23.11)", "a C1 \u009bcontrol", "a C1 ⟨U+009B⟩control"},
+		{"c1 osc encoded", "a\u009d0;x\u009cb", "a⟨U+009D⟩0;x⟨U+009C⟩b"},
+		{"c1 other", "a\u0085b", "a⟨U+0085⟩b"},
 		{"raw 8-bit csi", "a\x9b31mb", "ab"},
 		{"invalid utf8", "a\xffb", "a\uFFFDb"},
 		{"unterminated osc keeps text", "\x1b]0;rest of the text", "0;rest of the text"},
@@ -127,26 +128,5 @@ func TestDisplayAndTitle(t *testing.T) {
 				t.Errorf("Title(%q) = %q, want %q", tc.in, got, tc.title)
 			}
 		})
-	}
-}
-
-// TruncLeft keeps the end of a path within w cells, also when a wide
-// character sits on the cut (ansi.TruncateLeft went one cell over there).
-func TestTruncLeft(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		w    int
-		want string
-	}{
-		{"notes/a.md", 20, "notes/a.md"},
-		{"team-001/notes/meeting.md", 12, "…/meeting.md"},
-		{"文档/报告/二〇二五年度总结.md", 5, "….md"}, // "…结.md" would be 6 cells,
-		{"文档", 1, "…"},
-		{"abc", 0, ""},
-	} {
-		got := TruncLeft(c.in, c.w)
-		if got != c.want || ansi.StringWidth(got) > c.w {
-			t.Errorf("TruncLeft(%q, %d) = %q (%d cells), want %q", c.in, c.w, got, ansi.StringWidth(got), c.want)
-		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -138,8 +139,8 @@ func DecodeAck(args []any) (json.RawMessage, error) {
 // it is not an error.
 func mayBeError(raw json.RawMessage) bool {
 	var code, msg, nested bool
-	err := ObjectFields(raw, func(key, _ []byte) bool {
-		switch keyName(key) {
+	err := wire.ObjectFields(raw, func(key, _ []byte) bool {
+		switch wire.KeyName(key) {
 		case "code":
 			code = true
 		case "message":

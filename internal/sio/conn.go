@@ -25,6 +25,7 @@ import (
 	client "github.com/zishang520/socket.io/clients/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -312,7 +313,7 @@ func (c *Conn) try(ctx context.Context, timeout time.Duration) (_ *client.Socket
 	_ = s.Once("connect", func(...any) { report(nil) })
 	_ = s.Once("connect_error", func(args ...any) { report(connectError(args)) })
 	_ = s.On("disconnect", func(args ...any) {
-		reason, _ := firstArg(args).(string)
+		reason, _ := wire.FirstArg(args).(string)
 		c.onDisconnect(s, reason)
 	})
 	s.OnAny(func(args ...any) { c.dispatch(args) })
@@ -377,7 +378,7 @@ func (c *Conn) clientOptions() *client.Options {
 	o.SetAutoConnect(false)
 	o.SetTimeout(neverDue)
 	o.SetTransports(types.NewSet(client.WebSocket))
-	o.SetParser(rawParser{log: c.log})
+	o.SetParser(wire.NewParser(c.log))
 	return o
 }
 
@@ -490,20 +491,13 @@ func watchOpen(m *client.Manager, opened *atomic.Bool, lost, stop chan struct{})
 	}
 }
 
-func firstArg(args []any) any {
-	if len(args) == 0 {
-		return nil
-	}
-	return args[0]
-}
-
 // connectError turns a connect_error event into an error. A refusal by the
 // server's namespace middleware (an ExtendedError whose data is a protocol
 // error payload) becomes a *protocol.Error.
 func connectError(args []any) error {
-	err, _ := firstArg(args).(error)
+	err, _ := wire.FirstArg(args).(error)
 	if err == nil {
-		return fmt.Errorf("connect error: %v", firstArg(args))
+		return fmt.Errorf("connect error: %v", wire.FirstArg(args))
 	}
 	var ee *types.ExtendedError
 	if errors.As(err, &ee) {

@@ -1,36 +1,22 @@
-// Package sio is the project's one Socket.IO layer, and the only importer
-// of github.com/zishang520/socket.io: the Server's engine and namespace
-// (server side) and the connection of the Agent and Computer roles (client
-// side). Payloads cross it as raw JSON (json.RawMessage): a custom parser
-// keeps event and ack arguments as bytes, so the Server decodes only the
-// fields it routes by and forwards the rest untouched. Every workaround of
-// a library behaviour lives here, each with a comment naming the upstream
-// behaviour and a regression test.
+// Package sio is the Socket.IO connection the SMCP client roles (Agent and
+// Computer) share: it connects to the /smcp namespace with the a2c_version
+// query and the shared-token auth, turns acks into JSON results or
+// *protocol.Error values, serves server-to-client events, and reconnects
+// with backoff.
 //
-// Files: parser.go (the raw-JSON, lenient Socket.IO parser of both sides),
-// scan.go (walking valid JSON without decoding it), engine.go and
-// server.go (the Server's engine gate and namespace), conn.go, probe.go,
-// call.go, handle.go and queue.go (the client connection).
+// The project's Socket.IO layer is three packages, the only importers of
+// github.com/zishang520/socket.io, each with the workarounds of a library
+// behaviour on its side (a comment naming the upstream behaviour and a
+// regression test each):
 //
-// What a page body costs on the read path (document server → Computer →
-// Server → Agent → caller), counted in full encodes and decodes of the
-// body; a scan is a non-allocating walk (validation, splitting, key
-// lookup):
+//   - wire: the raw-JSON, lenient parser of both sides, and the scans
+//     that validate, split and look up JSON without decoding it;
+//   - sio (this package): the client connection (conn.go, probe.go,
+//     call.go, handle.go, queue.go);
+//   - sioserver: the Server's engine gate, its WebSocket transport and
+//     fast path, the namespace, and the Redis adapter of scale-out.
 //
-//	                           before (library parser)     now
-//	document server (MCP)      1 encode                    1 encode
-//	Computer (mcp-go, ack)     1 decode + 3 encodes        1 decode + 1 encode
-//	Server                     1 decode + 1 encode         2 scans
-//	Agent connection           1 decode + 1 encode         3 scans
-//	  error check (DecodeAck)  1 decode (map copy)         (one of the scans)
-//	caller (agent.ReadResource) 1 decode                   1 decode
-//	total                      6 encodes, 5 decodes        2 encodes, 2 decodes
-//
-// (Before, the Computer's answer was encoded by its handler, then compacted
-// into a copy by the connection's json.Marshal of the json.RawMessage and
-// again by the library's encoder.)
-//
-// TestAnswerBytesPassThrough checks that an answer reaches the caller as
-// the bytes the Computer wrote (member order kept, so no map round trip on
-// the way).
+// A client role compiles wire and this package, never sioserver (the
+// library's own client package still imports parts of its server
+// package, for shared types).
 package sio

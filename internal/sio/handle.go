@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -34,7 +35,7 @@ type ackFunc = func([]any, error)
 // dispatch routes one incoming event. It runs on the library's read loop,
 // so it never blocks.
 func (c *Conn) dispatch(args []any) {
-	event, _ := firstArg(args).(string)
+	event, _ := wire.FirstArg(args).(string)
 	rest := args[min(1, len(args)):]
 	var ack ackFunc
 	if n := len(rest); n > 0 {

@@ -2,11 +2,31 @@ package sio
 
 import (
 	"context"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
+
+const testWait = 10 * time.Second
+
+// startEcho starts a bare Socket.IO server whose handler acks every event
+// with its payload, and returns its URL.
+func startEcho(t *testing.T) string {
+	t.Helper()
+	srv := sioserver.NewServer(sioserver.ServerOptions{OnConnection: func(s *sioserver.Socket) {
+		s.OnEvent(func(_ string, payload any, ack sioserver.Ack) {
+			if ack != nil {
+				ack(payload)
+			}
+		})
+	}})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	return hs.URL
+}
 
 // TestMissedOpenIsNoticed: when the Socket.IO manager misses its engine's
 // open event (the library subscribes to it only after the engine has
@@ -15,8 +35,7 @@ import (
 // than one try's own timeout. Without the watch (watchOpen) the deaf try
 // waits for its timer and Dial fails with 408.
 func TestMissedOpenIsNoticed(t *testing.T) {
-	es := startEcho(t, ServerOptions{}, nil)
-	url := "http://" + es.url[len("ws://"):]
+	url := startEcho(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	const dialTimeout = tryTimeout * 3 / 5 // the deaf try's timer never ends in time
@@ -42,8 +61,7 @@ func TestMissedOpenIsNoticed(t *testing.T) {
 // the timer the connection's manager was given). The try's own timer bounds
 // the connect instead.
 func TestConnectTimerCanNeverFire(t *testing.T) {
-	es := startEcho(t, ServerOptions{}, nil)
-	url := "http://" + es.url[len("ws://"):]
+	url := startEcho(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	c, err := Dial(ctx, Options{URL: url, DialTimeout: time.Second})

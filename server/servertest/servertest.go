@@ -92,9 +92,6 @@ func Start(t testing.TB, opts server.Options) *Server {
 // test reconnection); it retries briefly while the port is still in use.
 func StartAt(t testing.TB, addr string, opts server.Options) *Server {
 	t.Helper()
-	if opts.Logger == nil {
-		opts.Logger = Logger()
-	}
 	var ln net.Listener
 	var err error
 	for range 50 {
@@ -105,6 +102,16 @@ func StartAt(t testing.TB, addr string, opts server.Options) *Server {
 	}
 	if err != nil {
 		t.Fatalf("listen %s: %v", addr, err)
+	}
+	return StartOn(t, ln, opts)
+}
+
+// StartOn runs a Server on ln (a listener the test shapes, e.g. one whose
+// connections misbehave) until the test ends.
+func StartOn(t testing.TB, ln net.Listener, opts server.Options) *Server {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = Logger()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/server/cluster"
+)
+
+// remoteGrace is how much longer than the request's own timeout the
+// agent's node waits for an answer from the computer's node, which times
+// the request out itself; it only matters when that answer is lost.
+const remoteGrace = 2 * time.Second
+
+// frame is what nodes send each other: a routed request ("q") or its
+// answer ("r").
+type frame struct {
+	Kind     string            `json:"k"`
+	ID       uint64            `json:"id"`
+	From     string            `json:"from,omitempty"`
+	SID      string            `json:"sid,omitempty"`
+	Office   string            `json:"office,omitempty"`
+	Computer string            `json:"computer,omitempty"`
+	Event    string            `json:"event,omitempty"`
+	Timeout  time.Duration     `json:"timeout,omitempty"`
+	Payload  json.RawMessage   `json:"payload,omitempty"`
+	Args     []json.RawMessage `json:"args,omitempty"`
+}
+
+// remoteComputer is a computer's session on another node.
+type remoteComputer struct {
+	cs                *clusterStore
+	sid, node, office string
+}
+
+// send forwards p's request to the computer's node and waits for the
+// answer frame (or the node's departure, or its own timer).
+func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, _ logged) {
+	cs := rc.cs
+	p.node = rc.node
+	cs.remoteMu.Lock()
+	cs.remote[p.id] = p
+	cs.remoteMu.Unlock()
+	p.setTimer(timeout+remoteGrace, func() {
+		if cs.takeRemote(p.id) {
+			p.finish(protocol.Errorf(protocol.CodeTimeout,
+				"computer '%s' did not answer %s within %s", p.computer, p.event, timeout))
+		}
+	})
+	from, _ := cs.node.ID()
+	raw, err := json.Marshal(frame{Kind: "q", ID: p.id, From: from, SID: rc.sid, Office: rc.office,
+		Computer: p.computer, Event: p.event, Timeout: timeout, Payload: payload})
+	if err != nil {
+		if cs.takeRemote(p.id) {
+			p.finish(protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(p.event), err))
+		}
+		return
+	}
+	cs.node.SendAsync(rc.node, raw, func(err error) {
+		if !cs.takeRemote(p.id) {
+			return
+		}
+		if errors.Is(err, cluster.ErrNotDelivered) {
+			p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected (its Server node is gone)", p.computer))
+			return
+		}
+		p.finish(unavailable(p.event, err))
+	})
+}
+
+// takeRemote removes the remote request id; false when it was answered.
+func (cs *clusterStore) takeRemote(id uint64) bool {
+	cs.remoteMu.Lock()
+	defer cs.remoteMu.Unlock()
+	if _, ok := cs.remote[id]; !ok {
+		return false
+	}
+	delete(cs.remote, id)
+	return true
+}
+
+// waiting lists the nodes remote requests wait for.
+func (cs *clusterStore) waiting() []string {
+	cs.remoteMu.Lock()
+	defer cs.remoteMu.Unlock()
+	var out []string
+	for _, p := range cs.remote {
+		if !slices.Contains(out, p.node) {
+			out = append(out, p.node)
+		}
+	}
+	return out
+}
+
+// onFrame handles a frame from another node.
+func (cs *clusterStore) onFrame(raw []byte) {
+	var f frame
+	if err := json.Unmarshal(raw, &f); err != nil {
+		cs.log.Warn("cluster: a frame that does not decode; dropped", "err", err)
+		return
+	}
+	switch f.Kind {
+	case "q":
+		cs.serveRemote(f)
+	case "r":
+		cs.remoteMu.Lock()
+		p := cs.remote[f.ID]
+		delete(cs.remote, f.ID)
+		cs.remoteMu.Unlock()
+		if p == nil {
+			return // answered already (timed out, node gone)
+		}
+		args := make([]any, len(f.Args))
+		for i, a := range f.Args {
+			args[i] = a
+		}
+		p.finish(args...)
+	}
+}
+
+// serveRemote forwards a request from another node to the computer here
+// and sends its answer back.
+func (cs *clusterStore) serveRemote(f frame) {
+	reply := func(args ...any) {
+		out := frame{Kind: "r", ID: f.ID, Args: make([]json.RawMessage, len(args))}
+		for i, a := range args {
+			b, err := json.Marshal(a)
+			if err != nil {
+				b, _ = json.Marshal(protocol.Errorf(protocol.CodeInternalError, "%s: answer is not JSON: %v", clip(f.Event), err))
+			}
+			out.Args[i] = b
+		}
+		raw, _ := json.Marshal(out)
+		cs.node.SendAsync(f.From, raw, nil)
+	}
+	t := cs.srv.sessions.get(f.SID)
+	if t != nil {
+		office, name, role, _ := cs.seat(t)
+		if office != f.Office || name != f.Computer || role != protocol.RoleComputer {
+			t = nil
+		}
+	}
+	if t == nil {
+		reply(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", clip(f.Computer)))
+		return
+	}
+	s := cs.srv
+	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), reply: reply}
+	s.forward(p, t, f.Payload, f.Timeout, loggerFunc(func() *slog.Logger {
+		return cs.log.With("event", clip(f.Event), "computer", clip(f.Computer), "from_node", f.From)
+	}))
+}

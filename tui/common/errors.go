@@ -1,0 +1,188 @@
+package common
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// Operation names what a failed request was doing, to choose the sentence.
+type Operation int
+
+const (
+	OpListRoom Operation = iota
+	OpFinder
+	OpDocument
+	OpPage
+	OpElement
+	OpDesktop
+	OpSearch
+)
+
+// DescribeError turns a failed request into the line the user sees: the
+// protocol code (when there is one) and a sentence saying what it means here.
+func DescribeError(err error, op Operation) string {
+	if err == nil {
+		return ""
+	}
+	code := protocol.CodeOf(err)
+	detail := OneLine(err.Error())
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		detail = OneLine(pe.Message)
+	}
+	if code == 0 {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			code = protocol.CodeTimeout
+		case unsupported(detail):
+			return "not supported by this computer (" + detail + ")"
+		default:
+			return detail
+		}
+	}
+	var sentence string
+	switch code {
+	case protocol.CodeDocumentNotFound:
+		sentence = "this document no longer exists"
+	case protocol.CodePageOutOfRange:
+		sentence = "this page is out of range"
+	case protocol.CodeElementNotFound:
+		sentence = "this element no longer exists"
+	case protocol.CodeInvalidDPEURI:
+		sentence = "the dpe:// URI is invalid"
+	case protocol.CodeNotFound:
+		switch {
+		case unsupported(detail):
+			sentence = "not supported by this computer"
+		case op == OpFinder || op == OpDesktop || op == OpSearch:
+			sentence = "the computer is not in the office, or does not support this request"
+		default:
+			sentence = "the computer is not in the office (it left or never joined)"
+		}
+	case protocol.CodeTimeout:
+		sentence = "timed out waiting for the computer"
+	case protocol.CodeNotInRoom:
+		sentence = "this session is not in the office"
+	case protocol.CodeCrossRoomAccess:
+		sentence = "the computer belongs to another office"
+	case protocol.CodeForbidden:
+		sentence = "only an agent may ask this"
+	case protocol.CodeMCPCapabilityNotSupported:
+		sentence = "not supported by this computer"
+	case protocol.CodeMCPServerNotFound:
+		if pe != nil {
+			if servers := unavailableServers(pe); len(servers) > 0 {
+				return fmt.Sprintf("%d · %s", code, describeServers(servers))
+			}
+		}
+		sentence = "the document server is not available"
+	default:
+		sentence = protocol.CodeName(code)
+		if sentence == "" {
+			sentence = "request failed"
+		}
+	}
+	if detail != "" && !strings.Contains(strings.ToLower(detail), strings.ToLower(sentence)) && code != protocol.CodeTimeout {
+		return fmt.Sprintf("%d · %s — %s", code, sentence, detail)
+	}
+	return fmt.Sprintf("%d · %s", code, sentence)
+}
+
+// unsupported recognises the replies of a peer that does not know an event.
+func unsupported(detail string) bool {
+	d := strings.ToLower(detail)
+	for _, s := range []string{"unknown event", "not supported", "unsupported", "no handler", "not implemented"} {
+		if strings.Contains(d, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// serverState is one MCP server a 4014 names: its name, its state
+// ("starting", "listing", "down", "list_failed", "disabled", "unknown")
+// and its last error.
+type serverState struct{ name, state, lastErr string }
+
+// unavailableServers reads the servers a 4014 names: details.servers (the
+// Computer's answer to get_finder when every document server is
+// unavailable), else the top-level mcp_server with details.state.
+func unavailableServers(pe *protocol.Error) []serverState {
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return OneLine(s) }
+	if list, ok := pe.Details["servers"].([]any); ok {
+		var out []serverState
+		for _, v := range list {
+			if m, ok := v.(map[string]any); ok {
+				out = append(out, serverState{str(m, "mcp_server"), str(m, "state"), str(m, "last_error")})
+			}
+		}
+		return out
+	}
+	name := str(pe.Extra, "mcp_server")
+	if name == "" || pe.Details["state"] == nil {
+		return nil
+	}
+	return []serverState{{name, str(pe.Details, "state"), str(pe.Details, "last_error")}}
+}
+
+// transient reports whether every server is on its way up (starting,
+// listing, or down and being restarted by the computer): asking again
+// later may succeed.
+func transient(servers []serverState) bool {
+	for _, s := range servers {
+		switch s.state {
+		case "starting", "listing", "down", "list_failed":
+		default:
+			return false
+		}
+	}
+	return len(servers) > 0
+}
+
+// describeServers says what the servers are doing, naming each.
+func describeServers(servers []serverState) string {
+	parts := make([]string, len(servers))
+	for i, s := range servers {
+		parts[i] = fmt.Sprintf("%q %s", s.name, serverStateText(s))
+	}
+	if len(parts) == 1 {
+		return "document server " + parts[0]
+	}
+	return fmt.Sprintf("%d document servers are unavailable: %s", len(parts), strings.Join(parts, "; "))
+}
+
+func serverStateText(s serverState) string {
+	because := ""
+	if s.lastErr != "" {
+		because = " (" + s.lastErr + ")"
+	}
+	switch s.state {
+	case "starting":
+		return "is still starting"
+	case "listing":
+		return "is still listing its documents"
+	case "down":
+		return "is down" + because + ", the computer keeps restarting it"
+	case "list_failed":
+		return "failed to list its documents" + because
+	case "disabled":
+		return "is disabled on this computer"
+	case "unknown":
+		return "is not configured on this computer"
+	}
+	return "is not available" + because
+}
+
+// UnavailableTransient reports whether err is a 4014 naming servers that
+// are all on their way up.
+func UnavailableTransient(err error) bool {
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeMCPServerNotFound {
+		return false
+	}
+	return transient(unavailableServers(pe))
+}

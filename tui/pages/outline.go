@@ -1,0 +1,259 @@
+package pages
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
+	"github.com/smcp-browse/smcp-browse/tui/components/picker"
+)
+
+// heading is one entry of an outline: a heading element of a page.
+type heading struct {
+	page      int
+	level     int
+	text      string
+	elementID string
+	anchor    string // the heading's own id (HTML id, {#id}), "" when none
+}
+
+// pageHeadings returns the heading elements of a page, in order.
+func pageHeadings(p *protocol.DPEPage) []heading {
+	var out []heading
+	for _, e := range p.Elements {
+		if e.Category != string(dpe.Heading) {
+			continue
+		}
+		text, _ := e.Content["text"].(string)
+		if text = common.OneLine(text); text == "" {
+			text = common.OneLine(e.Summary)
+		}
+		if text == "" {
+			continue
+		}
+		lvl := 1
+		switch v := e.Content["level"].(type) {
+		case float64:
+			lvl = int(v)
+		case int:
+			lvl = v
+		}
+		anchor, _ := e.Content["anchor"].(string)
+		out = append(out, heading{page: p.PageIndex, level: min(max(lvl, 1), 6), text: text, elementID: e.ElementID, anchor: anchor})
+	}
+	return out
+}
+
+// outlineItems lays headings out for a picker, indented by level relative
+// to the shallowest one; withPage adds "p. N" to each.
+func outlineItems(hs []heading, withPage bool) []picker.Item {
+	top := 6
+	for _, h := range hs {
+		top = min(top, h.level)
+	}
+	items := make([]picker.Item, len(hs))
+	for i, h := range hs {
+		items[i] = picker.Item{Label: h.text, Indent: h.level - top}
+		if withPage {
+			items[i].Detail = "p. " + common.Itoa(h.page+1)
+		}
+	}
+	return items
+}
+
+// headingProbe is the start of a heading's text that survives wrapping:
+// its first words, up to 24 characters.
+func headingProbe(text string) string {
+	words := strings.Fields(text)
+	var b strings.Builder
+	for _, w := range words {
+		if b.Len() > 0 && len([]rune(b.String()))+1+len([]rune(w)) > 24 {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	if b.Len() == 0 {
+		return text
+	}
+	r := []rune(b.String())
+	return string(r[:min(len(r), 24)])
+}
+
+// currentHeading returns the index of the heading the view at line y is
+// in: the last located heading at or above y (-1 before the first).
+func currentHeading(at []int, y int) int {
+	cur := -1
+	for i, l := range at {
+		if l >= 0 && l <= y {
+			cur = i
+		}
+	}
+	return cur
+}
+
+// slug is the anchor of a heading as Markdown renderers make it (GitHub's
+// rules): lower case, spaces to '-', punctuation dropped, letters and
+// digits of any script kept.
+func slug(text string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(text)) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// findAnchor returns the heading an #anchor names: by the heading's own
+// id first (exactly, then ignoring case), then by the slug of its text,
+// then by its text.
+func findAnchor(hs []heading, anchor string) (heading, bool) {
+	a := strings.TrimPrefix(anchor, "#")
+	if u, err := url.PathUnescape(a); err == nil {
+		a = u
+	}
+	for _, match := range []func(h heading) bool{
+		func(h heading) bool { return h.anchor != "" && h.anchor == a },
+		func(h heading) bool { return h.anchor != "" && strings.EqualFold(h.anchor, a) },
+		func(h heading) bool { return slug(h.text) == strings.ToLower(a) },
+		func(h heading) bool { return strings.EqualFold(h.text, a) },
+	} {
+		for _, h := range hs {
+			if match(h) {
+				return h, true
+			}
+		}
+	}
+	return heading{}, false
+}
+
+// maxOutlinePages bounds the pages a document outline reads.
+const maxOutlinePages = 500
+
+// outlineConcurrency bounds the parallel reads of a document outline.
+const outlineConcurrency = 4
+
+// docOutlineMsg carries a document's outline.
+type docOutlineMsg struct {
+	owner     any
+	doc       string // the document URI it is of
+	headings  []heading
+	titles    []string // page titles, by index
+	truncated bool     // the document has more pages than were read
+	err       error
+}
+
+// docOutlineCmd reads the headings of every page of doc (at most
+// maxOutlinePages) and the page titles.
+func docOutlineCmd(c *common.Common, owner any, comp string, doc dpe.URI, pages int) tea.Cmd {
+	return common.Call(c, func(ctx context.Context, b common.Backend) (docOutlineMsg, error) {
+		o, err := readOutline(ctx, b, comp, doc, pages, nil)
+		return docOutlineMsg{owner: owner, doc: doc.String(), headings: o.headings, titles: o.titles, truncated: o.truncated}, err
+	}, func(m docOutlineMsg, err error) tea.Msg {
+		m.owner, m.err = owner, err
+		return m
+	})
+}
+
+// outline is what readOutline read of a document.
+type outline struct {
+	headings  []heading
+	titles    []string // page titles, by index
+	truncated bool     // the document has more pages than were read
+}
+
+// readOutline reads the headings and titles of doc's pages in order
+// (pages/N with categories=heading), outlineConcurrency pages at a time,
+// at most maxOutlinePages; pages is the page count, 0 when unknown (then
+// it reads until a page is out of range). enough, when not nil, is asked
+// after each batch with the headings read so far: true ends the read
+// there (a link's target is found).
+func readOutline(ctx context.Context, b common.Backend, comp string, doc dpe.URI, pages int, enough func([]heading) bool) (outline, error) {
+	n := maxOutlinePages
+	if pages > 0 {
+		n = min(pages, maxOutlinePages)
+	}
+	out := outline{truncated: pages > n}
+	for start := 0; start < n; start += outlineConcurrency {
+		end := min(start+outlineConcurrency, n)
+		pgs := make([]*protocol.DPEPage, end-start)
+		errs := make([]error, end-start)
+		var wg sync.WaitGroup
+		for i := start; i < end; i++ {
+			wg.Go(func() {
+				u := dpe.Page(doc.Host, doc.DocRef, i).WithQuery(dpe.Query{Categories: []dpe.Category{dpe.Heading}})
+				pgs[i-start], errs[i-start] = b.ReadPage(ctx, comp, u)
+			})
+		}
+		wg.Wait()
+		for k, err := range errs {
+			if protocol.CodeOf(err) == protocol.CodePageOutOfRange {
+				return out, nil
+			}
+			if err != nil {
+				return out, err
+			}
+			p := common.SanitizePage(pgs[k])
+			p.PageIndex = start + k
+			out.titles = append(out.titles, common.OneLine(p.Title))
+			out.headings = append(out.headings, pageHeadings(p)...)
+		}
+		if enough != nil && enough(out.headings) {
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+// documentOutlineItems lays a document outline out: for a document of
+// several pages, each page's title (when its first heading does not say
+// it) then the page's headings, indented by level; targets gives each row's
+// page and heading (no element ID for a page's own row).
+func documentOutlineItems(m docOutlineMsg) (items []picker.Item, targets []heading) {
+	byPage := map[int][]heading{}
+	top := 6
+	for _, h := range m.headings {
+		byPage[h.page] = append(byPage[h.page], h)
+		top = min(top, h.level)
+	}
+	multi := len(m.titles) > 1
+	for p, title := range m.titles {
+		hs := byPage[p]
+		shift := 0
+		if multi && title != "" && (len(hs) == 0 || !strings.EqualFold(hs[0].text, title)) {
+			items = append(items, picker.Item{Label: title, Detail: "p. " + common.Itoa(p+1)})
+			targets = append(targets, heading{page: p, text: title})
+			shift = 1
+		}
+		for _, h := range hs {
+			items = append(items, picker.Item{Label: h.text, Indent: h.level - top + shift, Detail: "p. " + common.Itoa(p+1)})
+			targets = append(targets, h)
+		}
+	}
+	return items, targets
+}
+
+// pageOfRow returns the first row of page p among targets (for "you are
+// here").
+func pageOfRow(targets []heading, p int) int {
+	i := sort.Search(len(targets), func(i int) bool { return targets[i].page >= p })
+	if i < len(targets) && targets[i].page == p {
+		return i
+	}
+	return -1
+}

@@ -1,0 +1,441 @@
+package pages
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
+	"github.com/smcp-browse/smcp-browse/protocol"
+
+	"github.com/smcp-browse/smcp-browse/tui/common"
+	"github.com/smcp-browse/smcp-browse/tui/components/list"
+	"github.com/smcp-browse/smcp-browse/tui/keymap"
+	"github.com/smcp-browse/smcp-browse/tui/live"
+)
+
+// searchScreen searches the content of a Computer's documents through the
+// protocol (client:search_finder, this project's Finder extension). The
+// Computer answers a bounded step at a time with a cursor; the screen asks
+// for the next step until the search is complete, shows its progress, and
+// stops when the user presses esc (nothing more is asked). Results read
+// "document · page · matching line"; enter opens the page with the match
+// highlighted.
+type searchScreen struct {
+	c        *common.Common
+	comp     string
+	live     live.Tracker
+	fileType string
+	w, h     int
+
+	input   textinput.Model
+	editing bool
+
+	query     string
+	seq       int  // bumped by every new search and by a stop
+	running   bool // a step is on its way
+	stopped   bool // the user stopped it
+	complete  bool
+	cursor    string
+	scanned   int
+	total     int
+	unread    int
+	results   []protocol.SearchMatch
+	capped    bool
+	err       string
+	nav       list.Nav
+	steps     int
+	docsFound map[string]bool
+}
+
+// searchMaxResults bounds the matches one search collects.
+const searchMaxResults = 1000
+
+type searchStepMsg struct {
+	owner *searchScreen
+	seq   int
+	ret   *protocol.SearchFinderRet
+	err   error
+}
+
+// NewSearch returns the content search of a computer's documents, limited
+// to fileType when it is not empty.
+func NewSearch(c *common.Common, computer, fileType string) *searchScreen {
+	ti := textinput.New()
+	ti.Prompt = "search for: "
+	ti.Placeholder = "words or a phrase in the documents' text"
+	ti.CharLimit = protocol.SearchMaxQuery
+	s := &searchScreen{c: c, comp: computer, live: live.New(computer, false), fileType: fileType, input: ti, editing: true}
+	s.styleInput()
+	return s
+}
+
+func (s *searchScreen) styleInput() { s.c.Styles.StyleInput(&s.input) }
+
+func (s *searchScreen) Init() tea.Cmd { return s.input.Focus() }
+
+func (s *searchScreen) SetSize(w, h int) tea.Cmd {
+	s.w, s.h = w, h
+	s.input.SetWidth(max(10, w-16))
+	s.nav.SetHeight(max(h-4, 1))
+	return nil
+}
+
+// start begins a search for q.
+func (s *searchScreen) start(q string) tea.Cmd {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return nil
+	}
+	s.query = q
+	s.seq++
+	s.results, s.cursor, s.scanned, s.total, s.unread, s.steps = nil, "", 0, 0, 0, 0
+	s.running, s.stopped, s.complete, s.capped, s.err = true, false, false, false, ""
+	s.docsFound = map[string]bool{}
+	s.nav = list.Nav{}
+	s.nav.SetHeight(max(s.h-4, 1))
+	return s.stepCmd()
+}
+
+// stepCmd asks the Computer for the next step of the search.
+func (s *searchScreen) stepCmd() tea.Cmd {
+	q := protocol.SearchQuery{Query: s.query, FileType: s.fileType, Cursor: s.cursor}
+	comp, seq, owner := s.comp, s.seq, s
+	return common.Call(s.c, func(ctx context.Context, b common.Backend) (*protocol.SearchFinderRet, error) {
+		ret, err := b.SearchFinder(ctx, comp, q)
+		if ret != nil {
+			c := *ret
+			c.Matches = common.Mapped(ret.Matches, common.SanitizeMatch)
+			ret = &c
+		}
+		return ret, err
+	}, func(ret *protocol.SearchFinderRet, err error) tea.Msg {
+		return searchStepMsg{owner: owner, seq: seq, ret: ret, err: err}
+	})
+}
+
+func (s *searchScreen) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case searchStepMsg:
+		if msg.owner != s || msg.seq != s.seq {
+			return nil // an older search, or one the user stopped
+		}
+		return s.onStep(msg)
+	case common.ThemeMsg:
+		s.styleInput()
+	case common.LeaveOfficeMsg, common.EnterOfficeMsg:
+		s.live.Observe(msg) // the title says when the computer left
+	case tea.KeyPressMsg:
+		return s.key(msg)
+	case tea.MouseWheelMsg:
+		s.nav.Update(msg, s.c.Keys)
+	}
+	return nil
+}
+
+func (s *searchScreen) onStep(msg searchStepMsg) tea.Cmd {
+	s.running = false
+	s.steps++
+	if msg.err != nil {
+		s.err = common.DescribeError(msg.err, common.OpSearch)
+		return nil
+	}
+	ret := msg.ret
+	s.scanned, s.total, s.unread = ret.ScannedDocuments, ret.TotalDocuments, ret.Unreadable
+	for _, m := range ret.Matches {
+		if len(s.results) >= searchMaxResults {
+			s.capped = true
+			break
+		}
+		s.results = append(s.results, m)
+		s.docsFound[m.URI] = true
+	}
+	s.nav.SetLen(len(s.results))
+	s.cursor = ret.NextCursor
+	if s.cursor == "" {
+		s.complete = true
+		return nil
+	}
+	if s.capped {
+		return nil
+	}
+	s.running = true
+	return s.stepCmd()
+}
+
+func (s *searchScreen) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.c.Keys
+	if s.editing {
+		switch {
+		case key.Matches(msg, k.Modal.Submit):
+			if strings.TrimSpace(s.input.Value()) == "" {
+				return nil
+			}
+			s.editing = false
+			s.input.Blur()
+			return s.start(s.input.Value())
+		case key.Matches(msg, k.Modal.Cancel):
+			s.editing = false
+			s.input.Blur()
+			if s.query == "" {
+				return common.PopCmd
+			}
+			s.input.SetValue(s.query)
+			return nil
+		}
+		var cmd tea.Cmd
+		s.input, cmd = s.input.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Catalog.Filter), key.Matches(msg, k.Catalog.Search):
+		s.editing = true
+		s.input.SetValue(s.query)
+		s.input.CursorEnd()
+		return s.input.Focus()
+	case key.Matches(msg, k.Nav.Back):
+		if s.running {
+			// Stop: the step on its way is ignored and no other is asked.
+			s.seq++
+			s.running, s.stopped = false, true
+			s.c.Notice = "search stopped"
+			return nil
+		}
+		return common.PopCmd
+	case key.Matches(msg, k.Nav.Enter):
+		if s.nav.Cursor < len(s.results) {
+			return s.openCmd(s.results[s.nav.Cursor])
+		}
+		return nil
+	case key.Matches(msg, k.Global.Refresh):
+		if s.query != "" {
+			return s.start(s.query)
+		}
+		return nil
+	}
+	s.nav.Update(msg, k)
+	return nil
+}
+
+// openCmd opens the page of a match with the query highlighted at it.
+func (s *searchScreen) openCmd(m protocol.SearchMatch) tea.Cmd {
+	u, err := dpe.Parse(m.URI)
+	if err != nil || u.Level() != dpe.LevelPage {
+		s.c.Notice = "the match has no page URI: " + common.OneLine(m.URI)
+		return nil
+	}
+	comp, query := s.comp, s.query
+	c := s.c
+	return common.Call(s.c, func(ctx context.Context, b common.Backend) (common.FollowedMsg, error) {
+		doc, err := b.ReadDocument(ctx, comp, u.DocumentURI())
+		if err != nil {
+			return common.FollowedMsg{}, err
+		}
+		info := docInfo{uri: u.DocumentURI(), title: common.OneLine(doc.Title), path: m.Path, fileURI: doc.FileURI, pages: doc.PageCount}
+		p := newPageScreen(c, comp, info, u.Page)
+		p.highlight, p.highlightAt, p.jumpTo = query, m.Line, m.ElementID
+		return common.FollowedMsg{Screen: p}, nil
+	}, func(fm common.FollowedMsg, err error) tea.Msg {
+		if err != nil {
+			return common.FollowedMsg{Notice: "cannot open the match: " + common.DescribeError(err, common.OpDocument)}
+		}
+		return fm
+	})
+}
+
+func (s *searchScreen) View() string {
+	st := s.c.Styles
+	title := st.Title.Render("Search") + st.Muted.Render(" · "+common.OneLine(s.comp))
+	if s.fileType != "" {
+		title += "  " + st.Keyword.Render("type:"+s.fileType)
+	}
+	if s.live.Gone() {
+		title += "  " + st.Error.Render("computer left the office")
+	}
+	lines := []string{title}
+	if s.editing {
+		lines = append(lines, s.input.View())
+	} else {
+		lines = append(lines, st.Prompt.Render("search for: ")+st.Keyword.Render(s.query))
+	}
+	lines = append(lines, s.progressLine())
+	if s.err != "" {
+		lines = append(lines, st.Error.Render("✗ "+s.err))
+	}
+	if s.query != "" && len(s.results) == 0 && !s.running && s.err == "" {
+		lines = append(lines, "", st.Muted.Render("  No document contains “"+s.query+"”."))
+	}
+	from, to := s.nav.Visible()
+	titleW, pathW, lineW := s.columns()
+	var paths []string
+	if pathW > 0 {
+		for _, m := range s.results[from:to] {
+			paths = append(paths, common.OneLine(m.Path))
+		}
+		paths = shorten.Paths(paths, pathW)
+	}
+	for i := from; i < to; i++ {
+		path := ""
+		if pathW > 0 {
+			path = common.Cell(paths[i-from], pathW) + " "
+		}
+		lines = append(lines, s.row(s.results[i], i == s.nav.Cursor, titleW, path, lineW))
+	}
+	return strings.Join(common.PadLines(lines, s.h), "\n")
+}
+
+// progressLine says how far the search got.
+func (s *searchScreen) progressLine() string {
+	st := s.c.Styles
+	if s.query == "" {
+		return st.Muted.Render("The Computer searches the text of its documents, a bounded step at a time; esc stops.")
+	}
+	docs := common.Count(len(s.docsFound), "page")
+	n := common.Count(len(s.results), "match")
+	if len(s.results) != 1 {
+		n = common.Itoa(len(s.results)) + " matches"
+	}
+	of := common.Itoa(s.scanned) + "/" + common.Itoa(s.total) + " documents"
+	var line string
+	switch {
+	case s.running:
+		line = "searching… " + of + " · " + n + " on " + docs
+	case s.complete:
+		line = "done: " + common.Itoa(s.total) + " documents searched · " + n + " on " + docs
+	case s.capped:
+		line = "stopped at the first " + common.Itoa(searchMaxResults) + " matches (" + of + ")"
+	case s.stopped:
+		line = "stopped: " + of + " · " + n + " on " + docs
+	default:
+		line = of + " · " + n
+	}
+	if s.unread > 0 {
+		line += " · " + common.Count(s.unread, "document") + " could not be read"
+	}
+	return st.Muted.Render(line)
+}
+
+// whereW is the width of a result's "p. N" column.
+const whereW = 7
+
+// columns returns the widths of the results' title, path (0 when no
+// result has a path) and line columns.
+func (s *searchScreen) columns() (titleW, pathW, lineW int) {
+	w := s.w - 2
+	titleW = min(max(w/4, 10), 36)
+	if slices.ContainsFunc(s.results, func(m protocol.SearchMatch) bool { return m.Path != "" }) {
+		// The path says more than a title (READMEs, main.go): it gets
+		// the more room.
+		titleW, pathW = min(max(w/6, 10), 28), min(max(w/4, 12), 40)
+	}
+	lineW = w - titleW - whereW - 2
+	if pathW > 0 {
+		lineW -= pathW + 1
+	}
+	return titleW, pathW, max(lineW, 10)
+}
+
+// row draws a result: document title, its path (already cut to its
+// column, with the space after it), page, and the line with the match
+// highlighted.
+func (s *searchScreen) row(m protocol.SearchMatch, sel bool, titleW int, path string, lineW int) string {
+	st := s.c.Styles
+	where := common.CellLeft("p. "+common.Itoa(m.PageIndex+1), whereW)
+	title := common.OneLine(m.Title)
+	if title == "" {
+		title = m.DocRef
+	}
+	text, start, end := matchWindow(oneLineKeep(m.Line), m.Start, m.End, lineW)
+	var shown string
+	if start < end {
+		shown = lipgloss.StyleRanges(common.Cell(text, lineW), lipgloss.NewRange(start, end, st.Match))
+	} else {
+		shown = common.Cell(text, lineW)
+	}
+	row := common.Cell(title, titleW) + " " + st.Muted.Render(path+where) + " " + shown
+	if sel {
+		return st.Selected.Render("▸ "+ansi.Strip(common.Cell(title, titleW)+" "+path+where+" ")) + shown
+	}
+	return "  " + row
+}
+
+// oneLineKeep folds line breaks and tabs into spaces without moving the
+// byte offsets of the other characters (a match's offsets stay valid).
+func oneLineKeep(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// matchWindow cuts line to at most w cells around the match at byte
+// offsets [start, end) and returns the cell range of the match in the cut.
+func matchWindow(line string, start, end, w int) (string, int, int) {
+	if start < 0 || end > len(line) || start >= end {
+		return ansi.Truncate(line, w, "…"), 0, 0
+	}
+	pre := line[:start]
+	// Keep about a third of the room before the match.
+	if ansi.StringWidth(pre) > w/3 {
+		r := []rune(pre)
+		for len(r) > 0 && ansi.StringWidth(string(r)) > w/3-1 {
+			r = r[1:]
+		}
+		pre = "…" + string(r)
+	}
+	out := pre + line[start:]
+	s := ansi.StringWidth(pre)
+	e := s + ansi.StringWidth(line[start:end])
+	out = ansi.Truncate(out, w, "…")
+	return out, min(s, w), min(e, w)
+}
+
+func (s *searchScreen) Crumb() string {
+	if s.query == "" {
+		return "search"
+	}
+	return "search “" + s.query + "”"
+}
+
+func (s *searchScreen) Keys() help.KeyMap {
+	k := s.c.Keys
+	if s.editing {
+		return k.ModalHelp()
+	}
+	stop := k.Nav.Back
+	if s.running {
+		stop = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop"))
+	}
+	edit := key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "new search"))
+	return keymap.HelpKeys{
+		Short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Enter, stop, edit, k.Global.Refresh, k.Global.Help, k.Global.Quit},
+		Full:  [][]key.Binding{k.ListHelp(), {edit, k.Global.Refresh}},
+	}
+}
+
+func (s *searchScreen) URI() string {
+	if s.nav.Cursor < len(s.results) {
+		return s.results[s.nav.Cursor].URI
+	}
+	return ""
+}
+
+func (s *searchScreen) Capturing() bool  { return s.editing }
+func (s *searchScreen) Computer() string { return s.comp }
+
+func (s *searchScreen) Status() string {
+	if len(s.results) == 0 {
+		return ""
+	}
+	return "match " + common.Itoa(s.nav.Cursor+1) + "/" + common.Itoa(len(s.results))
+}

@@ -45,7 +45,7 @@ test: node-deps test-deps redis-deps
 # test processes that start serve-docs.
 test-deps:
 	scripts/test-deps.sh
-	$(GO) run ./docserver/extract/internal/warmpdf
+	$(GO) run ./cmd/warmpdf
 
 # The scale-out tests alone, Redis required: nodes in one process (the
 # single-node suite run across nodes) and as real processes (kill -9, Redis

@@ -24,6 +24,7 @@ import (
 	gmparser "github.com/yuin/goldmark/parser"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 )
 
 // Kind is a supported file format.
@@ -179,29 +180,18 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&o.TableRowsPerPage, 200)
-	def(&o.MaxRows, 100000)
-	def(&o.MaxColumns, 256)
-	def(&o.MaxCellChars, 2000)
-	def(&o.PageChars, 8000)
-	def(&o.CodeLines, 200)
-	def(&o.MaxPages, 5000)
-	def(&o.MaxElements, 2000)
-	def(&o.PeekBytes, 16<<10)
-	if o.MaxZipEntry <= 0 {
-		o.MaxZipEntry = 64 << 20
-	}
-	if o.MaxUnpacked <= 0 {
-		o.MaxUnpacked = 256 << 20
-	}
-	if o.MaxOutputBytes <= 0 {
-		o.MaxOutputBytes = 64 << 20
-	}
+	opt.Default(&o.TableRowsPerPage, 200)
+	opt.Default(&o.MaxRows, 100000)
+	opt.Default(&o.MaxColumns, 256)
+	opt.Default(&o.MaxCellChars, 2000)
+	opt.Default(&o.PageChars, 8000)
+	opt.Default(&o.CodeLines, 200)
+	opt.Default(&o.MaxPages, 5000)
+	opt.Default(&o.MaxElements, 2000)
+	opt.Default(&o.PeekBytes, 16<<10)
+	opt.Default(&o.MaxZipEntry, 64<<20)
+	opt.Default(&o.MaxUnpacked, 256<<20)
+	opt.Default(&o.MaxOutputBytes, 64<<20)
 	return o
 }
 

@@ -203,20 +203,63 @@ func TestRenderPageJoins(t *testing.T) {
 }
 
 // TestRenderUntypedContent feeds content of every wrong shape; rendering
-// must not panic and must still produce the element's frame.
+// must not panic and must still produce the element's frame: a heading's
+// "# ", a code fence, a table's pipes, a chart's or an image's label, a
+// formula's dollars, a link's brackets, a separator's rule, and for the
+// categories without content rules their "[category: summary]".
 func TestRenderUntypedContent(t *testing.T) {
 	junk := []any{nil, 1.5, -3, "s", true, []any{nil, map[string]any{"k": 1}}, map[string]any{"x": []any{}}, [][]string{{"a"}}}
 	keys := []string{"level", "text", "headers", "rows", "items", "ordered", "start", "language", "code", "title",
 		"data_summary", "url", "alt", "description", "expression"}
+	lines := func(s string, ok func(string) bool) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if !ok(l) {
+				return false
+			}
+		}
+		return true
+	}
+	label := func(c Category) func(md, txt string) bool {
+		return func(md, txt string) bool { return md == "["+string(c)+": sum]" && txt == string(c)+": sum" }
+	}
+	frames := map[Category]func(md, txt string) bool{
+		Text:    func(md, txt string) bool { return !strings.Contains(md, "\x00") },
+		Heading: func(md, txt string) bool { return strings.HasPrefix(md, "# ") && !strings.Contains(md, "\n") },
+		List: func(md, txt string) bool {
+			return lines(md, func(l string) bool { return l == "" || strings.HasPrefix(l, "- ") }) &&
+				lines(txt, func(l string) bool { return l == "" || strings.HasPrefix(l, "• ") })
+		},
+		Code: func(md, txt string) bool { return strings.HasPrefix(md, "```") && strings.HasSuffix(md, "\n```") },
+		Table: func(md, txt string) bool {
+			return lines(md, func(l string) bool { return l == "" || strings.HasPrefix(l, "|") && strings.HasSuffix(l, "|") })
+		},
+		Chart: func(md, txt string) bool {
+			return strings.HasPrefix(md, "[图表: ") && strings.HasPrefix(txt, "Chart: ")
+		},
+		Image: func(md, txt string) bool {
+			return (strings.HasPrefix(md, "![") || strings.HasPrefix(md, "[图片: ")) && strings.HasPrefix(txt, "Image: ")
+		},
+		Formula: func(md, txt string) bool { return strings.HasPrefix(md, "$ ") && strings.HasSuffix(md, " $") },
+		Link: func(md, txt string) bool {
+			return strings.HasPrefix(md, "[") && strings.Contains(md, "](") && strings.HasSuffix(md, ")")
+		},
+		Separator: func(md, txt string) bool { return md == "---" && txt == "----" },
+	}
+	frames[PivotTable] = frames[Table]
 	for _, c := range Categories() {
+		frame := frames[c]
+		if frame == nil {
+			frame = label(c)
+		}
 		for _, j := range junk {
 			content := map[string]any{}
 			for _, k := range keys {
 				content[k] = j
 			}
-			e := protocol.DPEElementDetail{Category: string(c), Content: content}
-			_ = RenderElementMarkdown(e)
-			_ = RenderElementText(e)
+			e := protocol.DPEElementDetail{Category: string(c), Summary: "sum", Content: content}
+			if md, txt := RenderElementMarkdown(e), RenderElementText(e); !frame(md, txt) {
+				t.Errorf("%s with every key %#v: no frame in markdown %q, text %q", c, j, md, txt)
+			}
 		}
 	}
 }

@@ -23,9 +23,10 @@ import (
 // peakRSS is a process's peak resident set (VmHWM) in bytes, from /proc.
 func peakRSS(t *testing.T, pid int) int64 {
 	t.Helper()
+	testutil.NeedProc(t)
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		t.Skipf("no /proc: %v", err)
+		t.Fatalf("serve-docs (pid %d) is gone: %v", pid, err)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {

@@ -40,10 +40,7 @@ func TestSIGQUITDumpsGoroutines(t *testing.T) {
 // browser like q does: the demo's extracted corpus is removed. The browser
 // runs in a pseudo-terminal made by script(1).
 func TestSIGHUPRemovesTheDemoCorpus(t *testing.T) {
-	scriptBin, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script(1) (util-linux) is needed to give the browser a terminal")
-	}
+	scriptBin := testutil.Need(t, "script") // gives the browser a terminal
 	bin := testutil.Binary(t)
 	tmp := t.TempDir()
 	cmd := exec.Command(scriptBin, "-qfec", bin+" --demo", "/dev/null")

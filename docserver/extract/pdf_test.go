@@ -19,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/smcp-browse/smcp-browse/docserver/internal/hostile"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // realPDFs returns the PDFs of testdata/pdf and up to max others found
@@ -105,10 +106,7 @@ func documentText(doc *Document) string {
 // searchable as plain letters. ledongthuc/pdf read libtasn1.pdf as
 // "theΩ REALΩ type" with U+FFFD for bullets.
 func TestPDFTextMatchesPdftotext(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils; make test installs it in CI)")
-	}
+	pdftotext := testutil.Need(t, "pdftotext")
 	if err := WarmPDFEngine(); err != nil {
 		t.Fatal(err)
 	}
@@ -400,10 +398,7 @@ func share(p [2]int) float64 {
 // font sat higher than the text around it). Measured against pdftotext
 // -layout on the real PDFs of testdata/pdf.
 func TestPDFLineStructureMatchesPdftotext(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils; make test installs it in CI)")
-	}
+	pdftotext := testutil.Need(t, "pdftotext")
 	if err := WarmPDFEngine(); err != nil {
 		t.Fatal(err)
 	}
@@ -483,10 +478,7 @@ func BenchmarkParsePDF(b *testing.B) {
 // Of the consecutive pairs of pdftotext's lines that start one of ours,
 // at least 98% must come in the same order in ours.
 func TestPDFLinesInReadingOrder(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils; make test installs it in CI)")
-	}
+	pdftotext := testutil.Need(t, "pdftotext")
 	if err := WarmPDFEngine(); err != nil {
 		t.Fatal(err)
 	}

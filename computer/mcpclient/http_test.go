@@ -75,7 +75,9 @@ func TestHTTPStreamLossReconnects(t *testing.T) {
 	m, rec := startManager(t, Options{MinBackoff: 50 * time.Millisecond}, s)
 	c := rec.up(t)
 	if !c.Modern() {
-		t.Skip("legacy connection: no subscriptions/listen stream to lose")
+		// mcp-go's server speaks 2026-07-28: a legacy connection here is
+		// a version-negotiation regression, not a reason to skip.
+		t.Fatalf("negotiated MCP %s with a server that speaks the current revision: no subscriptions/listen stream", c.ProtocolVersion())
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for c.Granted() == nil && time.Now().Before(deadline) {

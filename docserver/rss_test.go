@@ -101,19 +101,12 @@ func TestServeDocsMemoryOnHostileFiles(t *testing.T) {
 			before := peakRSS(t, pid)
 			start := time.Now()
 			var bad, good mcp.Resource
-			deadline := time.Now().Add(3 * time.Minute)
-			for {
+			testutil.Eventually(t, 3*time.Minute, tc.name+" listed and no longer pending", func() bool {
 				all, _ := listAll(t, c.Client)
 				bad, _ = resourceByPath(all, tc.name)
 				good, _ = resourceByPath(all, "good.md")
-				if bad.URI != "" && bad.Meta.AdditionalFields["pending"] != true {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%s still pending", tc.name)
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+				return bad.URI != "" && bad.Meta.AdditionalFields["pending"] != true
+			})
 			var doc protocol.DPEDocument
 			readJSON(t, c.Client, bad.URI, &doc)
 			if doc.Unreadable == "" && doc.PageCount > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // TestHTTPTransports runs the test server behind mcp-go's Streamable HTTP
@@ -79,10 +80,7 @@ func TestHTTPStreamLossReconnects(t *testing.T) {
 		// a version-negotiation regression, not a reason to skip.
 		t.Fatalf("negotiated MCP %s with a server that speaks the current revision: no subscriptions/listen stream", c.ProtocolVersion())
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Granted() == nil && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the listen stream granted", func() bool { return c.Granted() != nil })
 	ts.CloseClientConnections()
 	select {
 	case <-rec.downs:

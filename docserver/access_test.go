@@ -41,6 +41,16 @@ func unprivileged(t *testing.T) *syscall.Credential {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
 }
 
+// accessSetup starts a permission test: the user to run serve-docs as
+// (see unprivileged) and a folder it can reach.
+func accessSetup(t *testing.T) (*syscall.Credential, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	return unprivileged(t), accessDir(t)
+}
+
 // accessDir is a folder the unprivileged user can reach (t.TempDir's are
 // private to the test's user).
 func accessDir(t *testing.T) string {
@@ -88,13 +98,7 @@ func serveAs(t *testing.T, cred *syscall.Credential, dir string) (*client.Client
 	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if b, err := os.ReadFile(logFile); err == nil {
-				t.Logf("server log:\n%s", b)
-			}
-		}
-	})
+	showLogOnFailure(t, logFile)
 	return connect(t, tr)
 }
 
@@ -164,11 +168,7 @@ func chmod(t *testing.T, p string, mode os.FileMode) {
 // watcher sees the change and the catalog follows, without the file's
 // contents or modification time changing.
 func TestPermissionChangeRereads(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	cred := unprivileged(t)
-	dir := accessDir(t)
+	cred, dir := accessSetup(t)
 	a, b := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")
 	writeFile(t, a, "# Alpha\n\nThe first file.\n")
 	writeFile(t, b, "# Beta\n\nThe second file.\n")
@@ -216,11 +216,7 @@ func TestPermissionChangeRereads(t *testing.T) {
 // without a word; once the folders are opened up, their files are listed
 // and read.
 func TestUnreadableFolderIsListed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	cred := unprivileged(t)
-	dir := accessDir(t)
+	cred, dir := accessSetup(t)
 	secret, locked := filepath.Join(dir, "secret"), filepath.Join(dir, "locked")
 	writeFile(t, filepath.Join(secret, "c.md"), "# Gamma\n\nIn a closed folder.\n")
 	writeFile(t, filepath.Join(locked, "d.md"), "# Delta\n\nIn a folder that cannot be entered.\n")

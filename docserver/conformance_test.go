@@ -42,13 +42,7 @@ func startBinary(t *testing.T, dir, version string, extra ...string) (*client.Cl
 	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if b, err := os.ReadFile(logFile); err == nil {
-				t.Logf("server log:\n%s", b)
-			}
-		}
-	})
+	showLogOnFailure(t, logFile)
 	return connectVersion(t, tr, version)
 }
 

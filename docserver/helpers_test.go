@@ -276,6 +276,17 @@ func listAll(t testing.TB, c *client.Client) ([]mcp.Resource, int) {
 	}
 }
 
+// showLogOnFailure shows a server's log file when the test fails.
+func showLogOnFailure(t testing.TB, logFile string) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(logFile); err == nil {
+				t.Logf("server log:\n%s", b)
+			}
+		}
+	})
+}
+
 func writeFile(t testing.TB, path, body string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

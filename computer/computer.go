@@ -32,6 +32,9 @@ const (
 	DefaultToolTimeout    = 60 * time.Second
 	MaxToolTimeout        = time.Hour
 	DefaultHistorySize    = 100
+	// DefaultMaxAnswerBytes bounds one answer: a Server's message limit
+	// (protocol.MaxPayloadBytes) less room for the packet around it.
+	DefaultMaxAnswerBytes = protocol.MaxPayloadBytes - 1<<10
 )
 
 // Options configure a Computer. Name, Office and ServerURL are required
@@ -54,6 +57,10 @@ type Options struct {
 	HandlerTimeout time.Duration
 	// HistorySize bounds the tool-call history (default 100).
 	HistorySize int
+	// MaxAnswerBytes bounds one answer (default DefaultMaxAnswerBytes);
+	// a bigger one is refused with 413. Lower it for a Server whose
+	// message limit is lower than the protocol's default.
+	MaxAnswerBytes int
 	// Debounce is the change-notification window (default 75 ms).
 	Debounce time.Duration
 	// MinBackoff and MaxBackoff bound MCP server restarts (1 s, 30 s).
@@ -97,6 +104,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	opts.RequestTimeout = cmp.Or(opts.RequestTimeout, DefaultRequestTimeout)
 	opts.HandlerTimeout = cmp.Or(opts.HandlerTimeout, DefaultHandlerTimeout)
 	opts.HistorySize = cmp.Or(opts.HistorySize, DefaultHistorySize)
+	opts.MaxAnswerBytes = cmp.Or(opts.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	opts.Version = cmp.Or(opts.Version, "dev")
 	servers := slices.Clone(cfg.Servers)
 	seen := map[string]bool{}
@@ -277,7 +285,7 @@ func (c *Computer) onChange(ch resindex.Change) {
 // serverUp adds a Finder-capable server to the resource index and announces
 // the new tool list.
 func (c *Computer) serverUp(conn *mcpclient.Conn) {
-	c.tools.invalidate()
+	c.tools.reset(conn.Name())
 	c.mu.Lock()
 	c.notFinder[conn.Name()] = !conn.FinderCapable()
 	c.mu.Unlock()
@@ -293,7 +301,7 @@ func (c *Computer) serverUp(conn *mcpclient.Conn) {
 
 // serverDown takes a server's documents, windows and tools away.
 func (c *Computer) serverDown(name string, err error) {
-	c.tools.invalidate()
+	c.tools.reset(name)
 	c.index.RemoveSource(name)
 	c.emit(protocol.EventUpdateToolList)
 }
@@ -312,39 +320,40 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 		// (a change is signalled only if the set differs).
 		c.index.ResourceListChanged(name)
 	case mcp.MethodNotificationToolsListChanged:
-		c.tools.invalidate()
+		c.tools.changed(name)
 		c.toolsChanged.Trigger(1)
 	}
 }
 
 // register installs the client:* handlers on conn.
 func (c *Computer) register(conn *sio.Conn) {
-	handle(conn, protocol.EventGetFinder, c.handleGetFinder)
-	handle(conn, protocol.EventListFinder, c.handleGetFinder)
-	handle(conn, protocol.EventReadResource, c.handleReadResource)
-	handle(conn, protocol.EventGetDesktop, c.handleGetDesktop)
-	handle(conn, protocol.EventGetTools, c.handleGetTools)
-	handle(conn, protocol.EventToolCall, c.handleToolCall)
-	handle(conn, protocol.EventGetConfig, c.handleGetConfig)
-	handle(conn, protocol.EventGetResources, c.handleGetResources)
-	handle(conn, protocol.EventGetSkills, c.handleGetSkills)
-	handle(conn, protocol.EventGetSkill, c.handleGetSkill)
-	handle(conn, protocol.EventGetBlob, c.handleGetBlob)
-	handle(conn, protocol.EventPutBlob, c.handlePutBlob)
-	handle(conn, protocol.EventSearchFinder, c.handleSearchFinder)
+	limit := c.opts.MaxAnswerBytes
+	handle(conn, protocol.EventGetFinder, limit, c.handleGetFinder)
+	handle(conn, protocol.EventListFinder, limit, c.handleGetFinder)
+	handle(conn, protocol.EventReadResource, limit, c.handleReadResource)
+	handle(conn, protocol.EventGetDesktop, limit, c.handleGetDesktop)
+	handle(conn, protocol.EventGetTools, limit, c.handleGetTools)
+	handle(conn, protocol.EventToolCall, limit, c.handleToolCall)
+	handle(conn, protocol.EventGetConfig, limit, c.handleGetConfig)
+	handle(conn, protocol.EventGetResources, limit, c.handleGetResources)
+	handle(conn, protocol.EventGetSkills, limit, c.handleGetSkills)
+	handle(conn, protocol.EventGetSkill, limit, c.handleGetSkill)
+	handle(conn, protocol.EventGetBlob, limit, c.handleGetBlob)
+	handle(conn, protocol.EventPutBlob, limit, c.handlePutBlob)
+	handle(conn, protocol.EventSearchFinder, limit, c.handleSearchFinder)
 	conn.Listen(protocol.NotifyToolCallCancel, c.onToolCallCancel)
 }
 
 // handle registers h, a handler of event over its decoded request, on conn.
-func handle[Req any](conn *sio.Conn, event string, h func(context.Context, Req) (any, error)) {
-	conn.Handle(event, route(event, h))
+func handle[Req any](conn *sio.Conn, event string, limit int, h func(context.Context, Req) (any, error)) {
+	conn.Handle(event, route(event, limit, h))
 }
 
 // route adapts h to the connection's raw payloads: one that does not
-// decode as Req is a 400 naming event, and an answer bigger than a Server
-// carries in one message (which would end the connection, every request
-// in flight with it) is a 413 instead.
-func route[Req any](event string, h func(context.Context, Req) (any, error)) sio.Handler {
+// decode as Req is a 400 naming event, and an answer bigger than limit
+// (a Server closes a connection that sends more than it carries in one
+// message, every request in flight with it) is a 413 instead.
+func route[Req any](event string, limit int, h func(context.Context, Req) (any, error)) sio.Handler {
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var req Req
 		if err := json.Unmarshal(raw, &req); err != nil {
@@ -354,17 +363,13 @@ func route[Req any](event string, h func(context.Context, Req) (any, error)) sio
 		if err != nil || v == nil {
 			return v, err
 		}
-		return encodeAnswer(event, v)
+		return encodeAnswer(event, limit, v)
 	}
 }
 
-// maxAnswerBytes bounds an answer: the Server's message limit less room
-// for the Socket.IO packet around it.
-const maxAnswerBytes = protocol.MaxPayloadBytes - 1<<10
-
 // encodeAnswer encodes v (unless it is already JSON) and refuses it with
-// a 413 when it is bigger than maxAnswerBytes.
-func encodeAnswer(event string, v any) (json.RawMessage, error) {
+// a 413 when it is bigger than limit.
+func encodeAnswer(event string, limit int, v any) (json.RawMessage, error) {
 	b, ok := v.(json.RawMessage)
 	if !ok {
 		var err error
@@ -372,16 +377,16 @@ func encodeAnswer(event string, v any) (json.RawMessage, error) {
 			return nil, protocol.Errorf(protocol.CodeInternalError, "%s: answer is not JSON: %v", event, err)
 		}
 	}
-	if len(b) > maxAnswerBytes {
-		return nil, tooLarge(event+": the answer", len(b))
+	if len(b) > limit {
+		return nil, tooLarge(event+": the answer", len(b), limit)
 	}
 	return b, nil
 }
 
-// tooLarge is the 413 for what of n bytes.
-func tooLarge(what string, n int) *protocol.Error {
-	return protocol.Errorf(protocol.CodePayloadTooLarge, "%s is %d bytes, more than the %d a Server carries in one message", what, n, maxAnswerBytes).
-		WithDetails(map[string]any{"bytes": n, "limit": maxAnswerBytes})
+// tooLarge is the 413 for what of n bytes, over limit.
+func tooLarge(what string, n, limit int) *protocol.Error {
+	return protocol.Errorf(protocol.CodePayloadTooLarge, "%s is %d bytes, more than the %d a Server carries in one message", what, n, limit).
+		WithDetails(map[string]any{"bytes": n, "limit": limit})
 }
 
 // Servers returns the state of every supervised MCP server by bundle_id.

@@ -19,6 +19,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
+	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	smcpserver "github.com/smcp-browse/smcp-browse/server"
@@ -161,12 +162,17 @@ func (f *fleet) lists() int64 {
 	return n
 }
 
-// call runs h on payload as the connection would (route), and decodes
-// its answer as T.
+// serveRaw is h as the connection runs it (route, with the default limit).
+func serveRaw[Req any](h func(context.Context, Req) (any, error)) sio.Handler {
+	return route("test", DefaultMaxAnswerBytes, h)
+}
+
+// call runs h on payload as the connection would, and decodes its answer
+// as T.
 func call[T, Req any](t testing.TB, h func(context.Context, Req) (any, error), payload string) (T, error) {
 	t.Helper()
 	var zero T
-	v, err := route("test", h)(context.Background(), json.RawMessage(payload))
+	v, err := serveRaw(h)(context.Background(), json.RawMessage(payload))
 	if err != nil {
 		return zero, err
 	}
@@ -267,12 +273,12 @@ func TestGetFinderRequests(t *testing.T) {
 	f := newFleet(t, 1, 150, nil)
 	defer f.stop()
 	for _, bad := range []string{`{"offset":-1}`, `{"limit":-5}`, `{"limit":"ten"}`, `{"offset":1.5}`, `[1,2]`, `not json`} {
-		_, err := route("test", f.c.handleGetFinder)(context.Background(), json.RawMessage(bad))
+		_, err := serveRaw(f.c.handleGetFinder)(context.Background(), json.RawMessage(bad))
 		if protocol.CodeOf(err) != protocol.CodeBadRequest {
 			t.Errorf("%s: %v, want 400", bad, err)
 		}
 	}
-	_, err := route("test", f.c.handleGetFinder)(context.Background(), json.RawMessage(`{"offset":-1}`))
+	_, err := serveRaw(f.c.handleGetFinder)(context.Background(), json.RawMessage(`{"offset":-1}`))
 	if !strings.Contains(err.Error(), "offset must be >= 0") {
 		t.Errorf("message %q does not say what is wrong", err)
 	}
@@ -293,7 +299,7 @@ func TestGetFinderRequests(t *testing.T) {
 func TestReadBridge(t *testing.T) {
 	f := newFleet(t, 2, 3, nil)
 	defer f.stop()
-	raw, err := route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(`{"uri":"dpe://host01.example/doc-0002"}`))
+	raw, err := serveRaw(f.c.handleReadResource)(context.Background(), json.RawMessage(`{"uri":"dpe://host01.example/doc-0002"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +308,7 @@ func TestReadBridge(t *testing.T) {
 	if len(ret.Contents) != 1 || !strings.Contains(ret.Contents[0].Text, "Report 2 of host01.example") {
 		t.Errorf("dpe read = %+v", ret)
 	}
-	raw, err = route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(`{"uri":"window://host00.example/status?priority=50"}`))
+	raw, err = serveRaw(f.c.handleReadResource)(context.Background(), json.RawMessage(`{"uri":"window://host00.example/status?priority=50"}`))
 	if err != nil || !strings.Contains(string(raw.(json.RawMessage)), "status of host00.example") {
 		t.Errorf("window read: %v %s", err, raw)
 	}
@@ -319,7 +325,7 @@ func TestReadBridge(t *testing.T) {
 		{`{"uri":7}`, 400, ""},
 	}
 	for _, tt := range tests {
-		_, err := route("test", f.c.handleReadResource)(context.Background(), json.RawMessage(tt.payload))
+		_, err := serveRaw(f.c.handleReadResource)(context.Background(), json.RawMessage(tt.payload))
 		var pe *protocol.Error
 		if !errors.As(err, &pe) || pe.Code != tt.code {
 			t.Errorf("%s: %v, want %d", tt.payload, err, tt.code)
@@ -466,9 +472,10 @@ func TestToolsNamingAndCalls(t *testing.T) {
 // in one message is a 413 (a CallToolResult with error_code 413 for a tool
 // call), never a packet that would end the Computer's connection.
 func TestTooLargeAnswersAreRefused(t *testing.T) {
-	f := newFleet(t, 1, 1, nil)
+	const limit = 64 << 10
+	f := newFleetWith(t, 1, 1, nil, Options{MaxAnswerBytes: limit})
 	defer f.stop()
-	msg := strings.Repeat("m", maxAnswerBytes)
+	msg := strings.Repeat("m", limit)
 	res, err := call[protocol.CallToolResult](t, f.c.handleToolCall,
 		fmt.Sprintf(`{"req_id":"big","tool_name":"srv-00__echo","params":{"message":%q},"timeout":10}`, msg))
 	if err != nil || !res.IsError || res.ErrorCode() != protocol.CodePayloadTooLarge || !strings.Contains(res.Text(), "more than") {
@@ -478,8 +485,8 @@ func TestTooLargeAnswersAreRefused(t *testing.T) {
 	if err != nil || small.IsError {
 		t.Errorf("a small result: %v %+v", err, small)
 	}
-	_, err = encodeAnswer(protocol.EventGetTools, map[string]string{"x": msg})
-	if pe := (*protocol.Error)(nil); !errors.As(err, &pe) || pe.Code != protocol.CodePayloadTooLarge || pe.Details["limit"] != maxAnswerBytes {
+	_, err = encodeAnswer(protocol.EventGetTools, limit, map[string]string{"x": msg})
+	if pe := (*protocol.Error)(nil); !errors.As(err, &pe) || pe.Code != protocol.CodePayloadTooLarge || pe.Details["limit"] != limit {
 		t.Errorf("an answer over the limit: %v", err)
 	}
 }
@@ -494,7 +501,7 @@ func TestForbiddenToolIs4002(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"tool_name":""}`, `{"tool_name":"echo","timeout":-1}`, `{"tool_name":5}`} {
-		if _, err := route("test", f.c.handleToolCall)(context.Background(), json.RawMessage(bad)); protocol.CodeOf(err) != 400 {
+		if _, err := serveRaw(f.c.handleToolCall)(context.Background(), json.RawMessage(bad)); protocol.CodeOf(err) != 400 {
 			t.Errorf("%s: %v, want 400", bad, err)
 		}
 	}
@@ -554,13 +561,13 @@ func BenchmarkGetFinder(b *testing.B) {
 	b.Run("warm", func(b *testing.B) {
 		f := newFleet(b, 10, 1000, nil)
 		defer f.stop()
-		if _, err := route("test", f.c.handleGetFinder)(context.Background(), req); err != nil {
+		if _, err := serveRaw(f.c.handleGetFinder)(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 		reads := f.reads()
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := route("test", f.c.handleGetFinder)(context.Background(), req); err != nil {
+			if _, err := serveRaw(f.c.handleGetFinder)(context.Background(), req); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -574,7 +581,7 @@ func BenchmarkGetFinder(b *testing.B) {
 			b.StopTimer()
 			f := newFleet(b, 10, 1000, nil)
 			b.StartTimer()
-			v, err := route("test", f.c.handleGetFinder)(context.Background(), req)
+			v, err := serveRaw(f.c.handleGetFinder)(context.Background(), req)
 			if err != nil || v.(protocol.GetFinderRet).TotalCount != 10_000 {
 				b.Fatal(err)
 			}

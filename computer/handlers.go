@@ -141,9 +141,9 @@ func (c *Computer) handleReadResource(ctx context.Context, req protocol.ReadReso
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "read %s: result is not JSON: %v", req.URI, err)
 	}
-	if len(out) > maxAnswerBytes {
+	if len(out) > c.opts.MaxAnswerBytes {
 		c.log.Info("read_resource answer too large", "req_id", req.ReqID, "uri", req.URI, "bytes", len(out))
-		return nil, tooLarge("the answer to the read of "+clip(req.URI), len(out))
+		return nil, tooLarge("the answer to the read of "+clip(req.URI), len(out), c.opts.MaxAnswerBytes)
 	}
 	return json.RawMessage(out), nil
 }
@@ -164,7 +164,7 @@ func (c *Computer) read(ctx context.Context, uri string) (*mcp.ReadResourceResul
 			return nil, protocol.Errorf(protocol.CodeInvalidDPEURI, "invalid dpe:// URI: %s", msg).
 				WithDetails(map[string]any{"uri": uri, "rule": int(dpe.RuleOf(err))})
 		}
-		name, ok := c.index.Owner(ctx, uri)
+		name, ok := c.index.HostOwner(ctx, u)
 		if !ok {
 			return nil, protocol.Errorf(protocol.CodeDocumentNotFound, "no MCP server of this computer serves host %q", u.Host).
 				WithDetails(map[string]any{"host": u.Host, "uri": uri})

@@ -32,6 +32,10 @@ import (
 const (
 	hostileOffice = "office-hostile"
 	goodHost      = "docs.good"
+	// computerBinEnv names another smcp-browse binary to run as the
+	// Computer (serve-docs stays this checkout's), to measure an older
+	// build with the same tests: the figures they log are its own.
+	computerBinEnv = "COMPUTER_TEST_COMPUTER_BIN"
 )
 
 // hostileRig is a running Computer process with a good and an evil server.
@@ -45,6 +49,7 @@ type hostileRig struct {
 	goodDoc []protocol.DPEDocumentSummary // the good server's catalog
 	evil    string                        // the evil server's name
 	notes   *notes                        // the office's notifications
+	url     string                        // the Server's
 }
 
 // hostileSetup says how to run the rig.
@@ -75,11 +80,12 @@ func startHostile(t *testing.T, hs hostileSetup) *hostileRig {
 		t.Fatal(err)
 	}
 	srv := servertest.Start(t, server.Options{})
+	r.url = srv.URL
 	args := []string{"computer", "--server", srv.URL, "--office", hostileOffice, "--name", "pc", "--config", cfgPath, "--log-level", "info"}
 	if hs.requestTimeout > 0 {
 		args = append(args, "--request-timeout", hs.requestTimeout.String())
 	}
-	r.cmd = exec.Command(bin, args...)
+	r.cmd = exec.Command(cmpOr(os.Getenv(computerBinEnv), bin), args...)
 	r.cmd.Stderr = r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -152,7 +158,7 @@ func (r *hostileRig) goodListed(t *testing.T, within time.Duration) []protocol.D
 func (r *hostileRig) goodServed(t *testing.T) {
 	t.Helper()
 	start := time.Now()
-	docs := r.goodListed(t, 5*time.Second)
+	docs := r.goodListed(t, 10*time.Second)
 	for _, d := range docs {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		var doc protocol.DPEDocument
@@ -165,8 +171,32 @@ func (r *hostileRig) goodServed(t *testing.T) {
 			t.Fatalf("read %s: got doc_ref %q title %q, want %q %q", d.URI, doc.DocRef, doc.Title, d.DocRef, d.Title)
 		}
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	// A second or two; the bound only catches a wait for another
+	// server's timeout (under -race on a loaded machine it takes longer).
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("listing and reading the good documents took %v", d)
+	} else if d > 2*time.Second {
+		t.Logf("listing and reading the good documents took %v", d)
+	}
+}
+
+// evilListed waits until the evil server's own document reads back (it
+// is up and listed).
+func (r *hostileRig) evilListed(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var doc protocol.DPEDocument
+		err := r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the evil server's document is not readable: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -366,6 +396,7 @@ func (r *hostileRig) peak(t *testing.T, what string) {
 // go on beside it and the Computer stays in its office.
 func TestOversizedAnswers(t *testing.T) {
 	r := startHostile(t, hostileSetup{spec: "plain", requestTimeout: 10 * time.Second})
+	r.evilListed(t)
 	tests := []struct {
 		name, uri string
 		code      int
@@ -431,11 +462,11 @@ func TestOversizedAnswers(t *testing.T) {
 
 // TestHugeListing lists ~200,000 documents in one 18 MB line followed by
 // a 50 MB line (refused: more than the Computer accepts in one message),
-// and 150,000 in a 13 MB line (taken, up to the cap on entries per
-// server): the good server's documents stay listed and readable, and the
+// and 60,000 in a 5 MB line (taken, up to the cap on entries per server):
+// the good server's documents stay listed and readable, and the
 // Computer's memory stays bounded (the peak is logged).
 func TestHugeListing(t *testing.T) {
-	for _, n := range []int{200_000, 150_000} {
+	for _, n := range []int{200_000, 60_000} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			r := startHostile(t, hostileSetup{spec: fmt.Sprintf("biglist=%d", n), evilName: "zevil"})
 			r.waitTrace(t, "resources/list", 0, 10*time.Second)
@@ -462,7 +493,7 @@ func TestHugeListing(t *testing.T) {
 				if !strings.Contains(r.stderr.String(), "more than") {
 					t.Errorf("the refused listing was not logged with its reason")
 				}
-			case 150_000:
+			case 60_000:
 				if total != r.nGood+resindex.DefaultMaxEntries {
 					t.Errorf("catalog total %d, want %d (the good server's and the cap)", total, r.nGood+resindex.DefaultMaxEntries)
 				}

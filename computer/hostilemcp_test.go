@@ -36,7 +36,9 @@ import (
 //	              list_changed, resources updated and tools list_changed
 //	tools-late=D  the first tools/list is answered after D, later ones at once
 //	tools-hang    tools/list is never answered
-//	badnames      lists URIs and names no catalog should take as they are
+//	list-late=D   the first resources/list is answered after D, later ones at once
+//	badnames      lists URIs and names no catalog should take as they are;
+//	              a read answers the name the URI was listed with as title
 //
 // Reads of dpe://evil.host/big?bytes=N[&char=C] answer N bytes of text
 // (the letter a, or C written as it is), of dpe://evil.host/deep a result nested 100,000
@@ -60,7 +62,9 @@ type hostile struct {
 	mu  sync.Mutex // one line at a time on out
 	out *bufio.Writer
 
-	toolsLists int // tools/list requests seen
+	names      map[string]string // badnames: listed URI -> name
+	toolsLists int               // tools/list requests seen
+	lists      int               // resources/list requests seen
 	stealing   bool
 }
 
@@ -169,6 +173,14 @@ func (h *hostile) handle(line []byte) {
 			"serverInfo": map[string]any{"name": "hostile", "version": "1"},
 		})
 	case "resources/list":
+		h.mu.Lock()
+		h.lists++
+		first := h.lists == 1
+		h.mu.Unlock()
+		if d, err := time.ParseDuration(h.opts["list-late"]); err == nil && first {
+			time.AfterFunc(d, func() { h.list(req.ID) })
+			return
+		}
 		h.list(req.ID)
 	case "resources/read":
 		h.read(req.ID, req.Params.URI)
@@ -209,12 +221,17 @@ func resource(uri, name string) map[string]any {
 
 func (h *hostile) list(id json.RawMessage) {
 	if n := h.num("biglist"); n > 0 {
-		rs := make([]any, n)
-		for i := range rs {
-			rs[i] = resource(fmt.Sprintf("dpe://big.host/doc-%07d", i), fmt.Sprintf("Document %d", i))
+		// Written by hand: encoding/json takes long over 200,000 maps
+		// in a test binary built with -race.
+		b := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"resources":[`, id)
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"mimeType":"application/json","name":"Document %d","uri":"dpe://big.host/doc-%07d"}`, i, i)
 		}
-		h.reply(id, map[string]any{"resources": rs})
-		h.notify("notifications/message", map[string]any{"level": "info", "data": strings.Repeat("x", 50<<20)})
+		h.sendRaw(append(b, "]}}"...))
+		h.sendRaw(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}`, strings.Repeat("x", 50<<20)))
 		return
 	}
 	rs := []any{resource("dpe://evil.host/own", "Own document")}
@@ -225,9 +242,13 @@ func (h *hostile) list(id json.RawMessage) {
 		}
 	}
 	if h.has("badnames") {
+		h.mu.Lock()
+		h.names = map[string]string{}
 		for _, r := range badNameResources() {
 			rs = append(rs, r)
+			h.names[r["uri"].(string)] = r["name"].(string)
 		}
+		h.mu.Unlock()
 	}
 	h.reply(id, map[string]any{"resources": rs})
 }
@@ -297,7 +318,13 @@ func (h *hostile) read(id json.RawMessage, uri string) {
 		b = append(b, "}]}}"...)
 		h.sendRaw(b)
 	default:
-		doc := map[string]any{"doc_ref": "stolen", "uri": uri, "title": "IMPOSTOR", "page_count": 1, "file_type": "md"}
+		h.mu.Lock()
+		title, ok := h.names[uri]
+		h.mu.Unlock()
+		if !ok {
+			title = "IMPOSTOR"
+		}
+		doc := map[string]any{"doc_ref": "stolen", "uri": uri, "title": title, "summary": title, "page_count": 1, "file_type": "md"}
 		text, _ := json.Marshal(doc)
 		h.reply(id, map[string]any{"contents": []any{map[string]any{"uri": uri, "mimeType": "application/json", "text": string(text)}}})
 	}

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -25,113 +23,6 @@ import (
 // errCancelledByAgent is the cause of a tool call stopped by
 // notify:tool_call_cancel.
 var errCancelledByAgent = errors.New("cancelled by the agent")
-
-type toolEntry struct {
-	exposed  string
-	name     string // alias ?? original
-	server   string
-	original string
-	smcp     protocol.SMCPTool
-}
-
-// toolTable is the ExposedToolMapping shared by get_tools and tool_call,
-// rebuilt after a server comes, goes or says its tools changed.
-type toolTable struct {
-	c *Computer
-
-	mu      sync.Mutex
-	gen     uint64
-	valid   bool
-	entries []toolEntry
-	byName  map[string]int
-}
-
-func newToolTable(c *Computer) *toolTable { return &toolTable{c: c} }
-
-func (t *toolTable) invalidate() {
-	t.mu.Lock()
-	t.gen++
-	t.valid = false
-	t.mu.Unlock()
-}
-
-// get returns the table, listing the tools of every live server when it
-// is stale.
-func (t *toolTable) get(ctx context.Context) ([]toolEntry, map[string]int) {
-	t.mu.Lock()
-	if t.valid {
-		e, m := t.entries, t.byName
-		t.mu.Unlock()
-		return e, m
-	}
-	gen := t.gen
-	t.mu.Unlock()
-
-	type listed struct {
-		server string
-		tools  []mcp.Tool
-	}
-	var all []listed
-	for _, s := range t.c.servers { // configuration order decides name clashes
-		conn, ok := t.c.mgr.Conn(s.BundleID)
-		if !ok {
-			continue
-		}
-		tools, err := conn.ListTools(ctx)
-		if err != nil {
-			t.c.log.Warn("tools/list failed; its tools are left out", "server", s.BundleID, "err", err)
-			continue
-		}
-		all = append(all, listed{s.BundleID, tools})
-	}
-	var entries []toolEntry
-	byName := map[string]int{}
-	for _, l := range all {
-		conn, ok := t.c.mgr.Conn(l.server)
-		if !ok {
-			continue
-		}
-		cfg := conn.Config()
-		for _, tool := range l.tools {
-			if cfg.Forbidden(tool.Name) {
-				continue
-			}
-			meta := cfg.MergedToolMeta(tool.Name)
-			name := tool.Name
-			if alias, _ := meta["alias"].(string); alias != "" {
-				name = alias
-			}
-			exposed := l.server + "__" + name
-			if _, clash := byName[exposed]; clash {
-				t.c.log.Warn("tool name clash inside one server; the later tool is not exposed", "server", l.server, "tool", tool.Name, "name", exposed)
-				continue
-			}
-			e := toolEntry{exposed: exposed, name: name, server: l.server, original: tool.Name, smcp: smcpTool(exposed, l.server, tool, meta)}
-			byName[exposed] = len(entries)
-			entries = append(entries, e)
-		}
-	}
-	// Short forms route too when they are unambiguous.
-	owners := map[string][]int{}
-	for i, e := range entries {
-		for _, alt := range []string{e.name, e.server + "__" + e.original} {
-			if _, canonical := byName[alt]; !canonical && !slices.Contains(owners[alt], i) {
-				owners[alt] = append(owners[alt], i)
-			}
-		}
-	}
-	for alt, is := range owners {
-		if len(is) == 1 {
-			byName[alt] = is[0]
-		}
-	}
-	t.mu.Lock()
-	if t.gen == gen {
-		t.entries, t.byName, t.valid = entries, byName, true
-	}
-	t.mu.Unlock()
-	return entries, byName
-}
 
 // smcpTool converts an MCP tool to an SMCPTool: params_schema is the
 // input schema, return_schema the output schema (or null), meta holds the
@@ -178,7 +69,7 @@ func smcpTool(name, server string, tool mcp.Tool, toolMeta map[string]any) proto
 func (c *Computer) handleGetTools(ctx context.Context, req protocol.ComputerCall) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
-	entries, _ := c.tools.get(ctx)
+	entries, _ := c.tools.get(ctx, min(toolListWait, c.opts.HandlerTimeout), "")
 	ret := protocol.GetToolsRet{Tools: make([]protocol.SMCPTool, 0, len(entries)), ReqID: req.ReqID}
 	for _, e := range entries {
 		ret.Tools = append(ret.Tools, e.smcp)
@@ -204,10 +95,26 @@ func (c *Computer) handleToolCall(ctx context.Context, req protocol.ToolCallReq)
 	if req.Timeout > 0 {
 		timeout = min(time.Duration(req.Timeout*float64(time.Second)), MaxToolTimeout)
 	}
-	lctx, lcancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
-	entries, byName := c.tools.get(lctx)
-	lcancel()
+	// A canonical name waits for its own server's tools only; a bare one
+	// is resolved among the servers that listed theirs in time.
+	only, wait := serverOf(req.ToolName), min(toolListWait, c.opts.HandlerTimeout)
+	if _, live := c.mgr.Conn(only); live {
+		wait = c.opts.HandlerTimeout
+	} else {
+		only = ""
+	}
+	entries, byName := c.tools.get(ctx, wait, only)
 	i, ok := byName[req.ToolName]
+	if !ok && only != "" {
+		if err, unlisted := c.tools.unlisted(only); unlisted {
+			why := "it is still listing them"
+			if err != nil {
+				why = "its tools/list failed: " + err.Error() + "; the computer keeps asking"
+			}
+			return refusal(protocol.CodeToolNotFound, fmt.Sprintf("Tool %q is not known: MCP server %q has not listed its tools (%s).", req.ToolName, only, why),
+				map[string]any{protocol.MetaMCPServer: only, "tool_name": req.ToolName})
+		}
+	}
 	if !ok {
 		for _, s := range c.servers {
 			if s.Forbidden(strings.TrimPrefix(req.ToolName, s.BundleID+"__")) {
@@ -266,8 +173,8 @@ func (c *Computer) handleToolCall(ctx context.Context, req protocol.ToolCallReq)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternalError, "tool %s: result is not JSON: %v", req.ToolName, err)
 	}
-	if len(b) > maxAnswerBytes {
-		return refusal(protocol.CodePayloadTooLarge, tooLarge("the result of tool "+clip(req.ToolName), len(b)).Message,
+	if len(b) > c.opts.MaxAnswerBytes {
+		return refusal(protocol.CodePayloadTooLarge, tooLarge("the result of tool "+clip(req.ToolName), len(b), c.opts.MaxAnswerBytes).Message,
 			map[string]any{protocol.MetaMCPServer: e.server, "tool_name": req.ToolName})
 	}
 	return json.RawMessage(b), nil

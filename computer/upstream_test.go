@@ -186,7 +186,7 @@ func TestGetResources(t *testing.T) {
 		{`{}`, 400, nil, "mcp_server is required"},
 		{`{"mcp_server":5}`, 400, nil, "malformed"},
 	} {
-		_, err := route("test", c.handleGetResources)(context.Background(), json.RawMessage(tt.payload))
+		_, err := serveRaw(c.handleGetResources)(context.Background(), json.RawMessage(tt.payload))
 		pe := errorOf(t, err)
 		if pe.Code != tt.code || !strings.Contains(pe.Message, tt.text) {
 			t.Errorf("%s: %d %q, want %d containing %q", tt.payload, pe.Code, pe.Message, tt.code, tt.text)
@@ -213,7 +213,7 @@ func TestSkillsAndBlobs(t *testing.T) {
 		"a:b:c:d": 4016, "mcp::x": 4016, strings.Repeat("a", 65): 4016, "bad name!!": 4016,
 	} {
 		payload, _ := json.Marshal(map[string]any{"req_id": "k", "computer": "pc", "name": name})
-		_, err := route("test", c.handleGetSkill)(context.Background(), payload)
+		_, err := serveRaw(c.handleGetSkill)(context.Background(), payload)
 		pe := errorOf(t, err)
 		if pe.Code != code || pe.Details["name"] != name {
 			t.Errorf("get_skill %q: %d %q %v, want %d with details.name", name, pe.Code, pe.Message, pe.Details, code)
@@ -221,17 +221,17 @@ func TestSkillsAndBlobs(t *testing.T) {
 	}
 	// A 100 KB name is not echoed whole.
 	huge := strings.Repeat("x", 100_000)
-	_, err = route("test", c.handleGetSkill)(context.Background(), json.RawMessage(`{"name":"`+huge+`"}`))
+	_, err = serveRaw(c.handleGetSkill)(context.Background(), json.RawMessage(`{"name":"`+huge+`"}`))
 	if pe := errorOf(t, err); pe.Code != 4016 || len(pe.Message) > 1000 || len(pe.Details["name"].(string)) > 1000 {
 		t.Errorf("huge name echoed: %d bytes", len(pe.Message))
 	}
 	for _, payload := range []string{`{"blob_handle":"skill:abc"}`, `{"blob_handle":""}`, `{"blob_handle":"x","chunk_offset":5}`} {
-		_, err := route("test", c.handleGetBlob)(context.Background(), json.RawMessage(payload))
+		_, err := serveRaw(c.handleGetBlob)(context.Background(), json.RawMessage(payload))
 		if pe := errorOf(t, err); pe.Code != 4018 || pe.Details["reason"] != "invalid_handle" {
 			t.Errorf("get_blob %s: %+v", payload, pe)
 		}
 	}
-	_, err = route("test", c.handlePutBlob)(context.Background(), json.RawMessage(`{"chunk_offset":0,"eof":true,"total_size":3,"blob":"YWJj"}`))
+	_, err = serveRaw(c.handlePutBlob)(context.Background(), json.RawMessage(`{"chunk_offset":0,"eof":true,"total_size":3,"blob":"YWJj"}`))
 	if pe := errorOf(t, err); pe.Code != 4019 || pe.Details["reason"] != "forbidden" {
 		t.Errorf("put_blob: %+v", pe)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -159,7 +160,7 @@ type Rule int
 const (
 	RuleScheme     Rule = 1 // scheme must be dpe
 	RuleHost       Rule = 2 // host must not be empty
-	RuleSubPath    Rule = 3 // sub-path must be pages/{N} or elements/{ID}
+	RuleSubPath    Rule = 3 // sub-path must be pages/{N} or elements/{ID}; no dot-segment, non-UTF-8 or control-character doc-ref or ID
 	RuleFormat     Rule = 4 // format must be json, markdown or text
 	RuleDepth      Rule = 5 // depth must be metadata or pages
 	RuleOffset     Rule = 6 // offset must be a non-negative integer
@@ -261,6 +262,9 @@ func (u *URI) parsePath(raw, path string) error {
 	if docRef == "" {
 		return invalid(raw, RuleSubPath, "empty doc-ref")
 	}
+	if why := badSegment(docRef); why != "" {
+		return invalid(raw, RuleSubPath, "doc-ref %q %s", docRef, why)
+	}
 	u.DocRef = docRef
 	if !hasSub || sub == "" { // dpe://host/doc or one trailing slash: dpe://host/doc/
 		u.level = LevelDocument
@@ -279,11 +283,31 @@ func (u *URI) parsePath(raw, path string) error {
 		if err != nil || id == "" {
 			return invalid(raw, RuleSubPath, "element ID %q is empty or not valid percent-encoding", arg)
 		}
+		if why := badSegment(id); why != "" {
+			return invalid(raw, RuleSubPath, "element ID %q %s", id, why)
+		}
 		u.ElementID, u.level = id, LevelElement
 	default:
 		return invalid(raw, RuleSubPath, "sub-path %q must be pages/{N} or elements/{ID}", sub)
 	}
 	return nil
+}
+
+// badSegment says what is wrong with a decoded doc-ref or element ID, or
+// "": a dot segment ("." or "..", which URI normalisation would remove or
+// climb with), bytes that are not UTF-8, or control characters (C0, DEL,
+// C1), which no name has and a terminal would act on. Rule 3 covers them:
+// what servers list is held to it too.
+func badSegment(s string) string {
+	switch {
+	case s == "." || s == "..":
+		return "is a dot segment"
+	case !utf8.ValidString(s):
+		return "is not UTF-8"
+	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) }):
+		return "has control characters"
+	}
+	return ""
 }
 
 // nonNegativeInt accepts plain decimal digits that fit an int.

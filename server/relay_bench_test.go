@@ -60,7 +60,17 @@ type relayRun struct {
 // medians. It prints the server's CPU per request, p50/p99, requests/s and
 // the client's own CPU per request for both, and our figures as ratios of
 // Node's. Targets (issue 25): server CPU/request ≤ 0.6×, p99 ≤ 1×.
-func BenchmarkRelayVsNode(b *testing.B) {
+func BenchmarkRelayVsNode(b *testing.B) { benchVsNode(b, 50, 1) }
+
+// BenchmarkRelayVsNodePipelined is BenchmarkRelayVsNode with 10 agents
+// that keep 8 requests in flight each: frames for one connection come
+// together, where writes can be coalesced.
+func BenchmarkRelayVsNodePipelined(b *testing.B) { benchVsNode(b, 10, 8) }
+
+// benchVsNode runs our Server and the Node relay with pairs pairs and
+// inflight requests in flight per agent, and reports our figures and their
+// ratios to Node's.
+func benchVsNode(b *testing.B, pairs, inflight int) {
 	if testing.Short() {
 		b.Skip("starts two servers and four Node processes")
 	}
@@ -72,17 +82,21 @@ func BenchmarkRelayVsNode(b *testing.B) {
 		{name: "go", agentURL: goSrv.URL, computerURL: goSrv.URL, pid: os.Getpid()},
 	}
 	for range b.N {
-		med := compareRelays(b, dir, targets, 50)
-		goR, nodeR := med["go"], med["node"]
-		b.ReportMetric(goR.rps, "go-req/s")
-		b.ReportMetric(nodeR.rps, "node-req/s")
-		b.ReportMetric(float64(goR.serverCPU.Nanoseconds())/1e3, "go-cpu-µs/req")
-		b.ReportMetric(float64(nodeR.serverCPU.Nanoseconds())/1e3, "node-cpu-µs/req")
-		b.ReportMetric(ratio(goR.serverCPU, nodeR.serverCPU), "cpu/req-ratio")
-		b.ReportMetric(ratio(goR.p50, nodeR.p50), "p50-ratio")
-		b.ReportMetric(ratio(goR.p99, nodeR.p99), "p99-ratio")
-		b.ReportMetric(ratio(goR.clientCPU, nodeR.clientCPU), "client-cpu/req-ratio")
+		reportVsNode(b, compareRelays(b, dir, targets, pairs, inflight))
 	}
+}
+
+// reportVsNode reports our figures and their ratios to Node's.
+func reportVsNode(b *testing.B, med map[string]relayRun) {
+	goR, nodeR := med["go"], med["node"]
+	b.ReportMetric(goR.rps, "go-req/s")
+	b.ReportMetric(nodeR.rps, "node-req/s")
+	b.ReportMetric(float64(goR.serverCPU.Nanoseconds())/1e3, "go-cpu-µs/req")
+	b.ReportMetric(float64(nodeR.serverCPU.Nanoseconds())/1e3, "node-cpu-µs/req")
+	b.ReportMetric(ratio(goR.serverCPU, nodeR.serverCPU), "cpu/req-ratio")
+	b.ReportMetric(ratio(goR.p50, nodeR.p50), "p50-ratio")
+	b.ReportMetric(ratio(goR.p99, nodeR.p99), "p99-ratio")
+	b.ReportMetric(ratio(goR.clientCPU, nodeR.clientCPU), "client-cpu/req-ratio")
 }
 
 // BenchmarkRelayCrossNode measures what crossing nodes costs: two Server
@@ -107,7 +121,7 @@ func BenchmarkRelayCrossNode(b *testing.B) {
 		{name: "cross-node", agentURL: nodes[0].URL, computerURL: nodes[1].URL, pid: os.Getpid(), redisPID: redisPID},
 	}
 	for range b.N {
-		med := compareRelays(b, dir, targets, 20)
+		med := compareRelays(b, dir, targets, 20, 1)
 		same, cross := med["same-node"], med["cross-node"]
 		b.ReportMetric(float64(same.serverCPU.Nanoseconds())/1e3, "same-cpu-µs/req")
 		b.ReportMetric(float64(cross.serverCPU.Nanoseconds())/1e3, "cross-cpu-µs/req")
@@ -125,7 +139,7 @@ func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
 // on a shared machine then favours neither), prints each run and the
 // medians with each target's ratios to the first one, and returns the
 // medians by target name.
-func compareRelays(b *testing.B, dir string, targets []relayTarget, pairs int) map[string]relayRun {
+func compareRelays(b *testing.B, dir string, targets []relayTarget, pairs, inflight int) map[string]relayRun {
 	runs := map[string][]relayRun{}
 	for round := range relayRounds {
 		order := slices.Clone(targets)
@@ -134,7 +148,7 @@ func compareRelays(b *testing.B, dir string, targets []relayTarget, pairs int) m
 		}
 		for i, tg := range order {
 			first := (round*len(targets) + i) * pairs // each run has offices of its own
-			r := driveRelay(b, dir, tg, first, pairs)
+			r := driveRelay(b, dir, tg, first, pairs, inflight)
 			b.Logf("round %d %-10s %s  (%d requests; load %s)", round, tg.name, r, r.count, loadAvg())
 			runs[tg.name] = append(runs[tg.name], r)
 		}
@@ -152,8 +166,8 @@ func compareRelays(b *testing.B, dir string, targets []relayTarget, pairs int) m
 	}
 	ref := med[targets[0].name]
 	var out strings.Builder
-	fmt.Fprintf(&out, "steady state, %d agents × %d requests after %d of warm-up, median of %d rounds:\n",
-		pairs, relayMeasure, relayWarmup, relayRounds)
+	fmt.Fprintf(&out, "steady state, %d agents × %d requests (%d in flight each) after %d of warm-up, median of %d rounds:\n",
+		pairs, relayMeasure, inflight, relayWarmup, relayRounds)
 	for _, tg := range targets {
 		m := med[tg.name]
 		fmt.Fprintf(&out, "  %-10s %s\n", tg.name, m)
@@ -223,12 +237,12 @@ func (d relayDriver) expect(b *testing.B, want string) {
 // driveRelay runs the drivers against tg once, pairs pairs numbered from
 // first, and measures the server's, Redis's and the drivers' CPU time
 // over the measured requests.
-func driveRelay(b *testing.B, dir string, tg relayTarget, first, pairs int) relayRun {
+func driveRelay(b *testing.B, dir string, tg relayTarget, first, pairs, inflight int) relayRun {
 	per := pairs / relayDrivers
 	ds := make([]relayDriver, relayDrivers)
 	for i := range ds {
 		cmd := exec.Command("node", "bench.mjs", tg.agentURL, tg.computerURL, protocol.Version,
-			strconv.Itoa(first+i*per), strconv.Itoa(per), strconv.Itoa(relayWarmup), strconv.Itoa(relayMeasure))
+			strconv.Itoa(first+i*per), strconv.Itoa(per), strconv.Itoa(relayWarmup), strconv.Itoa(relayMeasure), strconv.Itoa(inflight))
 		cmd.Dir = dir
 		cmd.Stderr = os.Stderr
 		in, err := cmd.StdinPipe()

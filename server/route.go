@@ -26,6 +26,8 @@ type pendingReq struct {
 	ack      sioserver.Ack
 	srv      *Server // releases from's in-flight slot
 	node     string  // the computer's node, for a request sent to another node
+	office   string  // the office it was routed in
+	remote   *remoteReq
 	start    time.Time
 	once     sync.Once
 
@@ -33,9 +35,12 @@ type pendingReq struct {
 	timer *time.Timer
 }
 
-// setTimer arms p's timer.
+// setTimer arms p's timer (in place of the one it had).
 func (p *pendingReq) setTimer(d time.Duration, fn func()) {
 	p.mu.Lock()
+	if p.timer != nil {
+		p.timer.Stop()
+	}
 	p.timer = time.AfterFunc(d, fn)
 	p.mu.Unlock()
 }
@@ -217,7 +222,7 @@ func (s *Server) routeTo(sess *session, req *request, f *routed, fields []wire.F
 	}
 	p := &pendingReq{
 		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID, start: time.Now(),
-		from: sess, ack: req.ack, srv: s,
+		from: sess, ack: req.ack, srv: s, office: officeID,
 	}
 	to.send(s, p, payload, timeout, req)
 }

@@ -50,6 +50,8 @@ type clusterStore struct {
 	remoteMu sync.Mutex
 	remote   map[uint64]*pendingReq // requests sent to other nodes, by routing id
 
+	seats *seatCache // where computers were found
+
 	// Notifications for the other nodes, published in order by one
 	// goroutine: a publish waits for Redis (up to its timeout when Redis
 	// hangs), which must not hold up the sender's other requests.
@@ -61,7 +63,7 @@ type clusterStore struct {
 
 // newClusterStore prepares the cluster side of s; Connect starts it.
 func newClusterStore(s *Server) (*clusterStore, error) {
-	cs := &clusterStore{srv: s, log: s.log, remote: map[uint64]*pendingReq{}, local: map[string]map[*session]uint64{},
+	cs := &clusterStore{srv: s, log: s.log, remote: map[uint64]*pendingReq{}, local: map[string]map[*session]uint64{}, seats: newSeatCache(),
 		notices: make(chan noticeWire, noticeQueue), stop: make(chan struct{}), stopped: make(chan struct{})}
 	node, err := cluster.New(cluster.Options{
 		URL: s.opts.Redis, Prefix: s.opts.RedisPrefix, TTL: s.opts.ClusterTTL, Logger: s.log,
@@ -162,6 +164,7 @@ func (cs *clusterStore) onFenced(reason string) {
 	cs.mu.Lock()
 	clear(cs.local)
 	cs.mu.Unlock()
+	cs.seats.forget("")
 }
 
 // onReaped tells the offices of a dead node's sessions that they left.

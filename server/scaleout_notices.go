@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // noticeQueue bounds the notifications waiting to be published.
@@ -98,6 +100,9 @@ func (cs *clusterStore) onNotice(payload string) {
 // excepted and those who joined after the change (a version not above
 // theirs).
 func (cs *clusterStore) deliverLocal(w noticeWire) {
+	if w.Event == protocol.NotifyEnterOffice || w.Event == protocol.NotifyLeaveOffice {
+		cs.seats.forget(w.Office)
+	}
 	cs.mu.Lock()
 	to := make([]*session, 0, len(cs.local[w.Office]))
 	for m, joined := range cs.local[w.Office] {

@@ -16,32 +16,28 @@ import (
 // the request out itself; it only matters when that answer is lost.
 const remoteGrace = 2 * time.Second
 
-// frame is what nodes send each other: a routed request ("q") or its
-// answer ("r").
-type frame struct {
-	Kind     string            `json:"k"`
-	ID       uint64            `json:"id"`
-	From     string            `json:"from,omitempty"`
-	SID      string            `json:"sid,omitempty"`
-	Office   string            `json:"office,omitempty"`
-	Computer string            `json:"computer,omitempty"`
-	Event    string            `json:"event,omitempty"`
-	Timeout  time.Duration     `json:"timeout,omitempty"`
-	Payload  json.RawMessage   `json:"payload,omitempty"`
-	Args     []json.RawMessage `json:"args,omitempty"`
-}
-
 // remoteComputer is a computer's session on another node.
 type remoteComputer struct {
 	cs                *clusterStore
 	sid, node, office string
+	cached            bool // found in the seat cache, not in Redis
+}
+
+// remoteReq is what a request sent to another node needs should it have
+// to be sent again (its seat came from the cache and was stale).
+type remoteReq struct {
+	payload json.RawMessage
+	timeout time.Duration
+	log     logged
+	cached  bool
 }
 
 // send forwards p's request to the computer's node and waits for the
 // answer frame (or the node's departure, or its own timer).
-func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, _ logged) {
+func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, req logged) {
 	cs := rc.cs
 	p.node = rc.node
+	p.remote = &remoteReq{payload: payload, timeout: timeout, log: req, cached: rc.cached}
 	cs.remoteMu.Lock()
 	cs.remote[p.id] = p
 	cs.remoteMu.Unlock()
@@ -52,14 +48,8 @@ func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage
 		}
 	})
 	from, _ := cs.node.ID()
-	raw, err := json.Marshal(frame{Kind: "q", ID: p.id, From: from, SID: rc.sid, Office: rc.office,
+	raw := appendRequest(nil, &frame{ID: p.id, From: from, SID: rc.sid, Office: rc.office,
 		Computer: p.computer, Event: p.event, Timeout: timeout, Payload: payload})
-	if err != nil {
-		if cs.takeRemote(p.id) {
-			p.finish(protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(p.event), err))
-		}
-		return
-	}
 	cs.node.SendAsync(rc.node, raw, func(err error) {
 		if !cs.takeRemote(p.id) {
 			return
@@ -98,8 +88,8 @@ func (cs *clusterStore) waiting() []string {
 
 // onFrame handles a frame from another node.
 func (cs *clusterStore) onFrame(raw []byte) {
-	var f frame
-	if err := json.Unmarshal(raw, &f); err != nil {
+	f, err := parseFrame(raw)
+	if err != nil {
 		cs.log.Warn("cluster: a frame that does not decode; dropped", "err", err)
 		return
 	}
@@ -114,6 +104,10 @@ func (cs *clusterStore) onFrame(raw []byte) {
 		if p == nil {
 			return // answered already (timed out, node gone)
 		}
+		if f.Stale {
+			cs.stale(p)
+			return
+		}
 		args := make([]any, len(f.Args))
 		for i, a := range f.Args {
 			args[i] = a
@@ -126,16 +120,7 @@ func (cs *clusterStore) onFrame(raw []byte) {
 // and sends its answer back.
 func (cs *clusterStore) serveRemote(f frame) {
 	reply := func(args ...any) {
-		out := frame{Kind: "r", ID: f.ID, Args: make([]json.RawMessage, len(args))}
-		for i, a := range args {
-			b, err := json.Marshal(a)
-			if err != nil {
-				b, _ = json.Marshal(protocol.Errorf(protocol.CodeInternalError, "%s: answer is not JSON: %v", clip(f.Event), err))
-			}
-			out.Args[i] = b
-		}
-		raw, _ := json.Marshal(out)
-		cs.node.SendAsync(f.From, raw, nil)
+		cs.node.SendAsync(f.From, appendAnswer(nil, f.ID, false, args), nil)
 	}
 	t := cs.srv.sessions.get(f.SID)
 	if t != nil {
@@ -145,7 +130,7 @@ func (cs *clusterStore) serveRemote(f frame) {
 		}
 	}
 	if t == nil {
-		reply(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", clip(f.Computer)))
+		cs.node.SendAsync(f.From, appendAnswer(nil, f.ID, true, nil), nil)
 		return
 	}
 	s := cs.srv
@@ -153,4 +138,24 @@ func (cs *clusterStore) serveRemote(f frame) {
 	s.forward(p, t, f.Payload, f.Timeout, loggerFunc(func() *slog.Logger {
 		return cs.log.With("event", clip(f.Event), "computer", clip(f.Computer), "from_node", f.From)
 	}))
+}
+
+// stale answers p, whose computer's node says the seat it was sent to is
+// not that computer's: 404 when Redis said where it was, else (the seat
+// came from the cache) the computer is looked up again and p sent there.
+func (cs *clusterStore) stale(p *pendingReq) {
+	r := p.remote
+	if !r.cached {
+		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", clip(p.computer)))
+		return
+	}
+	cs.seats.forget(p.office)
+	go func() { // a Redis lookup: not on the frames' goroutine
+		to, _, _, e := cs.target(p.from, p.event, p.computer)
+		if e != nil {
+			p.finish(e)
+			return
+		}
+		to.send(cs.srv, p, r.payload, r.timeout, r.log)
+	}()
 }

@@ -227,7 +227,9 @@ func (cs *clusterStore) remove(sess *session) (string, []notice) {
 }
 
 // target finds the computer a request from sess names: a session of this
-// node, or one elsewhere.
+// node, or one elsewhere. A computer this node found before is taken from
+// its seat cache (no Redis lookup); the seat is checked again where the
+// computer is (cachedDestination here, serveRemote on its node).
 func (cs *clusterStore) target(sess *session, event, name string) (destination, string, string, *protocol.Error) {
 	office, sender, role, lease := cs.seat(sess)
 	if office == "" {
@@ -236,6 +238,14 @@ func (cs *clusterStore) target(sess *session, event, name string) (destination, 
 	if role != protocol.RoleAgent {
 		return nil, office, sender, protocol.Errorf(protocol.CodeForbidden, "only an agent may send client:* requests (you are a %s)", role)
 	}
+	now := time.Now()
+	if sid, node, ok := cs.seats.get(office, name, now); ok {
+		if d := cs.cachedDestination(sid, node, office, name); d != nil {
+			return d, office, sender, nil
+		}
+		cs.seats.forget(office)
+	}
+	gen := cs.seats.generation()
 	sid, node, where, err := cs.node.Target(context.Background(), lease, sess.sid, office, name)
 	switch {
 	case err != nil:
@@ -245,6 +255,7 @@ func (cs *clusterStore) target(sess *session, event, name string) (destination, 
 	case where == cluster.Missing:
 		return nil, office, sender, protocol.Errorf(protocol.CodeNotFound, "computer '%s' not found", clip(name))
 	}
+	cs.seats.put(office, name, sid, node, gen, now)
 	if id, _ := cs.node.ID(); node == id {
 		if t := cs.srv.sessions.get(sid); t != nil {
 			return t, office, sender, nil
@@ -252,4 +263,21 @@ func (cs *clusterStore) target(sess *session, event, name string) (destination, 
 		return nil, office, sender, protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", clip(name))
 	}
 	return &remoteComputer{cs: cs, sid: sid, node: node, office: office}, office, sender, nil
+}
+
+// cachedDestination is the computer a remembered seat names: on another
+// node (which checks the seat when the request arrives), or the session
+// here that still holds it; nil when it does not.
+func (cs *clusterStore) cachedDestination(sid, node, office, name string) destination {
+	if id, _ := cs.node.ID(); node != id {
+		return &remoteComputer{cs: cs, sid: sid, node: node, office: office, cached: true}
+	}
+	t := cs.srv.sessions.get(sid)
+	if t == nil {
+		return nil
+	}
+	if o, n, r, _ := cs.seat(t); o != office || n != name || r != protocol.RoleComputer {
+		return nil
+	}
+	return t
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -179,4 +180,74 @@ func TestClusterJoinRunLateThenRetried(t *testing.T) {
 		t.Fatalf("request after the join Redis ran late: %s %v", raw, err)
 	}
 	in.expect(`notify:enter_office {"agent":"bot","office_id":"o1"}`)
+}
+
+// TestRoutingFollowsMembershipAtOnce: an agent's requests reach its
+// computer wherever it is now, right after it moved, whichever node the
+// computer and the agent are on. The requests before the change make the
+// agent's node know where the computer was; the one after the change must
+// not go there: a computer that moved to another office is 4104, one that
+// left is 404, and a new computer under the same name, on another node,
+// is reached.
+func TestRoutingFollowsMembershipAtOnce(t *testing.T) {
+	eachTopology(t, server.Options{}, func(t *testing.T, tp topology) {
+		ctx := testCtx(t)
+		bot := dial(t, tp.at(0))
+		join(t, bot, protocol.RoleAgent, "bot", "o1")
+		ask := func() (string, error) {
+			raw, err := bot.Call(ctx, protocol.EventGetTools, protocol.ComputerCall{ReqID: "r", Computer: "pc"})
+			if err != nil {
+				return "", err
+			}
+			var got struct {
+				Handled string `json:"handled"`
+			}
+			_ = json.Unmarshal(raw, &got)
+			return got.Handled, nil
+		}
+		for round := range 20 {
+			name := fmt.Sprint("pc-", round)
+			pc := dial(t, tp.at(1+round)) // the nodes in turn
+			pc.Handle(protocol.EventGetTools, echo(name))
+			join(t, pc, protocol.RoleComputer, "pc", "o1")
+			for range 3 {
+				if got, err := ask(); err != nil || got != name {
+					t.Fatalf("round %d: answered by %q (%v), want %q", round, got, err, name)
+				}
+			}
+			switch round % 3 {
+			case 0: // moves to another office
+				join(t, pc, protocol.RoleComputer, "pc", "o2")
+				if _, err := ask(); codeOf(t, err) != protocol.CodeCrossRoomAccess {
+					t.Fatalf("round %d: after the move: %v, want 4104", round, err)
+				}
+				// Out of every office, so that no "pc" is left anywhere.
+				if _, err := pc.Call(ctx, protocol.EventLeaveOffice, protocol.LeaveOfficeReq{OfficeID: "o2"}); err != nil {
+					t.Fatal(err)
+				}
+			case 1: // leaves
+				if _, err := pc.Call(ctx, protocol.EventLeaveOffice, protocol.LeaveOfficeReq{OfficeID: "o1"}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ask(); codeOf(t, err) != protocol.CodeNotFound {
+					t.Fatalf("round %d: after the leave: %v, want 404", round, err)
+				}
+			case 2: // replaced by another computer of that name, on another node
+				next := dial(t, tp.at(2+round))
+				next.Handle(protocol.EventGetTools, echo(name+"-next"))
+				if _, err := pc.Call(ctx, protocol.EventLeaveOffice, protocol.LeaveOfficeReq{OfficeID: "o1"}); err != nil {
+					t.Fatal(err)
+				}
+				join(t, next, protocol.RoleComputer, "pc", "o1")
+				if got, err := ask(); err != nil || got != name+"-next" {
+					t.Fatalf("round %d: after the replacement: answered by %q (%v), want %q", round, got, err, name+"-next")
+				}
+				if _, err := next.Call(ctx, protocol.EventLeaveOffice, protocol.LeaveOfficeReq{OfficeID: "o1"}); err != nil {
+					t.Fatal(err)
+				}
+				_ = next.Close()
+			}
+			_ = pc.Close()
+		}
+	})
 }

@@ -360,11 +360,12 @@ func (a *App) shortHelpView(short []key.Binding) string {
 	return a.help.ShortHelpView(short)
 }
 
-// windowTitle is "smcp-browse — " and the plain breadcrumbs.
+// windowTitle is "smcp-browse — " and the plain breadcrumbs, each cut to
+// crumbWidth (a document may be named with 10 KB of text).
 func (a *App) windowTitle() string {
 	parts := make([]string, len(a.stack))
 	for i := range a.stack {
-		parts[i] = common.OneLine(a.crumbOf(i))
+		parts[i] = ansi.Truncate(common.OneLine(a.crumbOf(i)), crumbWidth, "…")
 	}
 	return "smcp-browse — " + strings.Join(parts, " › ")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -127,7 +128,7 @@ func (ix *Index) collect() Catalog {
 				// The listing's _meta.path (the path relative to the
 				// server's root) wins over what the read said.
 				if p := metaString(st.listedAs[uri], "path"); p != "" {
-					d.Path = p
+					d.Path = sanitize.Clip(p, MaxPathBytes)
 				}
 				out = append(out, d)
 			case ok:
@@ -170,7 +171,23 @@ func provisional(server, uri string, r mcp.Resource) protocol.DPEDocumentSummary
 	if d.Title == "" {
 		d.Title = d.DocRef
 	}
+	clipNames(&d)
 	return d
+}
+
+// Bounds of a catalog entry's texts: a server may list or read a title of
+// any length, a catalog entry keeps this much (cut on a rune, marked …).
+const (
+	MaxTitleBytes   = 1 << 10
+	MaxSummaryBytes = 4 << 10
+	MaxPathBytes    = 4 << 10
+)
+
+// clipNames bounds the texts of d.
+func clipNames(d *protocol.DPEDocumentSummary) {
+	d.Title = sanitize.Clip(d.Title, MaxTitleBytes)
+	d.Summary = sanitize.Clip(d.Summary, MaxSummaryBytes)
+	d.Path = sanitize.Clip(d.Path, MaxPathBytes)
 }
 
 // metaString is a string of a listed resource's _meta (the document
@@ -228,5 +245,6 @@ func buildSummary(uri, server string, contents []protocol.ResourceContents) (pro
 	}
 	s := doc.CatalogEntry(server)
 	s.URI = uri
+	clipNames(&s)
 	return s, nil
 }

@@ -10,7 +10,6 @@ package resindex
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -50,6 +49,12 @@ const (
 	// listings of one server: list_changed notifications in between are
 	// coalesced into one listing after it.
 	DefaultRelistGap = 250 * time.Millisecond
+	// DefaultRetryMin and DefaultRetryMax bound the back-off between the
+	// tries of a failed listing.
+	DefaultRetryMin = time.Second
+	DefaultRetryMax = 30 * time.Second
+	// DefaultDesktopWait bounds how long Windows waits for first listings.
+	DefaultDesktopWait = 2 * time.Second
 	// DefaultMaxEntries bounds what the index takes of one server's
 	// listing (documents, windows and other URIs together).
 	DefaultMaxEntries = 50_000
@@ -98,6 +103,9 @@ type Options struct {
 	// RelistGap is the shortest time between the starts of two listings
 	// of one server (default DefaultRelistGap).
 	RelistGap time.Duration
+	// RetryMin and RetryMax bound the back-off between the tries of a
+	// failed listing (defaults DefaultRetryMin and DefaultRetryMax).
+	RetryMin, RetryMax time.Duration
 	// MaxEntries bounds what the index takes of one server's listing
 	// (default DefaultMaxEntries); the rest is left out, with a warning.
 	MaxEntries int
@@ -131,6 +139,8 @@ type Index struct {
 	listWait   time.Duration
 	maxEntries int
 	relistGap  time.Duration
+	retryMin   time.Duration
+	retryMax   time.Duration
 	deb        *debounce.Bits[Change]
 	// base outlives requests: listings and Level 1 reads go on after the
 	// answer that started them; Close ends them.
@@ -172,6 +182,7 @@ type sourceState struct {
 	listedAs  map[string]mcp.Resource // the listing's entry of each document
 	refused   map[hostKey]*refusal    // entries under hosts others own
 	truncated bool                    // the listing had more than maxEntries
+	rejected  rejections              // entries that break the rules
 	windows   []mcp.Resource
 	others    map[string]struct{} // every other listed URI (read bridge routing)
 	summaries map[string]summary
@@ -182,6 +193,8 @@ type sourceState struct {
 	lastList time.Time     // when the last listing started
 	listDone chan struct{} // closed when the listing under way ends
 	listErr  error         // why the last listing failed (nil after a success)
+	retry    *time.Timer   // the next try after a failed listing
+	backoff  time.Duration // the wait before that try
 }
 
 type summary struct {
@@ -201,6 +214,8 @@ func New(opts Options) *Index {
 		listWait:   cmp.Or(opts.ListWait, DefaultListWait),
 		maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries),
 		relistGap:  cmp.Or(opts.RelistGap, DefaultRelistGap),
+		retryMin:   cmp.Or(opts.RetryMin, DefaultRetryMin),
+		retryMax:   cmp.Or(opts.RetryMax, DefaultRetryMax),
 		sources:    map[string]*sourceState{},
 		changed:    make(chan struct{}),
 		reads:      newReadQueue(),
@@ -403,225 +418,6 @@ func (ix *Index) signal(c Change) {
 	}
 }
 
-// relistOnce lists st, updates its cache, subscribes and signals changes.
-// A first listing publishes its pages as they come (the catalog shows
-// them, marked as listing); a listing of a source listed before replaces
-// the old one only when it is complete.
-func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
-	l := newListing()
-	ix.mu.Lock()
-	prevRefused, prevTruncated := st.refused, st.truncated
-	ix.mu.Unlock()
-	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) bool {
-		ix.mu.Lock()
-		defer ix.mu.Unlock()
-		from := len(l.docs)
-		for _, r := range page {
-			if l.offered >= ix.maxEntries {
-				l.truncated, last = true, true
-				break
-			}
-			l.offered++
-			ix.addLocked(l, st.name, r)
-		}
-		if !last && !st.listed && ix.sources[st.name] == st {
-			st.partial = true
-			st.publish(l)
-			ix.catalog = nil
-			ix.broadcastLocked()
-			if ix.wanted { // the catalog was asked for: read as they come
-				for _, uri := range l.docs[from:] {
-					if _, ok := st.summaries[uri]; !ok {
-						ix.wantLocked(readKey{st, uri}, false)
-					}
-				}
-			}
-		}
-		return l.truncated
-	})
-	if err != nil {
-		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err)
-		ix.mu.Lock()
-		st.listErr = err
-		ix.mu.Unlock()
-		return
-	}
-	ix.mu.Lock()
-	st.listErr = nil
-	if ix.sources[st.name] != st {
-		ix.mu.Unlock()
-		return // replaced or removed meanwhile
-	}
-	first := !st.listed
-	var c Change
-	if first {
-		if len(l.docs) > 0 {
-			c |= FinderChanged
-		}
-		if len(l.windows) > 0 {
-			c |= DesktopChanged
-		}
-	} else {
-		if !maps.Equal(st.docSet, l.docSet) {
-			c |= FinderChanged
-		}
-		if !sameWindows(st.windows, l.windows) {
-			c |= DesktopChanged
-		}
-	}
-	for uri := range st.summaries {
-		if _, ok := l.docSet[uri]; !ok {
-			delete(st.summaries, uri)
-		}
-	}
-	st.listed, st.partial = true, false
-	ix.catalog = nil
-	st.publish(l)
-	ix.logRefusalsLocked(st, prevRefused)
-	if l.truncated && !prevTruncated {
-		ix.log.Warn("resource index: listing cut short: more entries than the index takes per server; the rest are left out",
-			"server", st.name, "max_entries_per_server", ix.maxEntries)
-	}
-	ix.broadcastLocked()
-	watch := l.watch()
-	ix.mu.Unlock()
-
-	if c == 0 {
-		ix.log.Debug("resource index: resource list changed but the dpe:// and window:// sets did not", "server", st.name)
-	}
-	ix.signal(c)
-	if sub, ok := st.src.(Subscriber); ok {
-		if err := sub.Subscribe(ctx, watch); err != nil {
-			ix.log.Warn("resource index: subscribe failed", "server", st.name, "uris", len(watch), "err", err)
-		}
-	}
-}
-
-// maxPages bounds cursor following against a server that never ends.
-const maxPages = 10_000
-
-// listAll follows the cursors of resources/list and hands each page to
-// add, last telling the final one; add returns true to stop there.
-func (ix *Index) listAll(ctx context.Context, src Source, add func(page []mcp.Resource, last bool) bool) error {
-	cursor := ""
-	seen := map[string]bool{}
-	for page := 0; ; page++ {
-		if page >= maxPages {
-			return fmt.Errorf("resources/list: more than %d pages", maxPages)
-		}
-		callCtx, cancel := context.WithTimeout(ctx, ix.timeout)
-		res, next, err := src.ListResources(callCtx, cursor)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("resources/list (cursor %q): %w", cursor, err)
-		}
-		if next != "" && seen[next] {
-			return fmt.Errorf("resources/list: cursor %q repeats", next)
-		}
-		if add(res, next == "") || next == "" {
-			return nil
-		}
-		seen[next] = true
-		cursor = next
-	}
-}
-
-// publish makes listing l the source's listing. Later pages added to a
-// published listing are seen at once, so only ever add to it with ix.mu
-// held.
-func (st *sourceState) publish(l *listing) {
-	st.docs, st.docSet, st.refused, st.windows, st.others = l.docs, l.docSet, l.refused, l.windows, l.others
-	st.listedAs, st.truncated = l.listedAs, l.truncated
-}
-
-type listing struct {
-	listedAs map[string]mcp.Resource
-	docs     []string
-	docSet   map[string]struct{}
-	refused  map[hostKey]*refusal
-	windows  []mcp.Resource
-	others   map[string]struct{}
-	// offered counts the entries the server listed; past maxEntries the
-	// listing is truncated.
-	offered   int
-	truncated bool
-}
-
-func (l listing) watch() []string {
-	out := slices.Clone(l.docs)
-	for _, w := range l.windows {
-		out = append(out, w.URI)
-	}
-	return out
-}
-
-func newListing() *listing {
-	return &listing{listedAs: map[string]mcp.Resource{}, docSet: map[string]struct{}{}, refused: map[hostKey]*refusal{}, others: map[string]struct{}{}}
-}
-
-// refuse counts r as refused under k, owned by owner.
-func (l *listing) refuse(k hostKey, owner string) {
-	if l.refused[k] == nil {
-		l.refused[k] = &refusal{owner: owner}
-	}
-	l.refused[k].entries++
-}
-
-// addLocked classifies one resource server listed: a Level 1 dpe://
-// document, a window, or another URI (routed by the read bridge). An
-// entry under a host another server owns is refused. Call with ix.mu held.
-func (ix *Index) addLocked(l *listing, server string, r mcp.Resource) {
-	switch {
-	case strings.HasPrefix(r.URI, "dpe://"):
-		u, err := dpe.Parse(r.URI)
-		if err != nil {
-			ix.log.Debug("resource index: skip invalid dpe:// resource", "server", server, "uri", r.URI, "err", err)
-			return
-		}
-		k := hostKey{dpeKind, u.Host}
-		if owner, ok := ix.claimLocked(k, server); !ok {
-			l.refuse(k, owner)
-			return
-		}
-		if u.Level() != dpe.LevelDocument {
-			l.others[r.URI] = struct{}{}
-			return
-		}
-		if _, dup := l.docSet[r.URI]; !dup {
-			l.docSet[r.URI] = struct{}{}
-			l.docs = append(l.docs, r.URI)
-			l.listedAs[r.URI] = r
-		}
-	case strings.HasPrefix(r.URI, windowScheme):
-		k := hostKey{windowKind, hostOfWindow(r.URI)}
-		if owner, ok := ix.claimLocked(k, server); !ok {
-			l.refuse(k, owner)
-			return
-		}
-		if !slices.ContainsFunc(l.windows, func(w mcp.Resource) bool { return w.URI == r.URI }) {
-			l.windows = append(l.windows, r)
-		}
-	default:
-		l.others[r.URI] = struct{}{}
-	}
-}
-
-func sameWindows(a, b []mcp.Resource) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	set := make(map[string]struct{}, len(a))
-	for _, w := range a {
-		set[w.URI] = struct{}{}
-	}
-	for _, w := range b {
-		if _, ok := set[w.URI]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // waitListing starts the listing of every source never listed
 // successfully (unless one is under way) and waits until none of them is
 // listing; when full is false, it stops waiting at soft if each has
@@ -658,13 +454,38 @@ func (ix *Index) waitListing(ctx context.Context, soft time.Time, full bool) {
 // Owner returns the server that serves uri: for dpe:// URIs the owner of
 // its host (see "Host ownership"), for other URIs the server that listed
 // that exact URI (or, for window:// URIs, the owner of its host when it
-// lists windows there). While
-// sources are listed for the first time it waits until one lists the URI
-// (or its host) or they are all listed.
+// lists windows there). While sources are listed for the first time it
+// waits until one lists the URI (or its host) or they are all listed.
 func (ix *Index) Owner(ctx context.Context, uri string) (string, bool) {
+	if !strings.HasPrefix(uri, "dpe://") {
+		return ix.route(ctx, target{uri: uri})
+	}
+	u, err := dpe.Parse(uri)
+	if err != nil {
+		return "", false
+	}
+	return ix.HostOwner(ctx, u)
+}
+
+// HostOwner is Owner of a dpe:// URI the caller has parsed already: the
+// owner of its host.
+func (ix *Index) HostOwner(ctx context.Context, u dpe.URI) (string, bool) {
+	return ix.route(ctx, target{host: u.Host, dpe: true})
+}
+
+// target is what a read is routed by: the host of a dpe:// URI, or any
+// other URI as listed.
+type target struct {
+	uri  string
+	host string
+	dpe  bool
+}
+
+// route looks t up, waiting while sources are in their first listing.
+func (ix *Index) route(ctx context.Context, t target) (string, bool) {
 	tried := map[*sourceState]bool{}
 	for {
-		name, ok, ch := ix.owner(uri, tried)
+		name, ok, ch := ix.owner(t, tried)
 		if ok || ch == nil {
 			return name, ok
 		}
@@ -676,13 +497,13 @@ func (ix *Index) Owner(ctx context.Context, uri string) (string, bool) {
 	}
 }
 
-// owner looks uri up; when it is not found and some source is still in
-// its first listing (started here if needed), it also returns the channel
-// to wait on before looking again.
-func (ix *Index) owner(uri string, tried map[*sourceState]bool) (string, bool, <-chan struct{}) {
+// owner looks t up; when it is not found and some source is still in its
+// first listing (started here if needed), it also returns the channel to
+// wait on before looking again.
+func (ix *Index) owner(t target, tried map[*sourceState]bool) (string, bool, <-chan struct{}) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if name, ok := ix.ownerLocked(uri); ok {
+	if name, ok := ix.ownerLocked(t); ok {
 		return name, true, nil
 	}
 	if len(ix.unlistedLocked(tried)) == 0 {
@@ -692,13 +513,14 @@ func (ix *Index) owner(uri string, tried map[*sourceState]bool) (string, bool, <
 }
 
 // unlistedLocked returns the sources in their first listing, starting
-// that listing for those never listed that tried does not hold yet (a
-// listing that failed is tried once per wait) and adding them to tried.
-// Call with ix.mu held.
+// that listing for those never listed that tried does not hold yet and
+// adding them to tried. A source whose listing failed is not waited for:
+// it is tried again in the background, with back-off (or when it says its
+// list changed), and reported by Unlisted meanwhile. Call with ix.mu held.
 func (ix *Index) unlistedLocked(tried map[*sourceState]bool) []*sourceState {
 	var out []*sourceState
 	for _, st := range ix.sources {
-		if st.listed || ix.closed {
+		if st.listed || ix.closed || st.listErr != nil {
 			continue
 		}
 		if !st.listing {
@@ -713,14 +535,11 @@ func (ix *Index) unlistedLocked(tried map[*sourceState]bool) []*sourceState {
 	return out
 }
 
-func (ix *Index) ownerLocked(uri string) (string, bool) {
-	if strings.HasPrefix(uri, "dpe://") {
-		u, err := dpe.Parse(uri)
-		if err != nil {
-			return "", false
-		}
-		return ix.liveOwnerLocked(hostKey{dpeKind, u.Host})
+func (ix *Index) ownerLocked(t target) (string, bool) {
+	if t.dpe {
+		return ix.liveOwnerLocked(hostKey{dpeKind, t.host})
 	}
+	uri := t.uri
 	names := slices.Sorted(maps.Keys(ix.sources))
 	for _, n := range names {
 		st := ix.sources[n]
@@ -752,9 +571,13 @@ func hostOfWindow(uri string) string {
 }
 
 // Windows returns the listed window:// resources of every source, once
-// the sources are listed.
+// the sources are listed, or DefaultDesktopWait has passed (a source
+// listing for longer is left out; a Desktop change is signalled when its
+// windows come).
 func (ix *Index) Windows(ctx context.Context) []Window {
-	ix.waitListing(ctx, time.Now(), true)
+	wctx, cancel := context.WithTimeout(ctx, DefaultDesktopWait)
+	ix.waitListing(wctx, time.Now(), true)
+	cancel()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var out []Window

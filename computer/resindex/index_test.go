@@ -518,9 +518,13 @@ func (f *flakyLister) ListResources(ctx context.Context, cursor string) ([]mcp.R
 	return f.fakeSource.ListResources(ctx, cursor)
 }
 
+// TestFailedListingIsRetried: a failed listing is tried again in the
+// background with back-off (requests do not wait for it), and the source
+// is reported with its error until a listing succeeds.
 func TestFailedListingIsRetried(t *testing.T) {
 	ctx := context.Background()
-	a := newAgg(t, nil)
+	a := New(Options{Debounce: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond})
+	t.Cleanup(a.Close)
 	f := &flakyLister{fakeSource: newFake("h", "a")}
 	f.fails.Store(2)
 	a.AddSource(ctx, "s", f)
@@ -531,11 +535,15 @@ func TestFailedListingIsRetried(t *testing.T) {
 	if n := len(a.Documents(ctx)); n != 0 {
 		t.Fatalf("documents = %d while listing fails", n)
 	}
-	if u := a.Unlisted(); u["s"] == nil {
-		t.Fatalf("Unlisted after a second failure = %v", u)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(a.Documents(ctx)) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the listing was not retried: %d lists, unlisted %v", f.lists.Load(), a.Unlisted())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	if n := len(a.Documents(ctx)); n != 1 {
-		t.Fatalf("documents = %d after the listing recovered", n)
+	if n := 2 - f.fails.Load(); n != 3 {
+		t.Errorf("listed %d times, want 3 (two failures, then the good one)", n)
 	}
 	if u := a.Unlisted(); u != nil {
 		t.Errorf("Unlisted after a good listing = %v", u)

@@ -3,13 +3,19 @@ package resindex
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // TestListingIsCappedPerServer: past MaxEntries a server's listing is cut
@@ -81,5 +87,68 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 	t.Logf("%d listings for a flood of list_changed over %v", n, elapsed.Round(time.Millisecond))
 	if max := int64(elapsed/(50*time.Millisecond)) + 3; n > max {
 		t.Errorf("%d listings, want at most %d (one per 50 ms)", n, max)
+	}
+}
+
+// namedSource lists fixed resources (names and all) and reads a document
+// titled as its listing named it.
+type namedSource struct{ res []mcp.Resource }
+
+func (s namedSource) ListResources(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
+	return s.res, "", nil
+}
+
+func (s namedSource) ReadResource(ctx context.Context, uri string) ([]protocol.ResourceContents, error) {
+	for _, r := range s.res {
+		if r.URI == uri {
+			b, _ := json.Marshal(protocol.DPEDocument{DocRef: "d", URI: uri, Title: r.Name, Summary: r.Description, PageCount: 1})
+			return []protocol.ResourceContents{{URI: uri, Text: string(b)}}, nil
+		}
+	}
+	return nil, errors.New("no such resource")
+}
+
+// TestBadListedEntriesAreRejected: URIs that break the dpe:// rules
+// (4204), carry control characters or are not UTF-8 are left out of the
+// catalog, the Desktop and routing, with one warning; names of any length
+// are cut to a bound.
+func TestBadListedEntriesAreRejected(t *testing.T) {
+	ctx := context.Background()
+	var logs bytes.Buffer
+	a := New(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	t.Cleanup(a.Close)
+	bad := []string{
+		"dpe://h/..", "dpe://h/%2e%2e", "dpe://h/./pages/1", "dpe://h/esc\x1b[2Jcape", "dpe://h/nul\x00byte",
+		"dpe://h/bad%ffutf8", "dpe://h/raw\xff", "dpe://h/csi\u009b31m", "dpe://h\x1b/x", "dpe:///nohost",
+		"window://h/w\x1b]0;owned\x07", "window:///nohost", "custom://x/\x00", "dpe://h/" + strings.Repeat("x", MaxURIBytes),
+	}
+	var res []mcp.Resource
+	for _, u := range bad {
+		res = append(res, mcp.Resource{URI: u, Name: "bad"})
+	}
+	long := strings.Repeat("long name ", 1024)
+	res = append(res, mcp.Resource{URI: "dpe://h/good", Name: long, Description: long}, mcp.Resource{URI: "window://h/ok", Name: "ok"})
+	a.AddSource(ctx, "s", namedSource{res})
+	docs := a.Documents(ctx)
+	if len(docs) != 1 || docs[0].URI != "dpe://h/good" {
+		t.Fatalf("documents = %v, want only dpe://h/good", uris(docs))
+	}
+	if len(docs[0].Title) > MaxTitleBytes+len("…") || len(docs[0].Summary) > MaxSummaryBytes+len("…") || !strings.HasSuffix(docs[0].Title, "…") {
+		t.Errorf("a 10 KB name is %d bytes in the catalog (summary %d)", len(docs[0].Title), len(docs[0].Summary))
+	}
+	if w := a.Windows(ctx); len(w) != 1 || w[0].URI != "window://h/ok" {
+		t.Errorf("windows = %+v", w)
+	}
+	// (URIs of host h are routed to its owner, which answers for itself.)
+	for _, u := range []string{"custom://x/\x00", "window:///nohost", "dpe:///nohost", "dpe://h\x1b/x"} {
+		if got, ok := a.Owner(ctx, u); ok {
+			t.Errorf("Owner(%q) = %q, want none", u, got)
+		}
+	}
+	if n := strings.Count(logs.String(), "listed entries rejected"); n != 1 || !strings.Contains(logs.String(), "entries="+strconv.Itoa(len(bad))) {
+		t.Errorf("rejections logged %d times, want once with their count:\n%s", n, logs.String())
+	}
+	if strings.ContainsAny(logs.String(), "\x00\x1b\u009b") {
+		t.Errorf("the log holds control characters:\n%q", logs.String())
 	}
 }

@@ -140,12 +140,12 @@ func DecodeAck(args []any) (json.RawMessage, error) {
 func mayBeError(raw json.RawMessage) bool {
 	var code, msg, nested bool
 	err := wire.ObjectFields(raw, func(key, _ []byte) bool {
-		switch wire.KeyName(key) {
-		case "code":
+		switch {
+		case wire.KeyIs(key, "code"):
 			code = true
-		case "message":
+		case wire.KeyIs(key, "message"):
 			msg = true
-		case "error":
+		case wire.KeyIs(key, "error"):
 			nested = true
 		}
 		return true

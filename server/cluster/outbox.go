@@ -4,13 +4,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// receive hands the frames of sub to OnFrame until sub closes.
+// receiveRetry bounds the wait before reading sub again after an error
+// (Redis gone: the next read redials it).
+const receiveRetry = time.Second
+
+// receive hands the frames of sub to OnFrame until sub closes. It reads
+// them itself rather than through go-redis's Channel, whose goroutine
+// hands each message on through a Go channel (a goroutine switch per
+// frame) and drops one that waits there a minute.
 func (n *Node) receive(sub *redis.PubSub) {
-	for msg := range sub.Channel(redis.WithChannelSize(4096)) {
+	wait := 10 * time.Millisecond
+	for {
+		msg, err := sub.ReceiveMessage(n.ctx)
+		if err != nil {
+			if errors.Is(err, redis.ErrClosed) || n.ctx.Err() != nil {
+				return
+			}
+			n.log.Debug("cluster: reading this node's channel", "err", err)
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, receiveRetry)
+			continue
+		}
+		wait = 10 * time.Millisecond
 		n.received.Add(1)
 		if n.opts.OnFrame != nil {
 			n.opts.OnFrame([]byte(msg.Payload))

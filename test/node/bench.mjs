@@ -2,8 +2,8 @@
 // computers and PAIRS agents on the npm socket.io-client, pair i alone in
 // office i (computers on COMPUTER_URL, agents on AGENT_URL: the same
 // Server, or two nodes of one), every agent sending client:get_finder to
-// its computer in a closed loop.
-// Usage: node bench.mjs AGENT_URL COMPUTER_URL A2C_VERSION FIRST_PAIR PAIRS WARMUP MEASURE
+// its computer in closed loops (INFLIGHT of them per agent, default 1).
+// Usage: node bench.mjs AGENT_URL COMPUTER_URL A2C_VERSION FIRST_PAIR PAIRS WARMUP MEASURE [INFLIGHT]
 // Prints "ready" once every pair has joined. On a line on stdin each agent
 // sends WARMUP requests, then "warm" is printed; on the next line each agent
 // sends MEASURE requests, and one JSON line is printed:
@@ -11,7 +11,7 @@
 import { io } from "socket.io-client";
 import { createInterface } from "node:readline";
 
-const [agentURL, computerURL, version, first, pairs, warmup, measure] = process.argv.slice(2);
+const [agentURL, computerURL, version, first, pairs, warmup, measure, inflight = "1"] = process.argv.slice(2);
 const docs = Array.from({ length: 5 }, (_, i) => ({
   doc_ref: `doc-${i}`, uri: `dpe://docs/doc-${i}`, file_type: "pdf", title: `Quarterly report ${i}`,
   page_count: 12, server: "docs", keywords: ["q3", "revenue"], last_modified: "2026-11-01T10:00:00Z",
@@ -39,19 +39,20 @@ const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 console.log("ready");
 
 let errors = 0, seq = 0;
-// run has every agent send n requests, one at a time, and returns the
-// latencies in µs.
+// run has every agent send n requests, INFLIGHT at a time, and returns
+// the latencies in µs.
 async function run(n) {
   const lat = [];
-  await Promise.all(agents.map(async ({ socket, name }) => {
-    for (let k = 0; k < n; k++) {
+  const loops = Number(inflight);
+  await Promise.all(agents.flatMap(({ socket, name }) => Array.from({ length: loops }, async (_, l) => {
+    for (let k = l; k < n; k += loops) {
       const start = performance.now();
       const req = { agent: name, req_id: `r${seq++}`, computer: "pc", keywords: ["q3"], limit: 5 };
       const ret = await socket.timeout(30000).emitWithAck("client:get_finder", req).catch(() => null);
       if (!ret || ret.req_id !== req.req_id || ret.documents?.length !== 5) errors++;
       else lat.push(Math.round((performance.now() - start) * 1000));
     }
-  }));
+  })));
   return lat;
 }
 

@@ -46,7 +46,8 @@ import (
 // gives up.
 type gatedEngine struct {
 	engine.Server
-	gates *gates
+	gates  *gates
+	bursts bursts // of every WebSocket session's reader (wsTransport)
 }
 
 func newGatedEngine(opts any, gs *gates) *gatedEngine {
@@ -100,7 +101,7 @@ func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // upgrade itself, without this method.)
 func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (transports.Transport, error) {
 	if name == transports.WEBSOCKET && ctx.Websocket != nil && ctx.Websocket.Conn != nil && e.Opts().PerMessageDeflate() == nil {
-		ws := newWSTransport(ctx, e.Opts().MaxHttpBufferSize())
+		ws := newWSTransport(ctx, e.Opts().MaxHttpBufferSize(), &e.bursts)
 		g := &gatedTransport{Transport: ws, ws: ws}
 		ws.start(g)
 		return g, nil

@@ -1,12 +1,13 @@
 package sioserver
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,24 +34,29 @@ import (
 type wsTransport struct {
 	transports.Transport // the library's base: events, state, parser
 
-	conn  *types.WebSocketConn // gorilla's, after the handshake only closed
-	w     *frameWriter
-	gate  *gatedTransport // where the reader hands incoming messages
-	idle  time.Duration   // read deadline per message (engine's idleTimeout)
-	limit int64           // the largest message (engine's maxHttpBufferSize)
+	conn   *types.WebSocketConn // gorilla's, after the handshake only closed
+	w      *frameWriter
+	gate   *gatedTransport // where the reader hands incoming messages
+	idle   time.Duration   // read deadline per message (engine's idleTimeout)
+	limit  int64           // the largest message (engine's maxHttpBufferSize)
+	bursts *bursts         // the server's, nil for none
 }
 
 // newWSTransport returns the transport of a WebSocket session whose
 // handshake gorilla made; its reader starts with start, once the gate is
 // attached. The connection is read and written here, not by gorilla.
-func newWSTransport(ctx *types.HttpContext, limit int64) *wsTransport {
+// Writes made while a reader of the server delivers a burst wait for its
+// end (bs).
+func newWSTransport(ctx *types.HttpContext, limit int64, bs *bursts) *wsTransport {
 	t := &wsTransport{Transport: transports.MakeTransport()}
 	t.Prototype(t)
 	t.Transport.Construct(ctx)
 	t.conn = ctx.Websocket
 	t.idle = ctx.IdleTimeout
 	t.limit = limit
+	t.bursts = bs
 	t.w = newFrameWriter(t.conn.NetConn(), max(minQueueLimit, 4*limit))
+	t.w.bursts = bs
 	t.SetWritable(true)
 	return t
 }
@@ -75,20 +81,119 @@ const readBufferSize = 4096
 
 // read delivers every message of the connection to the gate, in order,
 // until the connection ends; then the transport closes.
+//
+// On a socket it reads the way libuv does: a read that leaves room in the
+// buffer has emptied the socket, so the reader waits for the poller's next
+// wake-up instead of reading again to hear EAGAIN (a syscall per message
+// saved; Go's own conn.Read always makes it). The whole loop runs inside
+// one RawConn.Read, whose readiness flag a later call would clear: the
+// connection is therefore only closed once the loop has returned (others
+// shut it down: closeConn).
 func (t *wsTransport) read() {
-	fr := frameReader{br: bufio.NewReaderSize(t.conn.NetConn(), readBufferSize), limit: t.limit, w: t.w}
-	var renewed time.Time // when the read deadline was last pushed back
-	for {
-		// The idle deadline moves at most once a second: moving it costs
-		// a timer update per message otherwise.
-		if now := time.Now(); t.idle > 0 && now.Sub(renewed) >= time.Second {
-			_ = t.conn.NetConn().SetReadDeadline(now.Add(t.idle))
-			renewed = now
+	fr := newFrameReader(t.limit, t.w)
+	var err error
+	if raw := rawConn(t.conn.NetConn()); raw != nil {
+		err = t.readRaw(raw, fr)
+	} else {
+		err = t.readBlocking(fr)
+	}
+	t.readFailed(err)
+}
+
+// rawConn returns c's file descriptor access, or nil (TLS, pipes).
+func rawConn(c net.Conn) syscall.RawConn {
+	if sc, ok := c.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			return raw
 		}
-		msg, binary, err := fr.next()
+	}
+	return nil
+}
+
+// readRaw is read on a socket.
+func (t *wsTransport) readRaw(raw syscall.RawConn, fr *frameReader) error {
+	var (
+		err     error
+		renewed time.Time
+	)
+	rerr := raw.Read(func(fd uintptr) bool {
+		for {
+			renewed = t.renewDeadline(renewed)
+			buf := fr.space()
+			n, e := syscall.Read(int(fd), buf)
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return false // wait for the poller
+			case e != nil:
+				err = e
+				return true
+			case n == 0:
+				err = io.EOF
+				return true
+			}
+			fr.w += n
+			if err = t.deliver(fr); err != nil {
+				return true
+			}
+			if n < len(buf) {
+				return false // the socket is empty: wait for the poller
+			}
+		}
+	})
+	if err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// readBlocking is read on a connection without a file descriptor.
+func (t *wsTransport) readBlocking(fr *frameReader) error {
+	var renewed time.Time
+	for {
+		renewed = t.renewDeadline(renewed)
+		n, err := t.conn.NetConn().Read(fr.space())
+		fr.w += n
+		if derr := t.deliver(fr); derr != nil {
+			return derr
+		}
 		if err != nil {
-			t.readFailed(err)
-			return
+			return err
+		}
+	}
+}
+
+// renewDeadline pushes the idle deadline back, at most once a second (a
+// timer update per message otherwise), and returns when it last did.
+func (t *wsTransport) renewDeadline(renewed time.Time) time.Time {
+	if t.idle <= 0 {
+		return renewed
+	}
+	if now := time.Now(); now.Sub(renewed) >= time.Second {
+		_ = t.conn.NetConn().SetReadDeadline(now.Add(t.idle))
+		return now
+	}
+	return renewed
+}
+
+// deliver hands every message the buffer holds to the gate, in order.
+// Messages that came in one read are a burst: what their delivery writes,
+// to any connection, goes out at its end, each connection's frames in one
+// write.
+func (t *wsTransport) deliver(fr *frameReader) error {
+	inBurst := false
+	for {
+		msg, binary, ok, err := fr.next()
+		if err != nil || !ok {
+			if inBurst {
+				t.bursts.end()
+			}
+			return err
+		}
+		if !inBurst && t.bursts != nil && fr.buffered() {
+			t.bursts.begin()
+			inBurst = true
 		}
 		t.gate.fromWS(msg, binary)
 	}
@@ -104,15 +209,35 @@ func (t *wsTransport) readFailed(err error) {
 	t.OnClose()
 }
 
-// frameReader reads the messages of a client's WebSocket (RFC 6455),
-// answering its control frames through the writer. No extension is ever
-// negotiated (the engine's perMessageDeflate is off), so reserved bits are
-// an error.
+// closeConn ends c both ways without waiting: on a socket it is shut down
+// (its reader then closes it), since closing waits for a RawConn.Read in
+// progress, which may be the caller's own.
+func closeConn(c net.Conn) {
+	if raw := rawConn(c); raw != nil {
+		if err := raw.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) }); err == nil {
+			return
+		}
+	}
+	_ = c.Close()
+}
+
+// frameReader parses the messages of a client's WebSocket (RFC 6455) out
+// of what its reader read, answering its control frames through the
+// writer. No extension is ever negotiated (the engine's perMessageDeflate
+// is off), so reserved bits are an error.
 type frameReader struct {
-	br    *bufio.Reader
-	limit int64 // the largest message; bigger ones end the connection
-	w     *frameWriter
-	hdr   [14]byte
+	buf   []byte // buf[r:w] is read and not parsed yet
+	r, w  int
+	limit int64        // the largest message; bigger ones end the connection
+	out   *frameWriter // pongs and close frames
+
+	msg     []byte // the fragments of the message being read
+	started bool   // a message is being read (msg holds its start)
+	binary  bool
+}
+
+func newFrameReader(limit int64, out *frameWriter) *frameReader {
+	return &frameReader{buf: make([]byte, readBufferSize), limit: limit, out: out}
 }
 
 // Errors of the frame reader.
@@ -131,17 +256,131 @@ const (
 	closeMessageSize = 1009
 )
 
-// next returns the next text or binary message.
-func (r *frameReader) next() (msg []byte, binary bool, err error) {
-	started := false // a fragmented message is being read
-	for {
-		fin, op, payload, err := r.frame(len(msg), started)
-		if err != nil {
-			return nil, false, err
+// frameHead is what a frame's header says.
+type frameHead struct {
+	fin  bool
+	op   int
+	head int    // bytes of header and masking key
+	size uint64 // bytes of payload
+}
+
+// header parses the header of the next frame: ok false while it is not
+// all read; a frame the client must not send is an error with the close
+// code to answer it with.
+func (r *frameReader) header() (h frameHead, ok bool, code int, err error) {
+	b := r.buf[r.r:r.w]
+	if len(b) < 2 {
+		return h, false, 0, nil
+	}
+	h.fin, h.op = b[0]&0x80 != 0, int(b[0]&0x0F)
+	masked, n := b[1]&0x80 != 0, uint64(b[1]&0x7F)
+	if b[0]&0x70 != 0 || !masked {
+		return h, false, closeProtocol, errProtocol
+	}
+	switch h.op {
+	case opContinuation, websocket.TextMessage, websocket.BinaryMessage:
+	case websocket.CloseMessage, websocket.PingMessage, websocket.PongMessage:
+		if !h.fin || n > 125 {
+			return h, false, closeProtocol, errProtocol
 		}
-		switch op {
+	default:
+		return h, false, closeProtocol, errProtocol
+	}
+	h.head = 2
+	switch n {
+	case 126:
+		if len(b) < 4 {
+			return h, false, 0, nil
+		}
+		n, h.head = uint64(binary.BigEndian.Uint16(b[2:4])), 4
+	case 127:
+		if len(b) < 10 {
+			return h, false, 0, nil
+		}
+		n, h.head = binary.BigEndian.Uint64(b[2:10]), 10
+		if n >= 1<<63 {
+			return h, false, closeProtocol, errProtocol
+		}
+	}
+	if h.op < websocket.CloseMessage && r.limit > 0 && (n > uint64(r.limit) || uint64(len(r.msg))+n > uint64(r.limit)) {
+		return h, false, closeMessageSize, errMessageLimit
+	}
+	h.size = n
+	h.head += 4 // the masking key
+	return h, len(b) >= h.head, 0, nil
+}
+
+// buffered reports whether a whole frame is read already (next then
+// returns without waiting for the network, unless it is a fragment).
+func (r *frameReader) buffered() bool {
+	h, ok, _, err := r.header()
+	return ok && err == nil && uint64(r.w-r.r-h.head) >= h.size
+}
+
+// space returns where the next read goes: after what is read, with room
+// for the whole frame being read (a buffer of its size for a frame bigger
+// than the usual one).
+func (r *frameReader) space() []byte {
+	if r.r == r.w {
+		r.r, r.w = 0, 0
+		if len(r.buf) > maxKeptBuffer {
+			r.buf = make([]byte, readBufferSize)
+		}
+	}
+	need := readBufferSize
+	if h, ok, _, err := r.header(); ok && err == nil {
+		need = max(need, h.head+int(h.size))
+	}
+	if r.r+need <= len(r.buf) && r.w < len(r.buf) {
+		return r.buf[r.w:]
+	}
+	if need <= len(r.buf) { // room once what is left moves to the start
+		r.w = copy(r.buf, r.buf[r.r:r.w])
+		r.r = 0
+		return r.buf[r.w:]
+	}
+	nb := make([]byte, need)
+	r.w = copy(nb, r.buf[r.r:r.w])
+	r.buf, r.r = nb, 0
+	return r.buf[r.w:]
+}
+
+// frame returns the next frame when it is all read (ok false when not).
+func (r *frameReader) frame() (h frameHead, payload []byte, ok bool, err error) {
+	h, ok, code, err := r.header()
+	if err != nil {
+		return h, nil, false, r.fail(code, err)
+	}
+	if !ok || uint64(r.w-r.r-h.head) < h.size {
+		return h, nil, false, nil
+	}
+	start := r.r + h.head
+	end := start + int(h.size)
+	var key [4]byte
+	copy(key[:], r.buf[start-4:start])
+	p := r.buf[start:end]
+	unmask(key, p)
+	if len(r.buf) > readBufferSize && r.r == 0 && end == r.w {
+		// A buffer made for this frame alone: the payload keeps it.
+		payload = p[:len(p):len(p)]
+		r.buf, r.r, r.w = make([]byte, readBufferSize), 0, 0
+		return h, payload, true, nil
+	}
+	r.r = end
+	return h, bytes.Clone(p), true, nil
+}
+
+// next returns the next text or binary message when it is all read (ok
+// false when not).
+func (r *frameReader) next() (msg []byte, binary bool, ok bool, err error) {
+	for {
+		h, payload, ok, err := r.frame()
+		if err != nil || !ok {
+			return nil, false, false, err
+		}
+		switch h.op {
 		case websocket.PingMessage:
-			r.w.write(makeFrame(websocket.PongMessage, payload))
+			r.out.write(makeFrame(websocket.PongMessage, payload))
 			continue
 		case websocket.PongMessage:
 			continue
@@ -154,85 +393,34 @@ func (r *frameReader) next() (msg []byte, binary bool, err error) {
 			if code != closeNoStatus {
 				reply = websocket.FormatCloseMessage(code, "")
 			}
-			r.w.write(makeFrame(websocket.CloseMessage, reply))
-			return nil, false, errPeerClosed
+			r.out.write(makeFrame(websocket.CloseMessage, reply))
+			return nil, false, false, errPeerClosed
 		case websocket.TextMessage, websocket.BinaryMessage:
-			if started {
-				return nil, false, r.fail(closeProtocol, errProtocol)
+			if r.started {
+				return nil, false, false, r.fail(closeProtocol, errProtocol)
 			}
-			started, binary = true, op == websocket.BinaryMessage
+			r.started, r.binary = true, h.op == websocket.BinaryMessage
 		case opContinuation:
-			if !started {
-				return nil, false, r.fail(closeProtocol, errProtocol)
+			if !r.started {
+				return nil, false, false, r.fail(closeProtocol, errProtocol)
 			}
 		}
-		if msg == nil {
-			msg = payload // the whole message, most of the time
+		if r.msg == nil {
+			r.msg = payload // the whole message, most of the time
 		} else {
-			msg = append(msg, payload...)
+			r.msg = append(r.msg, payload...)
 		}
-		if fin {
-			if msg == nil {
-				msg = []byte{}
-			}
-			return msg, binary, nil
-		}
-	}
-}
-
-// frame reads one frame; have is the size of the message read so far.
-func (r *frameReader) frame(have int, started bool) (fin bool, op int, payload []byte, err error) {
-	h := r.hdr[:2]
-	if _, err := io.ReadFull(r.br, h); err != nil {
-		return false, 0, nil, err
-	}
-	fin, op = h[0]&0x80 != 0, int(h[0]&0x0F)
-	masked, n := h[1]&0x80 != 0, uint64(h[1]&0x7F)
-	if h[0]&0x70 != 0 || !masked {
-		return false, 0, nil, r.fail(closeProtocol, errProtocol)
-	}
-	switch op {
-	case opContinuation, websocket.TextMessage, websocket.BinaryMessage:
-	case websocket.CloseMessage, websocket.PingMessage, websocket.PongMessage:
-		if !fin || n > 125 {
-			return false, 0, nil, r.fail(closeProtocol, errProtocol)
-		}
-	default:
-		return false, 0, nil, r.fail(closeProtocol, errProtocol)
-	}
-	switch n {
-	case 126:
-		if _, err := io.ReadFull(r.br, r.hdr[2:4]); err != nil {
-			return false, 0, nil, err
-		}
-		n = uint64(r.hdr[2])<<8 | uint64(r.hdr[3])
-	case 127:
-		if _, err := io.ReadFull(r.br, r.hdr[2:10]); err != nil {
-			return false, 0, nil, err
-		}
-		n = binary.BigEndian.Uint64(r.hdr[2:10])
-		if n >= 1<<63 {
-			return false, 0, nil, r.fail(closeProtocol, errProtocol)
+		if h.fin {
+			msg, binary = r.msg, r.binary
+			r.msg, r.started = nil, false
+			return msg, binary, true, nil
 		}
 	}
-	if op < websocket.CloseMessage && r.limit > 0 && (n > uint64(r.limit) || uint64(have)+n > uint64(r.limit)) {
-		return false, 0, nil, r.fail(closeMessageSize, errMessageLimit)
-	}
-	var key [4]byte
-	if _, err := io.ReadFull(r.br, key[:]); err != nil {
-		return false, 0, nil, err
-	}
-	payload = make([]byte, n)
-	if _, err := io.ReadFull(r.br, payload); err != nil {
-		return false, 0, nil, err
-	}
-	unmask(key, payload)
-	return fin, op, payload, nil
 }
 
 // fail answers a broken stream with a close frame and returns err.
 func (r *frameReader) fail(code int, err error) error {
-	r.w.write(makeFrame(websocket.CloseMessage, websocket.FormatCloseMessage(code, "")))
+	r.out.write(makeFrame(websocket.CloseMessage, websocket.FormatCloseMessage(code, "")))
 	return err
 }
 
@@ -280,7 +468,7 @@ func (t *wsTransport) DoClose(fn types.Callable) {
 	if fn != nil {
 		fn()
 	}
-	_ = t.conn.Close()
+	closeConn(t.conn.NetConn())
 }
 
 // writeText writes one text frame holding payload, which starts maxHeader
@@ -355,12 +543,15 @@ type frameWriter struct {
 	conn     net.Conn
 	raw      syscall.RawConn // nil: every write is queued (no file descriptor)
 	maxQueue int             // a peer that leaves more unread is closed
+	bursts   *bursts         // nil: nothing is held
 
 	mu       sync.Mutex
 	queue    []byte // bytes not written yet, in order
 	spare    []byte // the other queue buffer, reused
 	flushing bool   // a goroutine is writing the queue
 	err      error  // the first failure: later frames are dropped
+	held     []byte // frames waiting for the end of a burst
+	holding  bool   // held is registered with bursts
 
 	// The non-blocking write in progress (w.mu held): what to write,
 	// how much went, the error; writeFd is bound once, so that a write
@@ -392,13 +583,58 @@ var (
 	errPeerNotReading = errors.New("websocket: the peer left too much unread; connection closed")
 )
 
-// write sends one complete frame (or several). frame is not retained.
+// maxHeld bounds the bytes a connection holds for the end of a burst;
+// more are written at once.
+const maxHeld = 64 << 10
+
+// write sends one complete frame (or several): at once, or, during a
+// burst, with the connection's other frames when it ends. frame is not
+// retained.
 func (w *frameWriter) write(frame []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return
 	}
+	if w.holding || (w.bursts != nil && w.bursts.hold(w)) {
+		w.holding = true
+		w.held = append(w.held, frame...)
+		if len(w.held) < maxHeld {
+			return
+		}
+		w.holding = false // enough waiting: out it goes (the burst's end finds nothing)
+		w.writeLocked(w.held)
+		w.held = reuse(w.held)
+		return
+	}
+	w.writeLocked(frame)
+}
+
+// release writes what was held for a burst that ended.
+func (w *frameWriter) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.holding {
+		return
+	}
+	w.holding = false
+	if w.err == nil {
+		w.writeLocked(w.held)
+	}
+	w.held = reuse(w.held)
+}
+
+// reuse empties b, or drops it when it grew big.
+func reuse(b []byte) []byte {
+	if cap(b) > maxKeptBuffer {
+		return nil
+	}
+	return b[:0]
+}
+
+// writeLocked writes frame at once, or queues what the socket does not
+// take. w.mu is held.
+func (w *frameWriter) writeLocked(frame []byte) {
 	if !w.flushing && w.raw != nil {
 		n, err := w.tryWrite(frame)
 		if err != nil {
@@ -492,7 +728,7 @@ func (w *frameWriter) fail(err error) {
 	if w.err == nil {
 		w.err = err
 		w.queue = nil
-		_ = w.conn.Close()
+		closeConn(w.conn)
 	}
 }
 
@@ -502,6 +738,49 @@ func (w *frameWriter) close() {
 	if w.err == nil {
 		w.err = errWriterClosed
 	}
-	w.queue = nil
+	w.queue, w.held = nil, nil
 	w.mu.Unlock()
+}
+
+// bursts lets the frames a server writes while one of its readers delivers
+// messages that came together (a burst: several requests of a client in
+// one read, several answers of a computer) leave together: a connection
+// written to during a burst holds its frames, and writes them in one
+// syscall when the burst ends (at most maxHeld bytes wait). Outside a
+// burst a frame is written at once. Every burst is short: it ends when its
+// reader has delivered what it had read, and delivering never waits.
+type bursts struct {
+	active atomic.Int32 // bursts under way
+	mu     sync.Mutex
+	held   []*frameWriter // connections holding frames
+}
+
+func (b *bursts) begin() { b.active.Add(1) }
+
+// end ends a burst and writes what every connection holds (also frames
+// held during other bursts still under way, which then hold anew).
+func (b *bursts) end() {
+	b.mu.Lock()
+	b.active.Add(-1)
+	held := b.held
+	b.held = nil
+	b.mu.Unlock()
+	for _, w := range held {
+		w.release()
+	}
+}
+
+// hold registers w to be released at the end of a burst, and reports
+// whether one is under way. w.mu is held.
+func (b *bursts) hold(w *frameWriter) bool {
+	if b.active.Load() == 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.active.Load() == 0 {
+		return false
+	}
+	b.held = append(b.held, w)
+	return true
 }

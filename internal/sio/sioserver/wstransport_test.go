@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http/httptest"
 	"strings"
@@ -426,26 +427,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // the writer's queue would pass its limit the connection is closed, instead
 // of growing until the heartbeat notices the peer.
 func TestPeerThatNeverReadsIsClosed(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			accepted <- c
-		}
-	}()
-	peer, err := net.Dial("tcp", ln.Addr().String()) // never reads
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = peer.Close() }()
-	conn := <-accepted
-	defer func() { _ = conn.Close() }()
-
+	conn, _ := tcpPair(t) // the peer never reads
 	const limit = 1 << 20
 	w := newFrameWriter(conn, limit)
 	frame := makeFrame(websocket.TextMessage, make([]byte, 64<<10))
@@ -468,4 +450,138 @@ func TestPeerThatNeverReadsIsClosed(t *testing.T) {
 		}
 	}
 	t.Fatal("64 MiB written to a peer that reads nothing, and the writer still queues")
+}
+
+// tcpPair returns the two ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (server, client net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c
+		}
+	}()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server = <-accepted
+	t.Cleanup(func() { _ = server.Close(); _ = client.Close() })
+	return server, client
+}
+
+// readN reads exactly n bytes from c.
+func readN(t *testing.T, c net.Conn, n int) []byte {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(testWait))
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(c, buf); err != nil {
+		t.Fatalf("read %d bytes: %v", n, err)
+	}
+	return buf
+}
+
+// TestBurstWritesLeaveTogether: frames written to a connection while a
+// burst is under way wait for its end and then leave in one write, in
+// order; a burst holds no more than maxHeld bytes; outside a burst a frame
+// leaves at once.
+func TestBurstWritesLeaveTogether(t *testing.T) {
+	conn, peer := tcpPair(t)
+	var bs bursts
+	w := newFrameWriter(conn, 1<<20)
+	w.bursts = &bs
+
+	f1, f2 := makeFrame(websocket.TextMessage, []byte("one")), makeFrame(websocket.TextMessage, []byte("two"))
+	w.write(f1) // no burst
+	if got := readN(t, peer, len(f1)); !bytes.Equal(got, f1) {
+		t.Fatalf("outside a burst: %q", got)
+	}
+
+	bs.begin()
+	w.write(f1)
+	w.write(f2)
+	w.mu.Lock()
+	held := len(w.held)
+	w.mu.Unlock()
+	if held != len(f1)+len(f2) {
+		t.Fatalf("%d bytes held during the burst, want %d (both frames)", held, len(f1)+len(f2))
+	}
+	bs.end()
+	if got, want := readN(t, peer, len(f1)+len(f2)), append(bytes.Clone(f1), f2...); !bytes.Equal(got, want) {
+		t.Fatalf("after the burst: %q, want %q", got, want)
+	}
+
+	big := makeFrame(websocket.BinaryMessage, make([]byte, maxHeld/2))
+	bs.begin()
+	for range 3 {
+		w.write(big)
+	}
+	// Over maxHeld: the first two left without waiting for the end.
+	readN(t, peer, 2*len(big))
+	bs.end()
+	readN(t, peer, len(big))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.holding || len(w.held) != 0 {
+		t.Fatalf("still holding %d bytes after the burst", len(w.held))
+	}
+}
+
+// TestBurstAnswersInOrder: events a client sends in one write (a burst on
+// the server) are answered in order and completely, the acks written
+// together.
+func TestBurstAnswersInOrder(t *testing.T) {
+	es := startEcho(t, ServerOptions{}, nil)
+	c := dialWS(t, es.url, nil, true)
+	var frames []byte
+	for i := range 50 {
+		msg := fmt.Sprintf(`42%s,%d["ev",{"i":%d}]`, ns, i, i)
+		frames = append(frames, clientFrame(true, websocket.TextMessage, []byte(msg))...)
+	}
+	if _, err := c.ws.NetConn().Write(frames); err != nil { // one write: one burst
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if got, want := c.read(), fmt.Sprintf(`43%s,%d[{"i":%d}]`, ns, i, i); got != want {
+			t.Fatalf("answer %d: %s, want %s", i, got, want)
+		}
+	}
+}
+
+// TestMessageInPieces: a message whose bytes come in pieces (cut in the
+// header, in the masking key, in the payload, past the read buffer) is
+// read whole once its last piece comes, and the one behind it too: a read
+// that emptied the socket waits for the next bytes without missing them.
+func TestMessageInPieces(t *testing.T) {
+	es := startEcho(t, ServerOptions{}, nil)
+	c := dialWS(t, es.url, nil, true)
+	raw := c.ws.NetConn()
+	text := strings.Repeat("y", readBufferSize+1000)
+	frame := clientFrame(true, websocket.TextMessage, []byte(`42`+ns+`,1["e",{"s":"`+text+`"}]`))
+	next := clientFrame(true, websocket.TextMessage, []byte(`42`+ns+`,2["e",{"n":2}]`))
+	all := append(bytes.Clone(frame), next...)
+	cuts := []int{1, 3, 6, 200, readBufferSize - 5, readBufferSize + 3, len(frame) - 1, len(frame) + 1}
+	from := 0
+	for _, cut := range cuts {
+		if _, err := raw.Write(all[from:cut]); err != nil {
+			t.Fatal(err)
+		}
+		from = cut
+		time.Sleep(5 * time.Millisecond) // a read of its own for each piece, most of the time
+	}
+	if _, err := raw.Write(all[from:]); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.read(); got != `43`+ns+`,1[{"s":"`+text+`"}]` {
+		t.Fatalf("the message in pieces answered with %d bytes", len(got))
+	}
+	if got := c.read(); got != `43`+ns+`,2[{"n":2}]` {
+		t.Fatalf("the message behind it answered %q", got)
+	}
 }

@@ -119,8 +119,62 @@ func ObjectFields(raw []byte, fn func(key, value []byte) bool) error {
 	return errNotValid
 }
 
-// KeyName unquotes a member's key.
-func KeyName(key []byte) string {
+// plainKey returns the text of a member's key when it is ASCII without
+// escapes (the common case: no decoding needed), else nil.
+func plainKey(key []byte) []byte {
+	k := key[1 : len(key)-1]
+	for _, c := range k {
+		if c == '\\' || c >= 0x80 {
+			return nil
+		}
+	}
+	return k
+}
+
+// KeyIs reports whether a member's key is name, allocating nothing unless
+// the key holds escapes or non-ASCII text.
+func KeyIs(key []byte, name string) bool {
+	if k := plainKey(key); k != nil {
+		return string(k) == name
+	}
+	return keyName(key) == name
+}
+
+// keyMatches reports whether a member's key is name as encoding/json
+// matches it (ignoring case: fold) and exactly (exact), allocating nothing
+// for an ASCII key without escapes (for which ASCII case folding is
+// Unicode's).
+func keyMatches(key []byte, name string) (fold, exact bool) {
+	k := plainKey(key)
+	if k == nil {
+		n := keyName(key)
+		return strings.EqualFold(n, name), n == name
+	}
+	if string(k) == name {
+		return true, true
+	}
+	if len(k) != len(name) {
+		return false, false
+	}
+	for i, c := range k {
+		d := name[i]
+		if c != d && lower(c) != lower(d) {
+			return false, false
+		}
+	}
+	return true, false
+}
+
+// lower folds an ASCII letter to lower case.
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// keyName unquotes a member's key.
+func keyName(key []byte) string {
 	for _, c := range key {
 		if c == '\\' {
 			var s string
@@ -162,14 +216,14 @@ type Field struct {
 func DecodeFields(raw []byte, fields []Field) error {
 	var ferr error
 	err := ObjectFields(raw, func(key, value []byte) bool {
-		name := KeyName(key)
 		for i := range fields {
 			f := &fields[i]
-			if !strings.EqualFold(name, f.Name) {
+			fold, exact := keyMatches(key, f.Name)
+			if !fold {
 				continue
 			}
 			f.Seen++
-			if name != f.Name {
+			if !exact {
 				continue
 			}
 			if dst, ok := f.Dst.(*string); ok {
@@ -212,7 +266,7 @@ func SetField(raw []byte, name string, value any) (json.RawMessage, error) {
 	out = append(out, ':')
 	out = append(out, v...)
 	err = ObjectFields(raw, func(key, val []byte) bool {
-		if strings.EqualFold(KeyName(key), name) {
+		if fold, _ := keyMatches(key, name); fold {
 			return true
 		}
 		out = append(out, ',')

@@ -87,3 +87,27 @@ func TestSetField(t *testing.T) {
 		t.Errorf("members %v, want agent, req_id and params only", m)
 	}
 }
+
+// FuzzKeyMatches: the allocation-free key match says what decoding the key
+// and comparing it (encoding/json's case folding, and exactly) says.
+func FuzzKeyMatches(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`"computer"`, "computer"}, {`"Computer"`, "computer"}, {`"COMPUTER"`, "computer"}, {`"computr"`, "computer"},
+		{`"age\u006et"`, "agent"}, {`"\u212aey"`, "key"}, {`"ﬀ"`, "ff"}, {`"req_id"`, "req_ID"}, {`"@gent"`, "`gent"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, key, name string) {
+		if !json.Valid([]byte(key)) || len(key) < 2 || key[0] != '"' {
+			return
+		}
+		n := keyName([]byte(key))
+		fold, exact := keyMatches([]byte(key), name)
+		if fold != strings.EqualFold(n, name) || exact != (n == name) {
+			t.Fatalf("keyMatches(%s, %q) = %v, %v; decoded %q: %v, %v", key, name, fold, exact, n, strings.EqualFold(n, name), n == name)
+		}
+		if KeyIs([]byte(key), name) != (n == name) {
+			t.Fatalf("KeyIs(%s, %q) wrong", key, name)
+		}
+	})
+}

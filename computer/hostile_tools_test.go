@@ -1,0 +1,146 @@
+package computer_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// toolNames lists the exposed names of a get_tools answer.
+func toolNames(ret *protocol.GetToolsRet) []string {
+	var out []string
+	if ret == nil {
+		return nil
+	}
+	for _, tl := range ret.Tools {
+		out = append(out, tl.Name)
+	}
+	return out
+}
+
+// goodToolCall calls the good server's fs_tree and says how long it took.
+func (r *hostileRig) goodToolCall(t *testing.T) time.Duration {
+	t.Helper()
+	start := time.Now()
+	res, err := r.agent.CallTool(context.Background(), "pc", "good__fs_tree", map[string]any{}, 20*time.Second)
+	if err != nil || res.IsError {
+		t.Fatalf("good__fs_tree: %v %+v", err, res)
+	}
+	return time.Since(start)
+}
+
+// TestLateFirstToolsList: the evil server answers its first tools/list
+// after the Computer's request timeout (3 s). The good server's tools are
+// listed and callable meanwhile without waiting for it, and the evil
+// server's tools appear by themselves once it answers a retry, announced
+// by notify:update_tool_list.
+func TestLateFirstToolsList(t *testing.T) {
+	const timeout = 3 * time.Second
+	r := startHostile(t, hostileSetup{spec: "plain tools-late=6s", requestTimeout: timeout})
+	took := r.goodToolCall(t)
+	t.Logf("good tool call while the evil tools/list is late: %v", took)
+	if took >= timeout {
+		t.Errorf("a good tool call took %v: it waited for the other server's tools/list (timeout %v)", took, timeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := r.agent.CallTool(ctx, "pc", "evil__hello", nil, 10*time.Second)
+	if err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolNotFound || !strings.Contains(res.Text(), "has not listed its tools") {
+		t.Errorf("a call to the late server's tool: %v %+v, want 4001 saying its tools are not listed", err, res)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ret, err := r.agent.GetTools(ctx, "pc")
+		if err == nil && slices.Contains(toolNames(ret), "evil__hello") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the late server's tools never appeared: %v %v", toolNames(ret), err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if _, tools := r.notes.counts(); tools == 0 {
+		t.Errorf("no notify:update_tool_list announced the late tools")
+	}
+	res, err = r.agent.CallTool(ctx, "pc", "evil__hello", nil, 10*time.Second)
+	if err != nil || res.IsError || res.Text() != "hello from hostile" {
+		t.Errorf("evil__hello once listed: %v %+v", err, res)
+	}
+	if n := r.count("tools/list"); n < 2 {
+		t.Errorf("tools/list asked %d times, want a retry", n)
+	}
+}
+
+// TestHungToolsList: the evil server never answers tools/list. Tool
+// calls, get_tools and reads of the good server answer without waiting
+// for it; a call to one of its tools fails with a clear error within the
+// request timeout.
+func TestHungToolsList(t *testing.T) {
+	const timeout = 8 * time.Second
+	r := startHostile(t, hostileSetup{spec: "plain tools-hang", requestTimeout: timeout})
+	for range 3 {
+		if took := r.goodToolCall(t); took >= timeout/2 {
+			t.Errorf("a good tool call took %v while the other server's tools/list hangs (timeout %v)", took, timeout)
+		}
+	}
+	ctx := context.Background()
+	start := time.Now()
+	ret, err := r.agent.GetTools(ctx, "pc")
+	if err != nil || !slices.Contains(toolNames(ret), "good__fs_tree") || slices.Contains(toolNames(ret), "evil__hello") {
+		t.Fatalf("get_tools: %v %v", err, toolNames(ret))
+	}
+	if took := time.Since(start); took >= timeout/2 {
+		t.Errorf("get_tools took %v while the other server's tools/list hangs", took)
+	}
+	r.goodServed(t)
+	start = time.Now()
+	res, err := r.agent.CallTool(ctx, "pc", "evil__hello", nil, 30*time.Second)
+	took := time.Since(start)
+	if err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolNotFound || !strings.Contains(res.Text(), "evil") {
+		t.Errorf("a call to the hung server's tool: %v %+v", err, res)
+	}
+	t.Logf("a call to the hung server's tool failed after %v: %s", took.Round(time.Millisecond), res.Text())
+	if took > 2*timeout {
+		t.Errorf("the failing call took %v, beyond the request timeout %v", took, timeout)
+	}
+	r.inOffice(t)
+}
+
+// TestLateFirstResourcesList: the evil server answers its first
+// resources/list after the request timeout. Meanwhile the good server's
+// documents are listed and read, the Desktop and the catalog answer
+// without waiting for it to the end, and its documents come by
+// themselves once a retry is answered.
+func TestLateFirstResourcesList(t *testing.T) {
+	const timeout = 4 * time.Second
+	r := startHostile(t, hostileSetup{spec: "plain list-late=8s", requestTimeout: timeout})
+	r.goodServed(t)
+	ctx := context.Background()
+	start := time.Now()
+	if _, err := r.agent.GetDesktop(ctx, "pc", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took >= timeout {
+		t.Errorf("get_desktop took %v while the other server's first listing hangs (timeout %v)", took, timeout)
+	}
+	// Tried again by itself, no request asking for it.
+	r.waitTrace(t, "resources/list", 1, 20*time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var doc protocol.DPEDocument
+		err := r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the late server's documents never came: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r.goodServed(t)
+	r.inOffice(t)
+}

@@ -184,19 +184,15 @@ func (r *hostileRig) goodServed(t *testing.T) {
 // is up and listed).
 func (r *hostileRig) evilListed(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var err error
+	if !testutil.WaitUntil(30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 		var doc protocol.DPEDocument
-		err := r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the evil server's document is not readable: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		err = r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
+		return err == nil
+	}) {
+		t.Fatalf("the evil server's document is not readable: %v", err)
 	}
 }
 

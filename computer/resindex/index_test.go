@@ -535,12 +535,8 @@ func TestFailedListingIsRetried(t *testing.T) {
 	if n := len(a.Documents(ctx)); n != 0 {
 		t.Fatalf("documents = %d while listing fails", n)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(a.Documents(ctx)) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the listing was not retried: %d lists, unlisted %v", f.lists.Load(), a.Unlisted())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testutil.WaitUntil(5*time.Second, func() bool { return len(a.Documents(ctx)) == 1 }) {
+		t.Fatalf("the listing was not retried: %d lists, unlisted %v", f.lists.Load(), a.Unlisted())
 	}
 	if n := 2 - f.fails.Load(); n != 3 {
 		t.Errorf("listed %d times, want 3 (two failures, then the good one)", n)

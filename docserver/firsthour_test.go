@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
@@ -57,7 +56,7 @@ func TestReadmeTitledByItsFolder(t *testing.T) {
 // extension is one file type, "text", not one type per file name; the
 // names that say more keep their type (license, makefile).
 func TestExtensionlessTextIsOneFileType(t *testing.T) {
-	goroot := runtime.GOROOT()
+	goroot := testutil.GOROOT(t)
 	dir := t.TempDir()
 	fuzz := filepath.Join(goroot, "src", "runtime", "debug", "testdata", "fuzz", "FuzzParseBuildInfoRoundTrip")
 	entries, err := os.ReadDir(fuzz)

@@ -5,11 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // joinCodePages is what a reader gets by reading every page of a source
@@ -35,7 +35,7 @@ func joinCodePages(doc *Document) string {
 // text (format=text) line for line. No blank line is lost at a page
 // boundary or at the end, nothing is added.
 func TestCodePagesConcatenateToTheFile(t *testing.T) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(testutil.GOROOT(t), "src")
 	var files []string
 	for _, dir := range []string{"net/http", "runtime"} {
 		root := filepath.Join(src, filepath.FromSlash(dir))

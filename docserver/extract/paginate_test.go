@@ -2,7 +2,6 @@ package extract
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +14,7 @@ import (
 // (280 KB, 15 sections of one page-sized budget or more each).
 func goSpec(t *testing.T) []byte {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatalf("go env GOROOT: %v", err)
-	}
-	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "doc", "go_spec.html"))
+	data, err := os.ReadFile(filepath.Join(testutil.GOROOT(t), "doc", "go_spec.html"))
 	if err != nil {
 		// Debian's golang-go leaves doc/ to golang-doc.
 		testutil.Missing(t, "no go_spec.html in this Go installation: "+err.Error())

@@ -94,6 +94,16 @@ func TestHungToolsList(t *testing.T) {
 		t.Errorf("get_tools took %v while the other server's tools/list hangs", took)
 	}
 	r.goodServed(t)
+	// A content search asks only the servers known to offer dpe_search;
+	// the hung one is left out instead of waited for.
+	start = time.Now()
+	found, err := r.agent.SearchFinder(ctx, "pc", protocol.SearchQuery{Query: "budget", Literal: true})
+	if err != nil || len(found.Matches) == 0 {
+		t.Errorf("search while the other server's tools/list hangs: %v %+v", err, found)
+	}
+	if took := time.Since(start); took >= timeout/2 {
+		t.Errorf("a search took %v while the other server's tools/list hangs (timeout %v)", took, timeout)
+	}
 	start = time.Now()
 	res, err := r.agent.CallTool(ctx, "pc", "evil__hello", nil, 30*time.Second)
 	took := time.Since(start)

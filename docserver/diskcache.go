@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 4 // 4: READMEs without a heading are titled by their folder; access in the key
+const diskCacheVersion = 5 // 5: READMEs without a heading titled by their folder; a file's access in its key
 
 // Bounds of the on-disk cache.
 const (
@@ -107,8 +107,7 @@ func openDiskCache(dir, root, host string, log interface{ Warn(string, ...any) }
 	if dir == "" {
 		return c
 	}
-	sum := sha256.Sum256([]byte(root + "\x00" + host))
-	c.path = filepath.Join(dir, hex.EncodeToString(sum[:12])+".json")
+	c.path = filepath.Join(dir, cacheName(root, host)+".json")
 	f, err := os.Open(c.path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -137,6 +136,13 @@ func openDiskCache(dir, root, host string, log interface{ Warn(string, ...any) }
 		c.entries[rel] = e
 	}
 	return c
+}
+
+// cacheName is the name of a folder's (and host's) files in the cache
+// directory: the catalog cache (.json) and the search index (.search).
+func cacheName(root, host string) string {
+	sum := sha256.Sum256([]byte(root + "\x00" + host))
+	return hex.EncodeToString(sum[:12])
 }
 
 // get returns the entry of a file version.

@@ -57,6 +57,15 @@ func errDenied(what string, err error) error {
 type entry struct {
 	fileInfo
 	docRef string
+	ver    string // versionOf(fileInfo), the key of this version in the search index
+}
+
+// version is the key of the entry's file version in the search index.
+func (e *entry) version() string {
+	if e.ver != "" {
+		return e.ver
+	}
+	return versionOf(e.fileInfo)
 }
 
 // sameVersion reports whether two infos describe the same file version as
@@ -137,7 +146,7 @@ func (ix *index) replace(files map[string]fileInfo) (setChanged bool, updated []
 	byRel := make(map[string]*entry, len(rels))
 	for _, rel := range rels {
 		fi := files[rel]
-		e := &entry{fileInfo: fi, docRef: DocRef(rel)}
+		e := &entry{fileInfo: fi, docRef: DocRef(rel), ver: versionOf(fi)}
 		if old, ok := ix.byRel[rel]; ok {
 			e.docRef = old.docRef // keep a ref that had to be lengthened
 			if !old.sameVersion(fi) {
@@ -178,6 +187,14 @@ func (ix *index) lookup(ref string) (*entry, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	e, ok := ix.byRef[ref]
+	return e, ok
+}
+
+// lookupRel finds an entry by path.
+func (ix *index) lookupRel(rel string) (*entry, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	e, ok := ix.byRel[rel]
 	return e, ok
 }
 

@@ -223,8 +223,8 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 // cannot be listed normally: it is unreadable.
 func (s *Server) metaOf(ctx context.Context, e *entry) (extract.Meta, error) {
 	k := keyOf(e.fileInfo)
-	if doc, ok := s.docs.peek(k); ok {
-		return extract.Meta{Title: doc.Title, Summary: doc.Summary}, nil
+	if h, ok := s.docs.peek(k); ok {
+		return extract.Meta{Title: h.info.Title, Summary: h.info.Summary}, nil
 	}
 	for {
 		if it, ok := s.peeks.get(k); ok {

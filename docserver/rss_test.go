@@ -42,10 +42,19 @@ func peakRSS(t *testing.T, pid int) int64 {
 // the process id.
 func serveDocs(t *testing.T, dir string) (*notesClient, int) {
 	t.Helper()
+	c, p := startServeDocs(t, dir, nil, "--log-level", "warn")
+	return &notesClient{c}, p.Pid
+}
+
+// startServeDocs starts the serve-docs binary over dir with more
+// environment variables and arguments, and returns a client and the
+// process.
+func startServeDocs(t *testing.T, dir string, env []string, args ...string) (*client.Client, *os.Process) {
+	t.Helper()
 	var mu sync.Mutex
 	var cmd *exec.Cmd
-	tr := transport.NewStdioWithOptions(testutil.Binary(t), nil,
-		[]string{"serve-docs", dir, "--host", testHost, "--log-level", "warn"},
+	tr := transport.NewStdioWithOptions(testutil.Binary(t), env,
+		append([]string{"serve-docs", dir, "--host", testHost}, args...),
 		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 			c := exec.CommandContext(ctx, command, args...)
 			c.Env = append(os.Environ(), env...)
@@ -60,7 +69,7 @@ func serveDocs(t *testing.T, dir string) (*notesClient, int) {
 	c, _ := connect(t, tr)
 	mu.Lock()
 	defer mu.Unlock()
-	return &notesClient{c}, cmd.Process.Pid
+	return c, cmd.Process
 }
 
 // The hostile files of issue 17 each took serve-docs to gigabytes (or

@@ -52,6 +52,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.scannedDirs = nil
 	s.watch = w
+	s.text.start(wctx)
 	// Files may have changed between New's scan and the watches: the
 	// watcher catches up first, in the background, so that the server
 	// answers at once (a 10,000-file folder costs a second walk).
@@ -203,13 +204,21 @@ func (w *watcher) apply(paths map[string]bool) {
 		}
 	}
 	setChanged, updated := s.index.replace(files)
+	var touched []string
 	for rel, fi := range old {
 		if nf, ok := files[rel]; !ok || !nf.sameVersion(fi) {
 			s.docs.forget(rel)
 			s.peeks.forget(rel)
 			s.disk.forget(rel)
+			touched = append(touched, rel)
 		}
 	}
+	for rel := range files {
+		if _, ok := old[rel]; !ok {
+			touched = append(touched, rel)
+		}
+	}
+	s.text.touch(touched)
 	if setChanged {
 		s.log.Info("document list changed", "documents", len(files))
 		s.notifyListChanged()

@@ -502,31 +502,7 @@ func idPrefix(c dpe.Category) string {
 // and keywords where the parser left them empty.
 func finish(doc *Document, name string) {
 	for pi := range doc.Pages {
-		counts := map[dpe.Category]int{}
-		container := "" // the last element not shown within another
-		for ei := range doc.Pages[pi].Elements {
-			e := &doc.Pages[pi].Elements[ei]
-			counts[e.Category]++
-			e.ID = idPrefix(e.Category) + "-" + strconv.Itoa(pi) + "-" + strconv.Itoa(counts[e.Category])
-			if e.Content == nil {
-				e.Content = map[string]any{}
-			}
-			if w, ok := e.Content["within"]; ok {
-				if w == withinPrevious && container != "" {
-					e.Content["within"] = container
-				} else if w == withinPrevious {
-					delete(e.Content, "within")
-				}
-			} else {
-				container = e.ID
-			}
-			if e.Summary == "" {
-				e.Summary = elementSummary(*e)
-			}
-		}
-		if doc.Pages[pi].Title == "" {
-			doc.Pages[pi].Title = "Page " + strconv.Itoa(pi+1)
-		}
+		finishPage(&doc.Pages[pi], pi)
 	}
 	if doc.Title == "" {
 		doc.Title = fallbackTitle(name)
@@ -539,9 +515,44 @@ func finish(doc *Document, name string) {
 	doc.Keywords = searchForms(doc.Keywords)
 }
 
+// finishPage assigns the element IDs of page pi and fills in its title
+// and element summaries where the parser left them empty. It may run
+// again on a finished page: the result is the same.
+func finishPage(pg *Page, pi int) {
+	counts := map[dpe.Category]int{}
+	container := "" // the last element not shown within another
+	for ei := range pg.Elements {
+		e := &pg.Elements[ei]
+		counts[e.Category]++
+		e.ID = idPrefix(e.Category) + "-" + strconv.Itoa(pi) + "-" + strconv.Itoa(counts[e.Category])
+		if e.Content == nil {
+			e.Content = map[string]any{}
+		}
+		if w, ok := e.Content["within"]; ok {
+			if w == withinPrevious && container != "" {
+				e.Content["within"] = container
+			} else if w == withinPrevious {
+				delete(e.Content, "within")
+			}
+		} else {
+			container = e.ID
+		}
+		if e.Summary == "" {
+			e.Summary = elementSummary(*e)
+		}
+	}
+	if pg.Title == "" {
+		pg.Title = "Page " + strconv.Itoa(pi+1)
+	}
+}
+
 // MaxTitleChars bounds a document's title: a title property of 400,000
 // characters is a hostile file's, and every catalog would carry it.
 const MaxTitleChars = 300
+
+// ElementPage is the index of the page an element ID names (IDs carry
+// it: "tbl-2-1" is on page 2).
+func ElementPage(id string) (int, bool) { return pageOfID(id) }
 
 // FindElement returns the element with id and the index of its page.
 func (d *Document) FindElement(id string) (Element, int, bool) {

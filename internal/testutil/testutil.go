@@ -141,12 +141,17 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
+// startCacheDir is the user's cache folder as the test process started:
+// a TestMain that points XDG_CACHE_HOME at a temporary folder for its
+// tests (docserver's) still shares the binary with the other packages.
+var startCacheDir, startCacheErr = os.UserCacheDir()
+
 // binDir is where Binary builds for the checkout at root: a folder of the
 // user's cache folder (or of the temporary one) named after the checkout,
 // so that two checkouts tested at once never run each other's binary.
 // Build leftovers of processes that died over an hour ago are removed.
 func binDir(root string) (string, error) {
-	base, err := os.UserCacheDir()
+	base, err := startCacheDir, startCacheErr
 	if err != nil {
 		base = os.TempDir()
 	}

@@ -44,10 +44,19 @@ redis-deps:
 # and comes last.
 RACE_ENV    := GORACE="atexit_sleep_ms=0 $(GORACE)"
 
-# Every test, with the race detector; the npm peers must be present. The
-# cluster tests skip without redis-server unless SMCP_REQUIRE_REDIS=1 (CI).
+# Size tests (testutil.SizeTests: hostile-size input, bounds on memory and
+# work) skip under the race detector, which slows them tenfold and inflates
+# their memory figures; a second pass runs them alone without it, in the
+# packages that list some.
+SIZE_PKGS   := $(sort $(dir $(shell grep -rl --include='*_test.go' 'testutil.NewSizeTests' .)))
+SIZE_TESTS   = $(if $(SIZE_PKGS),SMCP_SIZE_TESTS=1 $(GO) test -count=1 $(SIZE_PKGS))
+
+# Every test, with the race detector, then the size tests without it; the
+# npm peers must be present. The cluster tests skip without redis-server
+# unless SMCP_REQUIRE_REDIS=1 (CI).
 test: node-deps test-deps redis-deps
 	SMCP_REQUIRE_NODE=1 SMCP_REQUIRE_TOOLS=1 $(RACE_ENV) $(GO) test -race -count=1 ./...
+	SMCP_REQUIRE_NODE=1 SMCP_REQUIRE_TOOLS=1 $(SIZE_TESTS)
 
 # System tools some tests compare against (pdftotext; installed as root in
 # CI), and the PDF engine compiled into its on-disk cache once, before the
@@ -74,6 +83,7 @@ soak: redis-deps
 # Go tests only, no npm peers (tests that need them skip).
 unit:
 	$(RACE_ENV) $(GO) test -race -count=1 ./...
+	$(SIZE_TESTS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -8,7 +8,13 @@ import (
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
+
+// sizeTests run serve-docs on hostile-size files to check its peak RSS,
+// which the race detector's shadow memory makes meaningless: make test
+// runs them in its pass without it.
+var sizeTests = testutil.NewSizeTests("TestServeDocsMemoryOnHostileFiles")
 
 // TestMain gives the tests (and the serve-docs binaries they start) a
 // cache directory of their own, so their index caches do not pile up in
@@ -34,7 +40,7 @@ func TestMain(m *testing.M) {
 		os.Symlink(engine, filepath.Join(tmp, "smcp-browse", "wazero"))
 	}
 	os.Setenv("XDG_CACHE_HOME", tmp)
-	code := m.Run()
+	code := sizeTests.Main(m)
 	removeBenchCorpora()
 	os.RemoveAll(tmp)
 	os.Exit(code)

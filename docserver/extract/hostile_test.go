@@ -69,6 +69,7 @@ func TestXMLCharacterDataIsLinear(t *testing.T) {
 // Comments count toward the bound on tokens, so a part of nothing but
 // comments is refused like one of too many elements.
 func TestXMLCommentsCountTowardTheBound(t *testing.T) {
+	sizeTests.Start(t)
 	body := strings.Repeat("<!---->", maxXMLTokens+10)
 	data := hostile.DOCX(`<w:p><w:r><w:t>x</w:t></w:r></w:p>`+body, "")
 	_, err := parseBytes(context.Background(), t, "comments.docx", data)
@@ -83,6 +84,7 @@ func TestXMLCommentsCountTowardTheBound(t *testing.T) {
 // 28.8 s). The parse stops at a work budget and marks the document
 // truncated, within a bounded allocation.
 func TestMarkdownNestingIsBounded(t *testing.T) {
+	sizeTests.Start(t)
 	for name, src := range map[string][]byte{
 		"nested.md":  hostile.NestedListMarkdown(2000),
 		"markers.md": hostile.ListMarkerMarkdown(100_000),
@@ -137,6 +139,7 @@ func TestParseStopsWhenItsDeadlinePasses(t *testing.T) {
 // one decompression budget: the reader stops when it runs out and marks
 // the document truncated.
 func TestPackageDecompressionBudget(t *testing.T) {
+	sizeTests.Start(t)
 	data := hostile.InflatingPPTX(40, 60<<20) // 40 slides of 60 MiB: 2.4 GiB
 	var doc *Document
 	var err error
@@ -157,6 +160,7 @@ func TestPackageDecompressionBudget(t *testing.T) {
 // paragraphs (a 26 KB docx) made 200,000 elements. The output budget
 // (MaxOutputBytes) cuts the document, marked truncated.
 func TestParagraphBombIsBoundedByBytes(t *testing.T) {
+	sizeTests.Start(t)
 	data := hostile.ParagraphBombDOCX(200_000, 100)
 	doc, err := parseBytes(context.Background(), t, "bomb.docx", data)
 	if err != nil {
@@ -179,6 +183,7 @@ func TestParagraphBombIsBoundedByBytes(t *testing.T) {
 // the whole worksheet (a 1M-row sheet took 2.2 GB). Large sheets are now
 // streamed, rows and formulas alike.
 func TestLargeSheetIsStreamed(t *testing.T) {
+	sizeTests.Start(t)
 	data := hostile.ManyRowsXLSX(300_000)
 	var doc *Document
 	var err error
@@ -211,6 +216,7 @@ func TestLargeSheetIsStreamed(t *testing.T) {
 // like Markdown: 300,000 "<p>a</p>" (2.7 MB) made 300,000 elements, an
 // estimated 146 MiB, untruncated.
 func TestHTMLParagraphBombIsBoundedByBytes(t *testing.T) {
+	sizeTests.Start(t)
 	data := []byte(strings.Repeat("<p>a</p>\n", 300_000))
 	doc, err := parseBytes(context.Background(), t, "bomb.html", data)
 	if err != nil {
@@ -233,6 +239,7 @@ func TestHTMLParagraphBombIsBoundedByBytes(t *testing.T) {
 // items bypassed it (an 8 MB file of "- a" lines held an estimated 64 MiB
 // whatever MaxOutputBytes said).
 func TestMarkdownListBombIsBoundedByBytes(t *testing.T) {
+	sizeTests.Start(t)
 	data := []byte(strings.Repeat("- a\n", 500_000))
 	opts := Options{MaxOutputBytes: 4 << 20}
 	doc, err := Parse(context.Background(), Source{Name: "bomb.md", Data: data}, opts)

@@ -31,6 +31,7 @@ func hostileInline(unit string, n, perParagraph int) []byte {
 // bounded: the file is read at once, marked truncated, and none of its
 // text is lost (what is past the bound stays as written).
 func TestMarkdownInlineMarkupIsBounded(t *testing.T) {
+	sizeTests.Start(t)
 	cases := map[string][]byte{
 		"one paragraph":       hostileInline("[*a%d](b) ", 50_000, 50_000),
 		"unclosed emphasis":   hostileInline("*[a%d](b)_ ", 50_000, 50_000),

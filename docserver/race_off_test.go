@@ -1,5 +1,0 @@
-//go:build !race
-
-package docserver
-
-const raceBuild = false

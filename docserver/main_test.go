@@ -11,10 +11,17 @@ import (
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
-// sizeTests run serve-docs on hostile-size files to check its peak RSS,
-// which the race detector's shadow memory makes meaningless: make test
-// runs them in its pass without it.
-var sizeTests = testutil.NewSizeTests("TestServeDocsMemoryOnHostileFiles")
+// sizeTests check bounds on hostile-size input: serve-docs's peak RSS on
+// such files (meaningless under the race detector's shadow memory), the
+// search index of a 12 MiB document (30 s under it, single-goroutine
+// indexing), a watcher batch over 20,000 files (its CPU bound). make test
+// runs them in its pass without the race detector; the same code runs
+// under it on ordinary input in the other tests.
+var sizeTests = testutil.NewSizeTests(
+	"TestServeDocsMemoryOnHostileFiles",
+	"TestSearchIndexBounds",
+	"TestWatcherBatchScalesWithItsSize",
+)
 
 // TestMain gives the tests (and the serve-docs binaries they start) a
 // cache directory of their own, so their index caches do not pile up in

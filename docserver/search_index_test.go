@@ -274,6 +274,7 @@ func TestSearchIndexSurvivesARestart(t *testing.T) {
 // unreadable, not read; a document whose text passes the index's bound is
 // indexed in part and its other pages are still found, by scanning.
 func TestSearchIndexBounds(t *testing.T) {
+	sizeTests.Start(t)
 	if testing.Short() {
 		t.Skip("writes large files")
 	}

@@ -38,7 +38,10 @@ func TestSearchIndexAfterKill9(t *testing.T) {
 	deadline := time.Now().Add(3 * time.Minute)
 	var at IndexStatus
 	for {
-		res, _ := callSearch(t, c, map[string]any{"query": "marker0001"})
+		// One document a poll: a search scans what is not indexed yet (200
+		// documents a step by default), and polling every 20 ms with full
+		// steps slowed the very build it waits for.
+		res, _ := callSearch(t, c, map[string]any{"query": "marker0001", "maxMatches": 1, "maxDocuments": 1})
 		at = res.Index
 		if at.State == IndexBuilding && at.Indexed > files/10 && at.Indexed < files*8/10 {
 			break

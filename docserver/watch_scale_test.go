@@ -24,6 +24,7 @@ func cpuTime(t testing.TB) time.Duration {
 // pass over the index). This applies a batch naming each of 20,000 files,
 // as the watcher does after they all changed, and reports its CPU time.
 func TestWatcherBatchScalesWithItsSize(t *testing.T) {
+	sizeTests.Start(t)
 	const n = 20_000
 	dir := t.TempDir()
 	for i := range n {
@@ -71,8 +72,7 @@ func TestWatcherBatchScalesWithItsSize(t *testing.T) {
 		}
 	}
 	// Quadratic work is about 400 million path comparisons here (over
-	// 10 s); the bound is generous for a loaded machine and the race
-	// detector.
+	// 10 s); the bound is generous for a loaded machine.
 	if used > 8*time.Second {
 		t.Errorf("a batch of %d paths took %s of CPU", n, used)
 	}

@@ -46,19 +46,14 @@ redis-deps:
 # and comes last.
 RACE_ENV    := GORACE="atexit_sleep_ms=0 $(GORACE)"
 
-# Size tests (testutil.SizeTests: hostile-size input, bounds on memory and
-# work) skip under the race detector, which slows them tenfold and inflates
-# their memory figures; a second pass runs them alone without it, in the
-# packages that list some.
-SIZE_PKGS   := $(sort $(dir $(shell grep -rl --include='*_test.go' 'testutil.NewSizeTests' .)))
-SIZE_TESTS   = $(if $(SIZE_PKGS),SMCP_SIZE_TESTS=1 $(GO) test -count=1 $(SIZE_PKGS))
-
-# Every test, with the race detector, then the size tests without it; the
-# npm peers must be present. The cluster tests skip without redis-server
-# unless SMCP_REQUIRE_REDIS=1 (CI).
+# Every test with the race detector and, side by side (its tests mostly
+# wait on the processes they start), the size tests without it: the few
+# that feed hostile-size input (testutil.SizeTests) and skip under the
+# detector, which slows them tenfold and inflates their memory figures.
+# The npm peers must be present. The cluster tests skip without
+# redis-server unless SMCP_REQUIRE_REDIS=1 (CI).
 test: node-deps test-deps redis-deps
-	SMCP_REQUIRE_NODE=1 SMCP_REQUIRE_TOOLS=1 $(RACE_ENV) $(GO) test -race -count=1 ./...
-	SMCP_REQUIRE_NODE=1 SMCP_REQUIRE_TOOLS=1 $(SIZE_TESTS)
+	SMCP_REQUIRE_NODE=1 SMCP_REQUIRE_TOOLS=1 GO=$(GO) scripts/gotest.sh
 
 # System tools some tests compare against (pdftotext; installed as root in
 # CI), and the PDF engine compiled into its on-disk cache once, before the
@@ -84,8 +79,7 @@ soak: redis-deps
 
 # Go tests only, no npm peers (tests that need them skip).
 unit:
-	$(RACE_ENV) $(GO) test -race -count=1 ./...
-	$(SIZE_TESTS)
+	GO=$(GO) scripts/gotest.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -77,7 +77,7 @@ func startServeDocs(t *testing.T, dir string, env []string, args ...string) (*cl
 // the process under 1 GiB of peak RSS, a good document beside it still
 // served, and four concurrent reads of heavy files must not crash it.
 // The figures are logged. Without the race detector only (a size test,
-// in make test's second pass): its shadow memory multiplies a process's
+// in make test's pass without it): its shadow memory multiplies a process's
 // footprint.
 func TestServeDocsMemoryOnHostileFiles(t *testing.T) {
 	sizeTests.Start(t) // peak RSS means nothing under the race detector

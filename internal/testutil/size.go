@@ -88,7 +88,7 @@ func (s *SizeTests) Start(t testing.TB) {
 		t.Fatalf("%s is a size test not listed in the package's NewSizeTests", t.Name())
 	}
 	if raceEnabled && os.Getenv(SizeEnv) != "1" {
-		t.Skipf("a size test: it runs without the race detector, in make test's second pass (%s=1 go test -run '^%s$')", SizeEnv, t.Name())
+		t.Skipf("a size test: it runs without the race detector, in make test's pass without it (%s=1 go test -run '^%s$')", SizeEnv, t.Name())
 	}
 	s.mu.Lock()
 	s.ran[t.Name()] = true

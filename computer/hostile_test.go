@@ -324,7 +324,7 @@ func TestImpostorCannotTakeAHost(t *testing.T) {
 		r.inOffice(t)
 	}
 	check("after the impostor listed the host")
-	if !strings.Contains(r.stderr.String(), "owned by another") {
+	if !r.logged("owned by another") {
 		t.Errorf("the computer did not log the refused entries:\n%s", tail(r.stderr.String(), 20))
 	}
 
@@ -381,6 +381,13 @@ func TestConfiguredHostOwner(t *testing.T) {
 	r.inOffice(t)
 }
 
+// logged reports whether the Computer logged text, waiting for its
+// stderr: a line written before an answer leaves the Computer reaches the
+// buffer through the pipe's copier, which may not have run yet.
+func (r *hostileRig) logged(text string) bool {
+	return testutil.WaitUntil(10*time.Second, func() bool { return strings.Contains(r.stderr.String(), text) })
+}
+
 // peak logs the Computer process's peak and current resident memory.
 func (r *hostileRig) peak(t *testing.T, what string) {
 	t.Helper()
@@ -393,6 +400,7 @@ func (r *hostileRig) peak(t *testing.T, what string) {
 // read fails at once with a clear code, while reads of the good server
 // go on beside it and the Computer stays in its office.
 func TestOversizedAnswers(t *testing.T) {
+	sizeTests.Start(t)
 	r := startHostile(t, hostileSetup{spec: "plain", requestTimeout: 10 * time.Second})
 	r.evilListed(t)
 	tests := []struct {
@@ -435,7 +443,7 @@ func TestOversizedAnswers(t *testing.T) {
 			if err := <-goodErr; err != nil {
 				t.Errorf("a good read beside it failed: %v", err)
 			}
-			if !strings.Contains(r.stderr.String(), tt.log) {
+			if !r.logged(tt.log) {
 				t.Errorf("the refused answer was not logged (%q)", tt.log)
 			}
 			var pe *protocol.Error
@@ -464,6 +472,7 @@ func TestOversizedAnswers(t *testing.T) {
 // the good server's documents stay listed and readable, and the
 // Computer's memory stays bounded (the peak is logged).
 func TestHugeListing(t *testing.T) {
+	sizeTests.Start(t)
 	for _, n := range []int{200_000, 60_000} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			r := startHostile(t, hostileSetup{spec: fmt.Sprintf("biglist=%d", n), evilName: "zevil"})
@@ -488,14 +497,14 @@ func TestHugeListing(t *testing.T) {
 				if total != r.nGood {
 					t.Errorf("catalog total %d, want the good server's %d (the evil listing is too large to take)", total, r.nGood)
 				}
-				if !strings.Contains(r.stderr.String(), "more than") {
+				if !r.logged("more than") {
 					t.Errorf("the refused listing was not logged with its reason")
 				}
 			case 60_000:
 				if total != r.nGood+resindex.DefaultMaxEntries {
 					t.Errorf("catalog total %d, want %d (the good server's and the cap)", total, r.nGood+resindex.DefaultMaxEntries)
 				}
-				if !strings.Contains(r.stderr.String(), "listing cut short") {
+				if !r.logged("listing cut short") {
 					t.Errorf("the capped listing was not logged with its reason")
 				}
 			}

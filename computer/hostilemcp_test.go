@@ -59,8 +59,17 @@ func TestMain(m *testing.M) {
 	// at a time. The two that push hundreds of megabytes through it
 	// (TestOversizedAnswers, TestHugeListing) run alone, before them.
 	testutil.ParallelWaits(4)
-	os.Exit(m.Run())
+	os.Exit(sizeTests.Main(m))
 }
+
+// sizeTests push hundreds of megabytes through a Computer process (an
+// 18 MB and a 50 MB listing line, 100 MB and 15 MB answers) and log its
+// peak RSS: 25 s of CPU under the race detector, whose shadow memory
+// makes the figures meaningless, 6 s without it. make test runs them in
+// its pass without it; the refusals they check run under it with small
+// limits (TestTooLargeAnswersAreRefused, mcpclient's guard tests, the
+// entry cap in resindex's limits tests).
+var sizeTests = testutil.NewSizeTests("TestOversizedAnswers", "TestHugeListing")
 
 type hostile struct {
 	opts map[string]string

@@ -187,12 +187,15 @@ func TestFIFODoesNotBlockListing(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "swap.md"), "# Swap\n")
 	// A debounce of an hour keeps the watcher from noticing the swap.
 	_, c, _ := startInProcess(t, dir, Options{Debounce: time.Hour})
-	fifo := filepath.Join(dir, "swap.md")
-	if err := os.Remove(fifo); err != nil {
-		t.Fatal(err)
-	}
+	// The FIFO replaces the file in one rename: a remove then a mkfifo
+	// left a moment without the file, and a peek in that moment dropped
+	// it from the list for good (the watcher is off), failing the test.
+	fifo := filepath.Join(t.TempDir(), "swap.md")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Rename(fifo, filepath.Join(dir, "swap.md")); err != nil {
+		t.Fatal(err)
 	}
 	bad := waitUnreadable(t, c, "swap.md")
 	if !strings.Contains(listedUnreadable(bad), "not a regular file") {

@@ -279,16 +279,6 @@ func cmdWaitCatalog(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// environ is the script's environment for a command run by a custom
-// command.
-func environ(ts *testscript.TestScript) []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "NO_COLOR", "SMCP_SERVER", "SMCP_OFFICE", "SMCP_TOKEN", "TMPDIR"} {
-		env = append(env, k+"="+ts.Getenv(k))
-	}
-	return env
-}
-
 func cmdHoldOffice(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: holdoffice OFFICE")

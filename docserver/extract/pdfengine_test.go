@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/smcp-browse/smcp-browse/docserver/internal/hostile"
 )
 
 // A PDF read whose context ends while PDFium runs is interrupted (the
@@ -67,5 +70,53 @@ func TestPDFEngineBinding(t *testing.T) {
 	defer d.close(context.Background())
 	if n, err := d.pageCount(context.Background()); err != nil || n != 36 {
 		t.Fatalf("page count = %d, %v; want 36", n, err)
+	}
+}
+
+// PDFium is stopped in the middle of a page when the read's context ends:
+// one page of a 13 KB file keeps it busy for minutes (hostile.BusyPagePDF),
+// and a read with a deadline of 200 ms returns soon after it, saying so,
+// with the engine's code stopped by its flag (wasmstop) rather than by
+// wazero's slower interruption; the garbage collector runs meanwhile.
+func TestPDFStoppedInTheMiddleOfAPage(t *testing.T) {
+	start := time.Now()
+	rt, err := pdfPool()
+	t.Logf("engine ready in %s", time.Since(start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rt.flagged {
+		t.Error("the engine runs without its stop flag (wasmstop could not rewrite go-pdfium's module)")
+	}
+	src := Source{Name: "busy.pdf", Data: hostile.BusyPagePDF(1_000_000)}
+	for range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		start := time.Now()
+		var err error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, err = Parse(ctx, src, Options{})
+		}()
+		// The process goes on collecting garbage meanwhile (running
+		// WebAssembly cannot be preempted: it must visit Go now and then).
+		time.Sleep(50 * time.Millisecond)
+		runtime.GC()
+		<-done
+		took := time.Since(start)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v after %s, want the deadline", err, took)
+		}
+		// Generous for a loaded machine: the read runs for minutes when it
+		// is not stopped.
+		if took > 10*time.Second {
+			t.Fatalf("the read returned %s after its 200 ms deadline", took)
+		}
+		t.Logf("stopped after %s", took)
+	}
+	// The engine still reads after its instances were stopped.
+	if _, err := Parse(context.Background(), Source{Name: "ok.pdf", Data: hostile.SimplePDF("still here")}, Options{}); err != nil {
+		t.Fatalf("after the stopped reads: %v", err)
 	}
 }

@@ -7,17 +7,16 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode"
 
 	"github.com/smcp-browse/smcp-browse/docserver/internal/hostile"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // manualPDFs are the manuals of the reference set (testdata/pdf and
@@ -511,10 +510,6 @@ func BenchmarkParsePDF(b *testing.B) {
 	if err := WarmPDFEngine(); err != nil {
 		b.Fatal(err)
 	}
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		b.Fatal("pdftotext is not installed (apt-get install poppler-utils): the benchmark reports ratios to it")
-	}
 	local, _ := filepath.Glob("../../testdata/pdf/*.pdf*")
 	for _, p := range local {
 		data, err := readMaybeGzipped(p)
@@ -528,53 +523,19 @@ func BenchmarkParsePDF(b *testing.B) {
 		b.Run(strings.TrimSuffix(filepath.Base(p), ".gz"), func(b *testing.B) {
 			var ours, ref, oursCPU, refCPU []time.Duration
 			for b.Loop() {
-				start, cpu := time.Now(), processCPU()
+				start, cpu := time.Now(), testutil.ProcessCPU()
 				if _, err := Parse(context.Background(), Source{Name: "x.pdf", Data: data}, Options{}); err != nil {
 					b.Fatal(err)
 				}
-				ours, oursCPU = append(ours, time.Since(start)), append(oursCPU, processCPU()-cpu)
+				ours, oursCPU = append(ours, time.Since(start)), append(oursCPU, testutil.ProcessCPU()-cpu)
 				b.StopTimer()
-				start = time.Now()
-				cmd := exec.Command(pdftotext, "-q", file, os.DevNull)
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-				ref, refCPU = append(ref, time.Since(start)), append(refCPU, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+				wall, cpu := testutil.Pdftotext(b, file)
+				ref, refCPU = append(ref, wall), append(refCPU, cpu)
 				b.StartTimer()
 			}
-			reportRatio(b, ours, ref, oursCPU, refCPU)
+			testutil.ReportRatio(b, ours, ref, oursCPU, refCPU)
 		})
 	}
-}
-
-// reportRatio reports the medians of our times and pdftotext's and their
-// ratio, in wall time and in CPU time (which a loaded machine disturbs
-// less).
-func reportRatio(b *testing.B, ours, ref, oursCPU, refCPU []time.Duration) {
-	mo, mr := median(ours), median(ref)
-	b.ReportMetric(float64(mo.Microseconds())/1000, "ms-ours")
-	b.ReportMetric(float64(mr.Microseconds())/1000, "ms-pdftotext")
-	b.ReportMetric(float64(mo)/float64(max(mr, 1)), "x-pdftotext")
-	b.ReportMetric(float64(median(oursCPU))/float64(max(median(refCPU), 1)), "x-pdftotext-cpu")
-}
-
-// processCPU is the CPU time this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// median is the median of some durations.
-func median(d []time.Duration) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // Lines come in reading order, top to bottom, even where the producer drew

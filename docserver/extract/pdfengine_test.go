@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/docserver/extract/internal/wasmstop"
 	"github.com/smcp-browse/smcp-browse/docserver/internal/hostile"
 )
 
@@ -119,4 +121,42 @@ func TestPDFStoppedInTheMiddleOfAPage(t *testing.T) {
 	if _, err := Parse(context.Background(), Source{Name: "ok.pdf", Data: hostile.SimplePDF("still here")}, Options{}); err != nil {
 		t.Fatalf("after the stopped reads: %v", err)
 	}
+}
+
+// A PDF read page by page keeps its engine between pages: the end of the
+// context it was opened with (or of a page's) must not stop the engine
+// for the next page.
+func TestPDFPageAfterEarlierContextsEnded(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pdf", "libtasn1.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f, err := (&Parser{opts: Options{}.withDefaults()}).OpenPDF(ctx, Source{Name: "libtasn1.pdf", Data: data})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, i := range []int{30, 29, 28} { // not among the pages sampled at opening
+		ctx, cancel := context.WithCancel(context.Background())
+		pg, err := f.Page(ctx, i)
+		cancel()
+		if err != nil || len(pg.Elements) == 0 || strings.Contains(pg.Title, "could not be read") {
+			t.Fatalf("page %d after the earlier contexts ended: %q, %d elements, %v", i+1, pg.Title, len(pg.Elements), err)
+		}
+	}
+}
+
+// BenchmarkRewritePDFium is the cost the stop flag adds to every process
+// start: rewriting go-pdfium's 5.7 MB module before wazero compiles it (or
+// finds its compiled code in the disk cache by the rewritten module's
+// hash).
+func BenchmarkRewritePDFium(b *testing.B) {
+	for b.Loop() {
+		if _, err := wasmstop.Rewrite(pdfiumModule); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(pdfiumModule)), "bytes")
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // The PDFs the engine's text is checked on against pdftotext (poppler, the
@@ -192,13 +194,7 @@ var pdftotextRuns sync.Map // name + args → *pdftotextRun
 // fails the test (CI) / skips it when pdftotext is not installed.
 func runPdftotext(t *testing.T, name string, data []byte, args ...string) (out, stderr []byte, err error) {
 	t.Helper()
-	bin, lerr := exec.LookPath("pdftotext")
-	if lerr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("pdftotext is not installed (scripts/test-deps.sh installs poppler-utils in CI)")
-		}
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils)")
-	}
+	bin := testutil.Tool(t, "pdftotext", "poppler-utils")
 	v, _ := pdftotextRuns.LoadOrStore(name+"\x00"+strings.Join(args, "\x00"), &pdftotextRun{})
 	r := v.(*pdftotextRun)
 	r.once.Do(func() {

@@ -10,13 +10,14 @@ import (
 
 // cacheKey identifies one version of one file.
 type cacheKey struct {
-	rel   string
-	size  int64
-	mtime int64 // UnixNano
+	rel    string
+	size   int64
+	mtime  int64 // UnixNano
+	access access
 }
 
 func keyOf(f fileInfo) cacheKey {
-	return cacheKey{rel: f.rel, size: f.size, mtime: f.mtime.UnixNano()}
+	return cacheKey{rel: f.rel, size: f.size, mtime: f.mtime.UnixNano(), access: f.access}
 }
 
 // docCache keeps the most recently used documents (handles: parsed

@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 4
+const diskCacheVersion = 5 // 5: READMEs without a heading titled by their folder; a file's access in its key
 
 // Bounds of the on-disk cache.
 const (
@@ -57,6 +57,7 @@ type docInfo struct {
 type diskEntry struct {
 	Size    int64    `json:"size"`
 	MTime   int64    `json:"mtime"` // UnixNano
+	Access  access   `json:"access"`
 	Title   string   `json:"title,omitempty"`
 	Summary string   `json:"summary,omitempty"`
 	PeekErr string   `json:"peek_err,omitempty"`
@@ -64,7 +65,9 @@ type diskEntry struct {
 	Info    *docInfo `json:"info,omitempty"`
 }
 
-func (d diskEntry) matches(k cacheKey) bool { return d.Size == k.size && d.MTime == k.mtime }
+func (d diskEntry) matches(k cacheKey) bool {
+	return d.Size == k.size && d.MTime == k.mtime && d.Access == k.access
+}
 
 type diskFile struct {
 	Version int                  `json:"version"`
@@ -160,7 +163,7 @@ func (c *diskCache) update(k cacheKey, f func(*diskEntry)) {
 		if !ok && len(c.entries) >= diskCacheMaxEntries {
 			return
 		}
-		e = diskEntry{Size: k.size, MTime: k.mtime}
+		e = diskEntry{Size: k.size, MTime: k.mtime, Access: k.access}
 	}
 	f(&e)
 	c.entries[k.rel] = e

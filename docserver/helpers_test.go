@@ -115,10 +115,13 @@ func (n *notes) wait(t testing.TB, method, uri string, within time.Duration) {
 	}
 }
 
-// none checks that no notification with method (and uri) arrives within d.
-func (n *notes) none(t testing.TB, method, uri string, d time.Duration) {
+// none checks that no notification with method (and uri) has arrived.
+// The server notifies in the order of the changes (and within one batch,
+// list_changed first, then updated in path order), so a test calls it once
+// a notification has arrived that must come after the one that must not:
+// nothing is left to wait for.
+func (n *notes) none(t testing.TB, method, uri string) {
 	t.Helper()
-	time.Sleep(d)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, x := range n.all {
@@ -271,6 +274,17 @@ func listAll(t testing.TB, c *client.Client) ([]mcp.Resource, int) {
 			t.Fatal("cursor never ends")
 		}
 	}
+}
+
+// showLogOnFailure shows a server's log file when the test fails.
+func showLogOnFailure(t testing.TB, logFile string) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(logFile); err == nil {
+				t.Logf("server log:\n%s", b)
+			}
+		}
+	})
 }
 
 func writeFile(t testing.TB, path, body string) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -27,6 +28,29 @@ type fileInfo struct {
 	fileType string
 	size     int64
 	mtime    time.Time
+	access   access
+	// denied, when set, is why the scan could not open the path: a
+	// folder listed as one unreadable entry.
+	denied error
+}
+
+// access is what decides whether the server may read a file: its
+// permission bits and owner. A change of either (chmod, chown) is a new
+// version of the file as far as the server is concerned: it reads the
+// file again.
+type access struct {
+	Perm uint32 `json:"perm"`
+	UID  uint32 `json:"uid"`
+	GID  uint32 `json:"gid"`
+}
+
+// folderType is the file_type of a folder the server cannot open.
+const folderType = "folder"
+
+// errDenied is the reason of a file or folder the server's user may not
+// read.
+func errDenied(what string, err error) error {
+	return fmt.Errorf("permission denied: the document server's user cannot %s (%w)", what, err)
 }
 
 // entry is one document of the index.
@@ -44,10 +68,12 @@ func (e *entry) version() string {
 	return versionOf(e.fileInfo)
 }
 
-// sameVersion reports whether two infos describe the same file contents as
-// far as the cache is concerned: same size and modification time.
+// sameVersion reports whether two infos describe the same file version as
+// far as the caches are concerned: same size, modification time and
+// access (permissions and owner), and the scan could read both or
+// neither.
 func (f fileInfo) sameVersion(o fileInfo) bool {
-	return f.size == o.size && f.mtime.Equal(o.mtime)
+	return f.size == o.size && f.mtime.Equal(o.mtime) && f.access == o.access && (f.denied == nil) == (o.denied == nil)
 }
 
 // index is the set of documents under the root, sorted by path. It is
@@ -207,7 +233,16 @@ func (sc *scanner) walk(ctx context.Context, dir string, files map[string]fileIn
 			return ctx.Err()
 		}
 		if err != nil {
-			sc.log.Warn("skip unreadable path", "path", p, "err", err)
+			if d != nil && d.IsDir() && p != "." && !hidden(d.Name()) {
+				// A folder the server cannot open is listed as unreadable,
+				// not silently left out.
+				sc.log.Warn("folder cannot be read; listed as unreadable", "path", p, "err", err)
+				if fi, ok := sc.deniedFolder(p, err); ok {
+					files[p] = fi
+				}
+			} else {
+				sc.log.Warn("skip unreadable path", "path", p, "err", err)
+			}
 			if d != nil && d.IsDir() && p != dir {
 				return fs.SkipDir
 			}
@@ -286,5 +321,41 @@ func (sc *scanner) classify(rel string, mode fs.FileMode) (fileInfo, bool) {
 		fileType: extract.FileType(rel),
 		size:     info.Size(),
 		mtime:    info.ModTime().UTC(),
+		access:   accessOf(info),
 	}, true
+}
+
+// deniedFolder is the entry of a folder that cannot be opened (err says
+// why), or false when rel is no longer a folder.
+func (sc *scanner) deniedFolder(rel string, err error) (fileInfo, bool) {
+	info, serr := sc.stat(rel)
+	if serr != nil || !info.IsDir() {
+		return fileInfo{}, false
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		err = errDenied("open this folder", err)
+	} else {
+		err = fmt.Errorf("the folder cannot be read: %w", err)
+	}
+	return fileInfo{rel: rel, fileType: folderType, mtime: info.ModTime().UTC(), access: accessOf(info), denied: err}, true
+}
+
+// folder re-examines the entry of a folder that could not be opened: its
+// entry while it still cannot be, false once it can (its files are then
+// listed instead) or is gone.
+func (sc *scanner) folder(rel string) (fileInfo, bool) {
+	f, err := sc.fsys.Open(rel)
+	if err == nil {
+		if d, ok := f.(fs.ReadDirFile); ok {
+			_, err = d.ReadDir(1)
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+		}
+		f.Close()
+	}
+	if err == nil {
+		return fileInfo{}, false
+	}
+	return sc.deniedFolder(rel, err)
 }

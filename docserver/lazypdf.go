@@ -99,7 +99,7 @@ func (s *Server) openPDF(f fileInfo) (*handle, error) {
 	defer cancel()
 	s.work.Add(1)
 	defer s.work.Done()
-	pdf, err := s.parser.OpenPDF(ctx, extract.Source{Name: f.rel, Data: data})
+	pdf, err := s.parser.OpenPDF(ctx, extract.Source{Name: s.sourceName(f.rel), Data: data})
 	if err != nil {
 		release()
 		if ctx.Err() != nil && s.baseCtx.Err() == nil {

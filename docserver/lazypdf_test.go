@@ -36,11 +36,11 @@ func pdfFixture(t *testing.T, name string) (string, []byte) {
 }
 
 // popplerOutline is a PDF's outline as poppler's pdftohtml reads it: each
-// bookmark's page (0-based), level (1 for the top) and title. It fails
-// the test under CI, and skips it elsewhere, when pdftohtml is missing.
+// bookmark's page (0-based), level (1 for the top) and title
+// (testutil.Need stops the test when pdftohtml is missing).
 func popplerOutline(t *testing.T, pdf string) []protocol.DPEPageSummary {
 	t.Helper()
-	bin := testutil.Tool(t, "pdftohtml", "poppler-utils")
+	bin := testutil.Need(t, "pdftohtml")
 	out, err := exec.Command(bin, "-xml", "-stdout", "-i", "-q", "-f", "1", "-l", "1", pdf).Output()
 	if err != nil {
 		t.Fatalf("pdftohtml: %v", err)

@@ -127,6 +127,9 @@ func (s *Server) current(ref string) (*entry, error) {
 		return nil, errDocNotFound(ref)
 	}
 	cur, ok := s.scan.classify(e.rel, 0)
+	if !ok && e.fileType == folderType {
+		cur, ok = s.scan.folder(e.rel)
+	}
 	if !ok {
 		return nil, errDocNotFound(ref)
 	}
@@ -178,7 +181,7 @@ func (s *Server) parsed(ctx context.Context, fresh *entry) (*entry, *handle, err
 		case err == nil:
 			s.log.Debug("parsed document", "path", cur.rel, "pages", h.pageCount(), "took", time.Since(start))
 			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = h.info })
-		case errors.As(err, &timedOut) || isContextErr(err) || errors.Is(err, fs.ErrNotExist):
+		case errors.As(err, &timedOut) || isContextErr(err) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
 			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
 		default:
 			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
@@ -234,7 +237,7 @@ func (s *Server) parse(f fileInfo) (*extract.Document, error) {
 	go func() {
 		defer s.work.Done()
 		defer release()
-		doc, err := s.parser.Parse(ctx, extract.Source{Name: f.rel, Data: data})
+		doc, err := s.parser.Parse(ctx, extract.Source{Name: s.sourceName(f.rel), Data: data})
 		done <- result{doc, err}
 	}()
 	select {
@@ -353,15 +356,6 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 	if u.Query.Depth != dpe.DepthPages {
 		return s.level1(ctx, u.DocRef)
 	}
-	e, h, err := s.load(ctx, u.DocRef)
-	var ue *unreadableError
-	if errors.As(err, &ue) {
-		return s.unreadableDocument(e, ue), nil
-	}
-	if err != nil {
-		return protocol.DPEDocument{}, err
-	}
-	d := s.metadataOf(e, h.info)
 	off, lim := 0, dpe.DefaultLimit
 	if u.Query.Offset != nil {
 		off = *u.Query.Offset
@@ -369,6 +363,20 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 	if u.Query.Limit != nil {
 		lim = *u.Query.Limit
 	}
+	e, h, err := s.load(ctx, u.DocRef)
+	var ue *unreadableError
+	if errors.As(err, &ue) {
+		// No pages, but a page list all the same: a client iterating
+		// "pages" finds it empty.
+		d := s.unreadableDocument(e, ue)
+		total := 0
+		d.Pages, d.PageOffset, d.PageLimit, d.PageTotal = []protocol.DPEPageSummary{}, &off, &lim, &total
+		return d, nil
+	}
+	if err != nil {
+		return protocol.DPEDocument{}, err
+	}
+	d := s.metadataOf(e, h.info)
 	total := h.pageCount()
 	d.Pages = []protocol.DPEPageSummary{}
 	for k, ps := range h.summaries(off, off+lim) {

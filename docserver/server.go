@@ -49,6 +49,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 )
 
@@ -126,42 +127,18 @@ type Server struct {
 // parsed). The returned Server answers MCP requests at once; Start adds
 // the file watcher.
 func New(root string, opts Options) (*Server, error) {
-	if opts.Host == "" {
-		opts.Host = DefaultHost
-	}
-	if opts.MaxFileSize <= 0 {
-		opts.MaxFileSize = DefaultMaxFileSize
-	}
-	if opts.Debounce <= 0 {
-		opts.Debounce = DefaultDebounce
-	}
-	if opts.ListPageSize <= 0 {
-		opts.ListPageSize = DefaultListPageSize
-	}
-	if opts.CacheSize <= 0 {
-		opts.CacheSize = DefaultCacheSize
-	}
-	if opts.ParseTimeout <= 0 {
-		opts.ParseTimeout = DefaultParseTimeout
-	}
-	if opts.PeekTimeout <= 0 {
-		opts.PeekTimeout = DefaultPeekTimeout
-	}
-	if opts.ListWait <= 0 {
-		opts.ListWait = DefaultListWait
-	}
-	if opts.CacheBytes <= 0 {
-		opts.CacheBytes = DefaultCacheBytes
-	}
-	if opts.MemoryBudget <= 0 {
-		opts.MemoryBudget = DefaultMemoryBudget
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Version == "" {
-		opts.Version = "dev"
-	}
+	opt.Default(&opts.Host, DefaultHost)
+	opt.Default(&opts.MaxFileSize, DefaultMaxFileSize)
+	opt.Default(&opts.Debounce, DefaultDebounce)
+	opt.Default(&opts.ListPageSize, DefaultListPageSize)
+	opt.Default(&opts.CacheSize, DefaultCacheSize)
+	opt.Default(&opts.ParseTimeout, DefaultParseTimeout)
+	opt.Default(&opts.PeekTimeout, DefaultPeekTimeout)
+	opt.Default(&opts.ListWait, DefaultListWait)
+	opt.Default(&opts.CacheBytes, DefaultCacheBytes)
+	opt.Default(&opts.MemoryBudget, DefaultMemoryBudget)
+	opts.Logger = opt.Logger(opts.Logger)
+	opt.Default(&opts.Version, "dev")
 	if err := validHost(opts.Host); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,8 @@ const maxDebounceDelay = 10
 
 // watcher turns file-system events under the root into index updates and
 // MCP notifications: list_changed when documents appear, go or are
-// renamed, updated for a document whose contents changed. Events are
+// renamed, updated for a document whose contents, permissions or owner
+// changed. Events are
 // gathered for the debounce interval (restarted by each event, but never
 // held back longer than ten intervals) and applied as one batch.
 type watcher struct {
@@ -116,9 +117,8 @@ func (w *watcher) run(ctx context.Context, catchUp map[string]bool) {
 			if !ok {
 				return
 			}
-			if ev.Op == fsnotify.Chmod {
-				continue
-			}
+			// Chmod is any change of a file's attributes (permissions,
+			// owner, times): a file made readable again is read again.
 			rel, ok := w.rel(ev.Name)
 			if !ok {
 				continue

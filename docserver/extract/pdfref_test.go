@@ -194,7 +194,7 @@ var pdftotextRuns sync.Map // name + args → *pdftotextRun
 // fails the test (CI) / skips it when pdftotext is not installed.
 func runPdftotext(t *testing.T, name string, data []byte, args ...string) (out, stderr []byte, err error) {
 	t.Helper()
-	bin := testutil.Tool(t, "pdftotext", "poppler-utils")
+	bin := testutil.Need(t, "pdftotext")
 	v, _ := pdftotextRuns.LoadOrStore(name+"\x00"+strings.Join(args, "\x00"), &pdftotextRun{})
 	r := v.(*pdftotextRun)
 	r.once.Do(func() {

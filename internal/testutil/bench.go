@@ -42,21 +42,6 @@ func ValgrindManual(tb testing.TB) (dir, pdf string) {
 	return dir, pdf
 }
 
-// Tool returns the path of a command a test needs (a reference tool such
-// as pdftotext): without it the test fails under CI (CI is set), where
-// scripts/test-deps.sh installs pkg, and is skipped elsewhere.
-func Tool(tb testing.TB, name, pkg string) string {
-	tb.Helper()
-	bin, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("%s is not installed (scripts/test-deps.sh installs %s in CI)", name, pkg)
-		}
-		tb.Skipf("%s is not installed (apt-get install %s)", name, pkg)
-	}
-	return bin
-}
-
 // Pdftotext times pdftotext extracting a whole PDF file: wall and CPU
 // time. It fails when pdftotext is not installed.
 func Pdftotext(tb testing.TB, file string) (wall, cpu time.Duration) {

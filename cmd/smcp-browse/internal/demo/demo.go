@@ -23,6 +23,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/internal/democorpus"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 )
@@ -166,27 +167,13 @@ func Start(ctx context.Context, opts Options) (sys *System, err error) {
 }
 
 func withDefaults(o Options) Options {
-	if o.Host == "" {
-		o.Host = DefaultHost
-	}
-	if o.Office == "" {
-		o.Office = DefaultOffice
-	}
-	if o.Computer == "" {
-		o.Computer = DefaultComputer
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = agent.DefaultTimeout
-	}
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = DefaultStartTimeout
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.LogLevel == "" {
-		o.LogLevel = "info"
-	}
+	opt.Default(&o.Host, DefaultHost)
+	opt.Default(&o.Office, DefaultOffice)
+	opt.Default(&o.Computer, DefaultComputer)
+	opt.Default(&o.Timeout, agent.DefaultTimeout)
+	opt.Default(&o.StartTimeout, DefaultStartTimeout)
+	o.Logger = opt.Logger(o.Logger)
+	opt.Default(&o.LogLevel, "info")
 	return o
 }
 

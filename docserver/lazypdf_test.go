@@ -161,6 +161,32 @@ func TestPDFPageIndexReadsNoPage(t *testing.T) {
 	}
 }
 
+// Indexing a PDF for search extracts its whole text through the handle
+// its readers use (one engine; a reader's page goes before the index's):
+// a reader who opens the manual while it is being indexed shares that
+// read. A parse of the index's own held the PDF engine's memory
+// reservation, so the reader's open waited for all 397 pages (a cold
+// "cat" of page 300 took 1.4-4 s), and the file was extracted twice.
+func TestIndexingAPDFSharesItsReadersHandle(t *testing.T) {
+	dir, _ := testutil.ValgrindManual(t)
+	s, c, _ := startInProcess(t, dir, Options{})
+	s.text.markListed() // build the index now
+	testutil.Eventually(t, time.Minute, "the index build starts", func() bool { return s.IndexStatus().State == IndexBuilding })
+	ref := DocRef("valgrind_manual.pdf")
+	var p protocol.DPEPage
+	readJSON(t, c, "dpe://"+testHost+"/"+ref+"/pages/300", &p)
+	if len(p.Elements) == 0 {
+		t.Fatalf("page 300: %+v", p)
+	}
+	waitIndexed(t, s, 2*time.Minute)
+	if n := s.parsesRun.Load(); n != 1 {
+		t.Errorf("the manual was extracted %d times (the index's read and its reader's); want one read shared", n)
+	}
+	if res, _ := callSearch(t, c, map[string]any{"query": "memcheck"}); len(res.Matches) == 0 || res.Indexed != 1 {
+		t.Errorf("search after indexing: %+v", res)
+	}
+}
+
 // BenchmarkPDFWholeDocument extracts the whole valgrind manual as the
 // server does when something needs all of it (search indexing:
 // WholeDocument, page after page on the PDF's worker, from opening the

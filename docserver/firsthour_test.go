@@ -5,9 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -33,16 +31,7 @@ func TestReadmeTitledByItsFolder(t *testing.T) {
 		"node_modules/inherits/README.md":   "inherits",
 		"README.md":                         "myproject",
 	}
-	var all []mcp.Resource
-	testutil.Eventually(t, 30*time.Second, "every README read", func() bool {
-		all, _ = listAll(t, c)
-		for _, r := range all {
-			if r.Meta.AdditionalFields["pending"] == true {
-				return false
-			}
-		}
-		return true
-	})
+	all := listSettled(t, c)
 	for _, r := range all {
 		p, _ := r.Meta.AdditionalFields["path"].(string)
 		if r.Name != want[p] {

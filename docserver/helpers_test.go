@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 const testHost = "com.example.docs"
@@ -247,6 +250,18 @@ func rpcError(t testing.TB, tr transport.Interface, id int, uri string) *mcp.JSO
 		t.Fatalf("read %s: no error, result %s", uri, resp.Result)
 	}
 	return resp.Error
+}
+
+// listSettled lists every resource once none is pending (each listed
+// entry peeked: titled, or marked unreadable with its reason).
+func listSettled(t testing.TB, c *client.Client) []mcp.Resource {
+	t.Helper()
+	var all []mcp.Resource
+	testutil.Eventually(t, 30*time.Second, "every listed entry read", func() bool {
+		all, _ = listAll(t, c)
+		return !slices.ContainsFunc(all, func(r mcp.Resource) bool { return r.Meta != nil && r.Meta.AdditionalFields["pending"] == true })
+	})
+	return all
 }
 
 // listAll pages through resources/list and returns every resource.

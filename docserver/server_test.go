@@ -391,7 +391,7 @@ func TestCorruptFilesDoNotBreakTheCatalog(t *testing.T) {
 	_, c, _ := startInProcess(t, dir, Options{MaxFileSize: 1024})
 	// Broken files and the file over the size bound are listed, marked
 	// unreadable with the reason; the good one is listed normally.
-	all, _ := listAll(t, c)
+	all := listSettled(t, c)
 	if len(all) != 5 {
 		t.Fatalf("listed %d resources, want 5: %v", len(all), all)
 	}

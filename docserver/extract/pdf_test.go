@@ -525,6 +525,68 @@ func BenchmarkParsePDF(b *testing.B) {
 	}
 }
 
+// BenchmarkPDFEngineFloor loads every page of the valgrind manual and its
+// text page in PDFium (FPDF_LoadPage, FPDFText_LoadPage) and does nothing
+// else, beside pdftotext's extraction of the file: the part of
+// BenchmarkParsePDF's time no change to our reading of a page can take
+// away (about three quarters of it: 2.6-3x pdftotext's CPU of 3.3-3.6x).
+func BenchmarkPDFEngineFloor(b *testing.B) {
+	_, file := testutil.ValgrindManual(b)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := WarmPDFEngine(); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var ours, ref, oursCPU, refCPU []time.Duration
+	for b.Loop() {
+		start, cpu := time.Now(), testutil.ProcessCPU()
+		if err := loadEveryPage(ctx, data); err != nil {
+			b.Fatal(err)
+		}
+		ours, oursCPU = append(ours, time.Since(start)), append(oursCPU, testutil.ProcessCPU()-cpu)
+		b.StopTimer()
+		wall, cpu := testutil.Pdftotext(b, file)
+		ref, refCPU = append(ref, wall), append(refCPU, cpu)
+		b.StartTimer()
+	}
+	testutil.ReportRatio(b, ours, ref, oursCPU, refCPU)
+}
+
+// loadEveryPage opens a PDF on an engine and loads each page and its text
+// page, nothing more.
+func loadEveryPage(ctx context.Context, data []byte) error {
+	e, err := attachEngine(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.release()
+	d, err := openDoc(ctx, e, data)
+	if err != nil {
+		return err
+	}
+	defer d.close(ctx)
+	n, err := d.pageCount(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		page, err := e.call(ctx, "FPDF_LoadPage", d.doc, uint64(i))
+		if err != nil || page == 0 {
+			return fmt.Errorf("page %d: %v", i, err)
+		}
+		tp, err := e.call(ctx, "FPDFText_LoadPage", page)
+		if err != nil || tp == 0 {
+			return fmt.Errorf("text of page %d: %v", i, err)
+		}
+		e.call(ctx, "FPDFText_ClosePage", tp)
+		e.call(ctx, "FPDF_ClosePage", page)
+	}
+	return nil
+}
+
 // Lines come in reading order, top to bottom, even where the producer drew
 // them out of order (pdfTeX draws libtasn1's table of contents in no
 // particular order: "4 Function reference" came before "1 Introduction").

@@ -508,21 +508,30 @@ func BenchmarkParsePDF(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(strings.TrimSuffix(filepath.Base(p), ".gz"), func(b *testing.B) {
-			var ours, ref, oursCPU, refCPU []time.Duration
-			for b.Loop() {
-				start, cpu := time.Now(), testutil.ProcessCPU()
-				if _, err := Parse(context.Background(), Source{Name: "x.pdf", Data: data}, Options{}); err != nil {
-					b.Fatal(err)
-				}
-				ours, oursCPU = append(ours, time.Since(start)), append(oursCPU, testutil.ProcessCPU()-cpu)
-				b.StopTimer()
-				wall, cpu := testutil.Pdftotext(b, file)
-				ref, refCPU = append(ref, wall), append(refCPU, cpu)
-				b.StartTimer()
-			}
-			testutil.ReportRatio(b, ours, ref, oursCPU, refCPU)
+			besidePdftotext(b, file, func() error {
+				_, err := Parse(context.Background(), Source{Name: "x.pdf", Data: data}, Options{})
+				return err
+			})
 		})
 	}
+}
+
+// besidePdftotext times run and pdftotext's extraction of file in turns,
+// and reports the medians and their ratios.
+func besidePdftotext(b *testing.B, file string, run func() error) {
+	var ours, ref, oursCPU, refCPU []time.Duration
+	for b.Loop() {
+		start, cpu := time.Now(), testutil.ProcessCPU()
+		if err := run(); err != nil {
+			b.Fatal(err)
+		}
+		ours, oursCPU = append(ours, time.Since(start)), append(oursCPU, testutil.ProcessCPU()-cpu)
+		b.StopTimer()
+		wall, cpu := testutil.Pdftotext(b, file)
+		ref, refCPU = append(ref, wall), append(refCPU, cpu)
+		b.StartTimer()
+	}
+	testutil.ReportRatio(b, ours, ref, oursCPU, refCPU)
 }
 
 // BenchmarkPDFEngineFloor loads every page of the valgrind manual and its
@@ -539,20 +548,7 @@ func BenchmarkPDFEngineFloor(b *testing.B) {
 	if err := WarmPDFEngine(); err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	var ours, ref, oursCPU, refCPU []time.Duration
-	for b.Loop() {
-		start, cpu := time.Now(), testutil.ProcessCPU()
-		if err := loadEveryPage(ctx, data); err != nil {
-			b.Fatal(err)
-		}
-		ours, oursCPU = append(ours, time.Since(start)), append(oursCPU, testutil.ProcessCPU()-cpu)
-		b.StopTimer()
-		wall, cpu := testutil.Pdftotext(b, file)
-		ref, refCPU = append(ref, wall), append(refCPU, cpu)
-		b.StartTimer()
-	}
-	testutil.ReportRatio(b, ours, ref, oursCPU, refCPU)
+	besidePdftotext(b, file, func() error { return loadEveryPage(context.Background(), data) })
 }
 
 // loadEveryPage opens a PDF on an engine and loads each page and its text

@@ -40,7 +40,7 @@ const (
 // Options configure Open. URL is required.
 type Options struct {
 	// URL is the Redis URL: redis://[user:password@]host:port/db
-	// (rediss:// for TLS).
+	// (rediss:// for TLS), or unix:///path/to/redis.sock?db=0.
 	URL string
 	// Prefix starts every key and channel (default "smcp"); nodes with
 	// the same Redis and prefix are one Server.

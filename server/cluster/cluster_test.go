@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/smcp-browse/smcp-browse/internal/redistest"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server/cluster"
@@ -300,4 +302,169 @@ func TestFrames(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("a frame to no node was not reported")
 	}
+}
+
+// TestFramesUnderLoad: frames sent by many goroutines at once, some
+// wanting to know they arrived and some not, each reach their node once,
+// whole, and in the order each goroutine sent them.
+func TestFramesUnderLoad(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
+	const senders, each = 16, 2000
+	var wg sync.WaitGroup
+	for g := range senders {
+		wg.Go(func() {
+			for i := range each {
+				frame := []byte(fmt.Sprintf("%d:%d:%s", g, i, strings.Repeat("x", i%300)))
+				var failed func(error)
+				if i%2 == 0 {
+					failed = func(err error) { t.Errorf("frame %d:%d: %v", g, i, err) }
+				}
+				a.SendAsync(id(b), frame, failed)
+				if i%100 == 0 {
+					time.Sleep(time.Millisecond) // the queue empties now and then
+				}
+			}
+		})
+	}
+	defer wg.Wait()
+	next := make([]int, senders)
+	for range senders * each {
+		var f []byte
+		select {
+		case f = <-evB.frames:
+		case <-time.After(wait):
+			t.Fatalf("frames missing: next expected per sender %v", next)
+		}
+		var g, i int
+		var pad string
+		if n, err := fmt.Sscanf(string(f), "%d:%d:%s", &g, &i, &pad); (err != nil && n < 2) || g < 0 || g >= senders {
+			t.Fatalf("frame %q does not decode", f)
+		}
+		if want := fmt.Sprintf("%d:%d:%s", g, i, strings.Repeat("x", i%300)); string(f) != want {
+			t.Fatalf("frame %q, want %q", f, want)
+		}
+		if i != next[g] {
+			t.Fatalf("sender %d: frame %d arrived when %d was next", g, i, next[g])
+		}
+		next[g]++
+	}
+}
+
+// sendWaiting sends frame from a to node and returns what its callback
+// reported (nil: no report within d, the frame went).
+func sendWaiting(a *cluster.Node, node, frame string, d time.Duration) error {
+	failed := make(chan error, 1)
+	a.SendAsync(node, []byte(frame), func(err error) { failed <- err })
+	select {
+	case err := <-failed:
+		return err
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// receives waits for frame on ev.
+func receives(t *testing.T, ev *events, frame string) {
+	t.Helper()
+	deadline := time.After(wait)
+	for {
+		select {
+		case f := <-ev.frames:
+			if string(f) == frame {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("frame %q never arrived", frame)
+		}
+	}
+}
+
+// TestFramesAfterRedisRestart: once Redis is back after a restart, frames
+// flow again between the nodes (under their new leases).
+func TestFramesAfterRedisRestart(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	ttl := 600 * time.Millisecond
+	a, b := open(t, r.URL, ttl, nil), open(t, r.URL, ttl, evB)
+	if err := sendWaiting(a, id(b), "before", 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	receives(t, evB, "before")
+	old := id(b)
+	r.Restart(100 * time.Millisecond)
+	deadline := time.Now().Add(wait)
+	for i := 0; ; i++ {
+		now, leased := b.ID()
+		if leased && now != old {
+			frame := fmt.Sprint("after-", i)
+			if err := sendWaiting(a, now, frame, 200*time.Millisecond); err == nil {
+				receives(t, evB, frame)
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("frames never flowed again after the restart")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFramesWhileRedisHangs: a frame whose sender waits to hear that it
+// arrived fails with ErrUnavailable when Redis stops answering (within
+// the command timeout, not later), and frames flow again once it answers.
+func TestFramesWhileRedisHangs(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	a, b := open(t, r.URL, time.Minute, nil), open(t, r.URL, time.Minute, evB)
+	r.Pause()
+	start := time.Now()
+	err := sendWaiting(a, id(b), "hung", wait)
+	r.Resume()
+	if !errors.Is(err, cluster.ErrUnavailable) {
+		t.Fatalf("frame while Redis hangs: %v, want ErrUnavailable", err)
+	}
+	t.Logf("failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	if err := sendWaiting(a, id(b), "again", 200*time.Millisecond); err != nil {
+		t.Fatalf("frame once Redis answers again: %v", err)
+	}
+	receives(t, evB, "again")
+}
+
+// TestFramesWithoutClientCommand: a Redis user whose ACL denies CLIENT
+// (and so CLIENT REPLY SKIP) still sends and receives frames, with a
+// password.
+func TestFramesWithoutClientCommand(t *testing.T) {
+	r := redistest.Start(t)
+	admin := redis.NewClient(mustParse(t, r.URL))
+	defer admin.Close()
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", "node", "on", ">s3cret", "~*", "&*", "+@all", "-client").Err(); err != nil {
+		t.Fatal(err)
+	}
+	url := strings.Replace(r.URL, "unix://", "unix://node:s3cret@", 1)
+	evB := &events{}
+	a, b := open(t, url, 0, nil), open(t, url, 0, evB)
+	for i := range 3 {
+		a.SendAsync(id(b), []byte(fmt.Sprint("plain-", i)), nil)
+		if err := sendWaiting(a, id(b), fmt.Sprint("asked-", i), 200*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		receives(t, evB, fmt.Sprint("plain-", i))
+		receives(t, evB, fmt.Sprint("asked-", i))
+	}
+	if err := sendWaiting(a, "nobody", "x", wait); !errors.Is(err, cluster.ErrNotDelivered) {
+		t.Fatalf("frame to no node: %v, want ErrNotDelivered", err)
+	}
+}
+
+func mustParse(t *testing.T, url string) *redis.Options {
+	t.Helper()
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

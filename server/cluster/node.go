@@ -112,16 +112,14 @@ type Node struct {
 
 	lastFail atomic.Int64 // unix ns of the last Redis failure, 0 if none
 
-	out     chan outFrame // frames waiting for sendLoop
+	pub     *publisher // frames to other nodes
 	started atomic.Bool
 
 	published, undelivered, sendFailed, received atomic.Int64 // frames
 
-	ctx      context.Context
-	cancel   context.CancelFunc
-	done     chan struct{} // closed when the heartbeat has stopped
-	stopSend chan struct{} // closed by Close: sendLoop flushes and stops
-	sent     chan struct{} // closed when sendLoop has stopped
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the heartbeat has stopped
 }
 
 // New returns a node for the Redis at o.URL; it connects nothing yet
@@ -137,12 +135,10 @@ func New(o Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{opts: o, log: o.Logger, rdb: redis.NewClient(ro), addr: ro.Addr, gone: map[string]bool{},
-		out: make(chan outFrame, outboxSize)}
+	n := &Node{opts: o, log: o.Logger, rdb: redis.NewClient(ro), addr: ro.Addr, gone: map[string]bool{}}
+	n.pub = newPublisher(n)
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.done = make(chan struct{})
-	n.sent = make(chan struct{})
-	n.stopSend = make(chan struct{})
 	n.asubClosed = make(chan struct{})
 	return n, nil
 }
@@ -181,7 +177,7 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	n.started.Store(true)
 	go n.heartbeat()
-	go n.sendLoop()
+	go n.pub.sendLoop()
 	return nil
 }
 
@@ -253,7 +249,10 @@ func (n *Node) key(parts ...string) string {
 	return k
 }
 
-func (n *Node) channel(node string) string { return n.key("rpc", node) }
+// channel is node's channel for frames: prefix + rpcChannel + node.
+func (n *Node) channel(node string) string { return n.opts.Prefix + rpcChannel + node }
+
+const rpcChannel = ":rpc:"
 
 func (n *Node) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, n.opts.OpTimeout)
@@ -295,8 +294,9 @@ func (n *Node) Close(ctx context.Context) error {
 		return n.rdb.Close()
 	}
 	<-n.done
-	close(n.stopSend)
-	<-n.sent
+	dctx, dcancel := n.opCtx(ctx)
+	n.pub.drain(dctx) // answers of a node shutting down still go
+	dcancel()
 	n.mu.Lock()
 	id, leased, sub := n.id, n.leased, n.sub
 	n.sub = nil

@@ -468,3 +468,28 @@ func mustParse(t *testing.T, url string) *redis.Options {
 	}
 	return o
 }
+
+// TestFramesAfterSubscriptionKilled: when the connection a node receives
+// frames on is closed under it (CLIENT KILL, a proxy restarting), the node
+// subscribes again and frames reach it again, under the same lease.
+func TestFramesAfterSubscriptionKilled(t *testing.T) {
+	r := redistest.Start(t)
+	admin := redis.NewClient(mustParse(t, r.URL))
+	defer admin.Close()
+	evB := &events{}
+	a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
+	if err := admin.Do(context.Background(), "CLIENT", "KILL", "TYPE", "pubsub").Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(wait)
+	for i := 0; ; i++ {
+		frame := fmt.Sprint("after-", i)
+		if err := sendWaiting(a, id(b), frame, 100*time.Millisecond); err == nil {
+			receives(t, evB, frame)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("frames never reached the node again")
+		}
+	}
+}

@@ -108,7 +108,7 @@ type Node struct {
 	lastOK time.Time       // last renewal that succeeded
 	old    []string        // ids of leases lost, to reap once registered again
 	gone   map[string]bool // nodes the last sweep found gone
-	sub    *redis.PubSub
+	sub    *subscription   // this node's channel for frames
 
 	lastFail atomic.Int64 // unix ns of the last Redis failure, 0 if none
 
@@ -303,7 +303,7 @@ func (n *Node) Close(ctx context.Context) error {
 	old := n.old
 	n.mu.Unlock()
 	if sub != nil {
-		_ = sub.Close()
+		sub.close()
 	}
 	n.log.Info("cluster: frames", "published", n.published.Load(), "not_delivered", n.undelivered.Load(),
 		"failed", n.sendFailed.Load(), "received", n.received.Load())

@@ -10,47 +10,11 @@ import (
 	"net"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 )
-
-// receiveRetry bounds the wait before reading sub again after an error
-// (Redis gone: the next read redials it).
-const receiveRetry = time.Second
-
-// receive hands the frames of sub to OnFrame until sub closes. It reads
-// them itself rather than through go-redis's Channel, whose goroutine
-// hands each message on through a Go channel (a goroutine switch per
-// frame) and drops one that waits there a minute.
-func (n *Node) receive(sub *redis.PubSub) {
-	wait := 10 * time.Millisecond
-	for {
-		msg, err := sub.ReceiveMessage(n.ctx)
-		if err != nil {
-			if errors.Is(err, redis.ErrClosed) || n.ctx.Err() != nil {
-				return
-			}
-			n.log.Debug("cluster: reading this node's channel", "err", err)
-			select {
-			case <-n.ctx.Done():
-				return
-			case <-time.After(wait):
-			}
-			wait = min(2*wait, receiveRetry)
-			continue
-		}
-		wait = 10 * time.Millisecond
-		n.received.Add(1)
-		if n.opts.OnFrame != nil {
-			n.opts.OnFrame([]byte(msg.Payload))
-		}
-	}
-}
 
 // ErrNotDelivered: no node listens on the destination's channel (it is gone).
 var ErrNotDelivered = errors.New("no Server node listens there (it is gone)")
@@ -277,92 +241,40 @@ func (p *publisher) appendPublish(buf []byte, node string, frame []byte, skip bo
 // maxKeptQueue is the largest queue buffer kept for reuse.
 const maxKeptQueue = 1 << 20
 
-// dial connects to Redis for publishing: authenticated as the node's
-// client is, and told whether CLIENT REPLY SKIP works there (a user whose
-// ACL denies CLIENT gets an answer to every frame).
+// dial connects to Redis for publishing, and tells whether CLIENT REPLY
+// SKIP works there (a user whose ACL denies CLIENT gets an answer to every
+// frame).
 func (p *publisher) dial() error {
-	conn, skip, err := p.connect()
+	c, err := p.n.dialRedis(4 << 10)
 	if err != nil {
-		return err
-	}
-	p.conn, p.skip = conn, skip
-	p.rd = bufio.NewReaderSize(conn, 4096)
-	return nil
-}
-
-// connect dials Redis and tells whether CLIENT REPLY SKIP works there.
-func (p *publisher) connect() (net.Conn, bool, error) {
-	ro := p.n.rdb.Options()
-	ctx, cancel := context.WithTimeout(context.Background(), p.n.opts.OpTimeout)
-	defer cancel()
-	conn, err := ro.Dialer(ctx, ro.Network, ro.Addr)
-	if err != nil {
-		return nil, false, p.n.unavailable("send", err)
-	}
-	_ = conn.SetDeadline(time.Now().Add(p.n.opts.OpTimeout))
-	var hello []byte
-	if ro.Password != "" {
-		hello = appendCommand(hello, "AUTH", ro.Username, ro.Password)
+		return p.n.unavailable("send", err)
 	}
 	// Skipped, the first PING has no answer: PONG, then nothing.
-	hello = appendCommand(hello, "CLIENT", "REPLY", "SKIP")
+	hello := appendCommand(nil, "CLIENT", "REPLY", "SKIP")
 	hello = appendCommand(hello, "PING")
 	hello = appendCommand(hello, "PING")
-	rd := bufio.NewReader(conn)
-	answer := func() (string, error) {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			return "", err
+	skip, err := func() (bool, error) {
+		if _, err := c.Write(hello); err != nil {
+			return false, err
 		}
-		return strings.TrimRight(line, "\r\n"), nil
-	}
-	fail := func(err error) (net.Conn, bool, error) {
-		_ = conn.Close()
-		return nil, false, p.n.unavailable("send", err)
-	}
-	if _, err := conn.Write(hello); err != nil {
-		return fail(err)
-	}
-	if ro.Password != "" {
-		if line, err := answer(); err != nil || !strings.HasPrefix(line, "+") {
-			return fail(cmp.Or(err, fmt.Errorf("AUTH answered %q", line)))
+		line, err := c.line()
+		if err != nil || line == "+PONG" {
+			return true, err
 		}
-	}
-	line, err := answer()
-	if err != nil {
-		return fail(err)
-	}
-	skip := line == "+PONG"
-	if !skip { // CLIENT refused (an ACL denies it): both PINGs answer
-		for range 2 {
-			if line, err := answer(); err != nil || line != "+PONG" {
-				return fail(cmp.Or(err, fmt.Errorf("PING answered %q", line)))
+		for range 2 { // CLIENT refused (an ACL denies it): both PINGs answer
+			if line, err := c.line(); err != nil || line != "+PONG" {
+				return false, cmp.Or(err, fmt.Errorf("PING answered %q", line))
 			}
 		}
+		return false, nil
+	}()
+	if err != nil {
+		_ = c.Close()
+		return p.n.unavailable("send", err)
 	}
-	_ = conn.SetDeadline(time.Time{})
-	return conn, skip, nil
-}
-
-// appendCommand appends a command of non-empty arguments as RESP.
-func appendCommand(buf []byte, args ...string) []byte {
-	var words []string
-	for _, a := range args {
-		if a != "" {
-			words = append(words, a)
-		}
-	}
-	buf = append(buf, '*')
-	buf = strconv.AppendInt(buf, int64(len(words)), 10)
-	buf = append(buf, "\r\n"...)
-	for _, w := range words {
-		buf = append(buf, '$')
-		buf = strconv.AppendInt(buf, int64(len(w)), 10)
-		buf = append(buf, "\r\n"...)
-		buf = append(buf, w...)
-		buf = append(buf, "\r\n"...)
-	}
-	return buf
+	_ = c.SetDeadline(time.Time{})
+	p.conn, p.rd, p.skip = c, c.rd, skip
+	return nil
 }
 
 // answered reports Redis's answer to w's frame: the count of nodes that

@@ -27,26 +27,19 @@ type remoteComputer struct {
 // to be sent again (its seat came from the cache and was stale).
 type remoteReq struct {
 	payload json.RawMessage
-	timeout time.Duration
-	log     logged
 	cached  bool
 }
 
 // send forwards p's request to the computer's node and waits for the
-// answer frame (or the node's departure, or its own timer).
+// answer frame (or the node's departure, or its deadline).
 func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, req logged) {
 	cs := rc.cs
-	p.node = rc.node
-	p.remote = &remoteReq{payload: payload, timeout: timeout, log: req, cached: rc.cached}
+	p.node, p.target, p.timeout, p.log = rc.node, nil, timeout, req
+	p.remote = remoteReq{payload: payload, cached: rc.cached}
 	cs.remoteMu.Lock()
 	cs.remote[p.id] = p
 	cs.remoteMu.Unlock()
-	p.setTimer(timeout+remoteGrace, func() {
-		if cs.takeRemote(p.id) {
-			p.finish(protocol.Errorf(protocol.CodeTimeout,
-				"computer '%s' did not answer %s within %s", p.computer, p.event, timeout))
-		}
-	})
+	p.startDeadline(timeout + remoteGrace)
 	from, _ := cs.node.ID()
 	raw := appendRequest(nil, &frame{ID: p.id, From: from, SID: rc.sid, Office: rc.office,
 		Computer: p.computer, Event: p.event, Timeout: timeout, Payload: payload})
@@ -134,7 +127,7 @@ func (cs *clusterStore) serveRemote(f frame) {
 		return
 	}
 	s := cs.srv
-	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), reply: reply}
+	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), reply: reply, srv: s}
 	s.forward(p, t, f.Payload, f.Timeout, loggerFunc(func() *slog.Logger {
 		return cs.log.With("event", clip(f.Event), "computer", clip(f.Computer), "from_node", f.From)
 	}))
@@ -156,6 +149,6 @@ func (cs *clusterStore) stale(p *pendingReq) {
 			p.finish(e)
 			return
 		}
-		to.send(cs.srv, p, r.payload, r.timeout, r.log)
+		to.send(cs.srv, p, r.payload, p.timeout, p.log)
 	}()
 }

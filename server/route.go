@@ -21,15 +21,18 @@ type pendingReq struct {
 	event    string
 	computer string
 	reqID    string
-	reply    func(args ...any) // answers the agent's node (a request from another node)
-	from     *session          // else: the agent on this node, answered with ack
+	from     *session // the agent on this node, answered with ack
 	ack      sioserver.Ack
-	srv      *Server
-	node     string // the computer's node, for a request sent to another node
-	office   string // the office it was routed in
-	remote   remoteReq
-	start    time.Time
-	once     sync.Once
+	// Else the request came from another node: its node and routing id
+	// there, where the answer goes.
+	replyTo string
+	replyID uint64
+	srv     *Server
+	node    string // the computer's node, for a request sent to another node
+	office  string // the office it was routed in
+	remote  remoteReq
+	start   time.Time
+	once    sync.Once
 
 	// Its deadline (deadlines): where it waits, and what runs out.
 	target   *session      // the computer on this node (nil: on another node)
@@ -61,12 +64,17 @@ func (p *pendingReq) expired() {
 	}
 }
 
+// logger is the logger of a request from another node.
+func (p *pendingReq) logger() *slog.Logger {
+	return p.srv.log.With("event", clip(p.event), "computer", clip(p.computer), "from_node", p.replyTo)
+}
+
 // finish answers the agent with args (passed through unchanged).
 func (p *pendingReq) finish(args ...any) {
 	p.once.Do(func() {
 		p.srv.deadlines.stop(&p.deadline)
 		if p.from == nil {
-			p.reply(args...)
+			p.srv.cluster.answerRemote(p.replyTo, p.replyID, false, args)
 			return
 		}
 		p.srv.release(p.from, p.event, p.reqID)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
@@ -44,6 +45,11 @@ var errFrame = errors.New("malformed frame")
 
 // appendRequest encodes a request frame.
 func appendRequest(buf []byte, f *frame) []byte {
+	size := 1 + 2*binary.MaxVarintLen64 + len(f.Payload)
+	for _, s := range [...]string{f.From, f.SID, f.Office, f.Computer, f.Event} {
+		size += binary.MaxVarintLen64 + len(s)
+	}
+	buf = slices.Grow(buf, size)
 	buf = append(buf, frameRequest)
 	buf = binary.AppendUvarint(buf, f.ID)
 	for _, s := range [...]string{f.From, f.SID, f.Office, f.Computer, f.Event} {
@@ -57,6 +63,13 @@ func appendRequest(buf []byte, f *frame) []byte {
 // appendAnswer encodes an answer frame: args are raw JSON (passed as they
 // are) or values encoded as JSON.
 func appendAnswer(buf []byte, id uint64, stale bool, args []any) []byte {
+	size := 2 + 2*binary.MaxVarintLen64
+	for _, a := range args {
+		if raw, ok := a.(json.RawMessage); ok {
+			size += binary.MaxVarintLen64 + len(raw)
+		}
+	}
+	buf = slices.Grow(buf, size) // raw arguments (the usual answer) fit at once
 	buf = append(buf, frameAnswer)
 	buf = binary.AppendUvarint(buf, id)
 	flags := byte(0)

@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -110,11 +109,9 @@ func (cs *clusterStore) onFrame(raw []byte) {
 }
 
 // serveRemote forwards a request from another node to the computer here
-// and sends its answer back.
+// and sends its answer back. f's bytes are the frame's (not kept): what
+// the request keeps is copied.
 func (cs *clusterStore) serveRemote(f frame) {
-	reply := func(args ...any) {
-		cs.node.SendAsync(f.From, appendAnswer(nil, f.ID, false, args), nil)
-	}
 	t := cs.srv.sessions.get(f.SID)
 	if t != nil {
 		office, name, role, _ := cs.seat(t)
@@ -123,14 +120,19 @@ func (cs *clusterStore) serveRemote(f frame) {
 		}
 	}
 	if t == nil {
-		cs.node.SendAsync(f.From, appendAnswer(nil, f.ID, true, nil), nil)
+		cs.answerRemote(f.From, f.ID, true, nil)
 		return
 	}
 	s := cs.srv
-	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), reply: reply, srv: s}
-	s.forward(p, t, f.Payload, f.Timeout, loggerFunc(func() *slog.Logger {
-		return cs.log.With("event", clip(f.Event), "computer", clip(f.Computer), "from_node", f.From)
-	}))
+	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), srv: s,
+		replyTo: f.From, replyID: f.ID}
+	s.forward(p, t, f.Payload, f.Timeout, p)
+}
+
+// answerRemote sends the answer args (stale: the seat was not the
+// computer's) to request id of node.
+func (cs *clusterStore) answerRemote(node string, id uint64, stale bool, args []any) {
+	cs.node.SendAsync(node, appendAnswer(cs.node.FrameBuffer(), id, stale, args), nil)
 }
 
 // stale answers p, whose computer's node says the seat it was sent to is

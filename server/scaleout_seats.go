@@ -246,8 +246,13 @@ func (cs *clusterStore) target(sess *session, event, name string) (destination, 
 	case where == cluster.Missing:
 		return nil, office, sender, protocol.Errorf(protocol.CodeNotFound, "computer '%s' not found", clip(name))
 	}
-	cs.seats.put(office, name, sid, node, gen, now)
-	if id, _ := cs.node.ID(); node == id {
+	seat := cachedSeat{sid: sid, node: node, at: now}
+	id, _ := cs.node.ID()
+	if node != id {
+		seat.remote = &remoteComputer{cs: cs, sid: sid, node: node, office: office, cached: true}
+	}
+	cs.seats.put(office, name, seat, gen)
+	if node == id {
 		if t := cs.srv.sessions.get(sid); t != nil {
 			return t, office, sender, nil
 		}
@@ -266,8 +271,8 @@ func (cs *clusterStore) known(sess *session, _, name string) (destination, strin
 	if role != protocol.RoleAgent {
 		return nil, office, sender, protocol.Errorf(protocol.CodeForbidden, "only an agent may send client:* requests (you are a %s)", role), true
 	}
-	if sid, node, ok := cs.seats.get(office, name, time.Now()); ok {
-		if d := cs.cachedDestination(sid, node, office, name); d != nil {
+	if seat, ok := cs.seats.get(office, name, time.Now()); ok {
+		if d := cs.cachedDestination(seat, office, name); d != nil {
 			return d, office, sender, nil, true
 		}
 		cs.seats.forget(office)
@@ -278,11 +283,11 @@ func (cs *clusterStore) known(sess *session, _, name string) (destination, strin
 // cachedDestination is the computer a remembered seat names: on another
 // node (which checks the seat when the request arrives), or the session
 // here that still holds it; nil when it does not.
-func (cs *clusterStore) cachedDestination(sid, node, office, name string) destination {
-	if id, _ := cs.node.ID(); node != id {
-		return &remoteComputer{cs: cs, sid: sid, node: node, office: office, cached: true}
+func (cs *clusterStore) cachedDestination(seat cachedSeat, office, name string) destination {
+	if seat.remote != nil {
+		return seat.remote
 	}
-	t := cs.srv.sessions.get(sid)
+	t := cs.srv.sessions.get(seat.sid)
 	if t == nil {
 		return nil
 	}

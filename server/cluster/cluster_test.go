@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ func open(t *testing.T, url string, ttl time.Duration, ev *events) *cluster.Node
 	ev.frames = make(chan []byte, 100)
 	n, err := cluster.Open(context.Background(), cluster.Options{
 		URL: url, TTL: ttl,
-		OnFrame:  func(f []byte) { ev.frames <- f },
+		OnFrame:  func(f []byte) { ev.frames <- bytes.Clone(f) },
 		OnFenced: func(r string) { ev.mu.Lock(); ev.fenced = append(ev.fenced, r); ev.mu.Unlock() },
 		OnReaped: func(l []cluster.Left) { ev.mu.Lock(); ev.reaped = append(ev.reaped, l...); ev.mu.Unlock() },
 		OnNodeGone: func(node string) {

@@ -24,6 +24,8 @@ type subscription struct {
 	mu     sync.Mutex
 	conn   *redisConn
 	closed bool
+
+	buf []byte // receive's: the frame being handed over
 }
 
 // subscribe subscribes to channel and starts handing its frames to
@@ -58,7 +60,7 @@ func (s *subscription) dial() (*redisConn, error) {
 
 // confirmed reads the answer to SUBSCRIBE.
 func (s *subscription) confirmed(c *redisConn) error {
-	kind, _, err := readPush(c, false)
+	kind, _, err := readPush(c, nil)
 	if err != nil {
 		return err
 	}
@@ -82,13 +84,16 @@ func (s *subscription) close() {
 func (s *subscription) receive(c *redisConn) {
 	wait := 10 * time.Millisecond
 	for {
-		kind, frame, err := readPush(c, true)
+		kind, frame, err := readPush(c, &s.buf)
 		if err == nil {
 			if kind == "message" {
 				s.n.received.Add(1)
 				if s.n.opts.OnFrame != nil {
 					s.n.opts.OnFrame(frame)
 				}
+			}
+			if cap(s.buf) > maxKeptFrame {
+				s.buf = nil
 			}
 			continue
 		}
@@ -129,10 +134,13 @@ const maxPushLen = 64
 // maxFrame is Redis's own bound on a string (proto-max-bulk-len).
 const maxFrame = 512 << 20
 
+// maxKeptFrame is the largest receive buffer kept for the next frame.
+const maxKeptFrame = 1 << 20
+
 // readPush reads one pub/sub push (RESP2: an array of bulk strings and
 // integers) and returns its kind ("message", "subscribe", ...) and, for a
-// message when payload, its payload in a slice of its own.
-func readPush(c *redisConn, payload bool) (string, []byte, error) {
+// message when buf is not nil, its payload in *buf (grown as needed).
+func readPush(c *redisConn, buf *[]byte) (string, []byte, error) {
 	n, err := header(c, '*')
 	if err != nil {
 		return "", nil, err
@@ -162,11 +170,14 @@ func readPush(c *redisConn, payload bool) (string, []byte, error) {
 			}
 			kind = pushKind(word)
 			_, _ = c.rd.Discard(size)
-		case i == 2 && payload && kind == "message":
+		case i == 2 && buf != nil && kind == "message":
 			if size > maxFrame {
 				return "", nil, errPush
 			}
-			out = make([]byte, size)
+			if cap(*buf) < size {
+				*buf = make([]byte, size)
+			}
+			out = (*buf)[:size]
 			if _, err := io.ReadFull(c.rd, out); err != nil {
 				return "", nil, err
 			}

@@ -24,11 +24,11 @@ func TestReadPushCutAnywhere(t *testing.T) {
 			_ = server.Close()
 		}()
 		c := &redisConn{Conn: client, rd: bufio.NewReaderSize(client, 16)}
-		kind, _, err := readPush(c, true)
+		kind, _, err := readPush(c, new([]byte))
 		if err != nil || kind != "subscribe" {
 			t.Fatalf("cut at %d: first push %q %v", cut, kind, err)
 		}
-		kind, got, err := readPush(c, true)
+		kind, got, err := readPush(c, new([]byte))
 		if err != nil || kind != "message" || !bytes.Equal(got, []byte(payload)) {
 			t.Fatalf("cut at %d: %q %q %v", cut, kind, got, err)
 		}
@@ -43,7 +43,7 @@ func TestReadPushRefusesGarbage(t *testing.T) {
 		client, server := net.Pipe()
 		go func() { _, _ = server.Write([]byte(stream)); _ = server.Close() }()
 		c := &redisConn{Conn: client, rd: bufio.NewReaderSize(client, 64)}
-		if kind, frame, err := readPush(c, true); err == nil {
+		if kind, frame, err := readPush(c, new([]byte)); err == nil {
 			t.Errorf("%q read as %q %q", stream, kind, frame)
 		}
 		_ = client.Close()

@@ -56,7 +56,8 @@ type Options struct {
 	Logger *slog.Logger
 
 	// OnFrame receives each frame another node sent to this one, on the
-	// subscription's goroutine, in order; it must not block.
+	// subscription's goroutine, in order; it must not block, and frame's
+	// bytes are only valid until it returns (the next frame reuses them).
 	OnFrame func(frame []byte)
 	// OnFenced is called when the node loses its lease (Redis was
 	// unreachable for a lease's time, restarted, or the node was declared

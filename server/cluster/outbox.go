@@ -42,13 +42,33 @@ type outFrame struct {
 }
 
 // SendAsync queues frame for node's channel; SendAsync owns frame from
-// then on. It never waits on Redis. failed, when not nil, is called (from
+// then on (its array is reused: FrameBuffer). It never waits on Redis. failed, when not nil, is called (from
 // another goroutine) with ErrNotDelivered when no node received the frame,
 // or with an error wrapping ErrUnavailable when Redis failed or did not
 // answer within the command timeout.
 func (n *Node) SendAsync(node string, frame []byte, failed func(error)) {
 	n.pub.send(outFrame{node: node, frame: frame, failed: failed})
 }
+
+// FrameBuffer returns an empty buffer to build a frame for SendAsync in:
+// the arrays of frames sent are used again.
+func (n *Node) FrameBuffer() []byte {
+	p := n.pub
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k := len(p.free); k > 0 {
+		b := p.free[k-1]
+		p.free = p.free[:k-1]
+		return b
+	}
+	return nil
+}
+
+// Frame arrays kept for FrameBuffer: how many, and the largest.
+const (
+	maxFree      = 256
+	maxFreeFrame = 64 << 10
+)
 
 // publisher holds the frames waiting for sendLoop and its connection.
 type publisher struct {
@@ -63,6 +83,7 @@ type publisher struct {
 	spare  []outFrame
 	bytes  int // of the frames queued
 	closed bool
+	free   [][]byte // arrays of frames written, for FrameBuffer
 
 	// sendLoop's own.
 	conn net.Conn
@@ -137,6 +158,13 @@ func (p *publisher) publish() bool {
 	p.bytes = 0
 	p.mu.Unlock()
 	defer func() {
+		p.mu.Lock()
+		for _, f := range all {
+			if c := cap(f.frame); c > 0 && c <= maxFreeFrame && len(p.free) < maxFree {
+				p.free = append(p.free, f.frame[:0])
+			}
+		}
+		p.mu.Unlock()
 		clear(all) // the frames are not kept
 		p.spare = all[:0]
 	}()

@@ -69,8 +69,26 @@ func (p *pendingReq) logger() *slog.Logger {
 	return p.srv.log.With("event", clip(p.event), "computer", clip(p.computer), "from_node", p.replyTo)
 }
 
-// finish answers the agent with args (passed through unchanged).
+// finish answers the agent with args (json.RawMessage values passed
+// through unchanged): an error, or what finishRaw did not take.
 func (p *pendingReq) finish(args ...any) {
+	p.once.Do(func() {
+		p.srv.deadlines.stop(&p.deadline)
+		if p.from == nil {
+			raw := make([]json.RawMessage, len(args))
+			for i, a := range args {
+				raw[i] = wire.AppendJSON(nil, a)
+			}
+			p.srv.cluster.answerRemote(p.replyTo, p.replyID, false, raw)
+			return
+		}
+		p.srv.release(p.from, p.event, p.reqID)
+		p.from.ack(p.ack, args...)
+	})
+}
+
+// finishRaw answers the agent with the computer's answer, raw JSON values.
+func (p *pendingReq) finishRaw(args []json.RawMessage) {
 	p.once.Do(func() {
 		p.srv.deadlines.stop(&p.deadline)
 		if p.from == nil {
@@ -78,8 +96,25 @@ func (p *pendingReq) finish(args ...any) {
 			return
 		}
 		p.srv.release(p.from, p.event, p.reqID)
-		p.from.ack(p.ack, args...)
+		p.from.ackRaw(p.ack, args)
 	})
+}
+
+// Acked takes the answer of the computer on this node (forward): an empty
+// one becomes notSupported.
+func (p *pendingReq) Acked(args []json.RawMessage, _ error) {
+	if _, ok := p.target.takePending(p.id); !ok {
+		return // answered already: timed out, or the computer left
+	}
+	if p.srv.debug {
+		p.log.logger().Debug("routed", "took", time.Since(p.start))
+	}
+	if len(args) == 0 {
+		p.log.logger().Info("computer answered with an empty ack: the event is not supported there")
+		p.finish(notSupported(p.event, p.computer))
+		return
+	}
+	p.finishRaw(args)
 }
 
 // admit takes an in-flight slot for a request from sess, or refuses it:
@@ -278,21 +313,5 @@ func (s *Server) forward(p *pendingReq, target *session, payload json.RawMessage
 		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", p.computer))
 		return
 	}
-	target.request(p.event, payload, func(args []json.RawMessage, _ error) {
-		if _, ok := target.takePending(p.id); ok {
-			if s.debug {
-				req.logger().Debug("routed", "took", time.Since(p.start))
-			}
-			if len(args) == 0 {
-				req.logger().Info("computer answered with an empty ack: the event is not supported there")
-				p.finish(notSupported(p.event, p.computer))
-				return
-			}
-			out := make([]any, len(args))
-			for i, a := range args {
-				out[i] = a
-			}
-			p.finish(out...)
-		}
-	})
+	target.request(p.event, payload, p)
 }

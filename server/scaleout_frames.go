@@ -6,8 +6,6 @@ import (
 	"errors"
 	"slices"
 	"time"
-
-	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 )
 
 // frame is what nodes send each other: a routed request ("q") or its
@@ -60,16 +58,13 @@ func appendRequest(buf []byte, f *frame) []byte {
 	return append(buf, f.Payload...)
 }
 
-// appendAnswer encodes an answer frame: args are raw JSON (passed as they
-// are) or values encoded as JSON.
-func appendAnswer(buf []byte, id uint64, stale bool, args []any) []byte {
+// appendAnswer encodes an answer frame: args are raw JSON.
+func appendAnswer(buf []byte, id uint64, stale bool, args []json.RawMessage) []byte {
 	size := 2 + 2*binary.MaxVarintLen64
 	for _, a := range args {
-		if raw, ok := a.(json.RawMessage); ok {
-			size += binary.MaxVarintLen64 + len(raw)
-		}
+		size += binary.MaxVarintLen64 + len(a)
 	}
-	buf = slices.Grow(buf, size) // raw arguments (the usual answer) fit at once
+	buf = slices.Grow(buf, size)
 	buf = append(buf, frameAnswer)
 	buf = binary.AppendUvarint(buf, id)
 	flags := byte(0)
@@ -79,12 +74,8 @@ func appendAnswer(buf []byte, id uint64, stale bool, args []any) []byte {
 	buf = append(buf, flags)
 	buf = binary.AppendUvarint(buf, uint64(len(args)))
 	for _, a := range args {
-		raw, ok := a.(json.RawMessage)
-		if !ok {
-			raw = wire.AppendJSON(nil, a)
-		}
-		buf = binary.AppendUvarint(buf, uint64(len(raw)))
-		buf = append(buf, raw...)
+		buf = binary.AppendUvarint(buf, uint64(len(a)))
+		buf = append(buf, a...)
 	}
 	return buf
 }

@@ -100,11 +100,7 @@ func (cs *clusterStore) onFrame(raw []byte) {
 			cs.stale(p)
 			return
 		}
-		args := make([]any, len(f.Args))
-		for i, a := range f.Args {
-			args[i] = a
-		}
-		p.finish(args...)
+		p.finishRaw(f.Args)
 	}
 }
 
@@ -131,7 +127,7 @@ func (cs *clusterStore) serveRemote(f frame) {
 
 // answerRemote sends the answer args (stale: the seat was not the
 // computer's) to request id of node.
-func (cs *clusterStore) answerRemote(node string, id uint64, stale bool, args []any) {
+func (cs *clusterStore) answerRemote(node string, id uint64, stale bool, args []json.RawMessage) {
 	cs.node.SendAsync(node, appendAnswer(cs.node.FrameBuffer(), id, stale, args), nil)
 }
 

@@ -47,10 +47,10 @@ func startEcho(t *testing.T, opts ServerOptions, onConn func(*Socket)) *echoServ
 				return
 			}
 			if b, ok := payload.([]byte); ok {
-				ack(json.RawMessage(fmt.Sprintf(`{"binary":%d}`, len(b))))
+				ack.Send(json.RawMessage(fmt.Sprintf(`{"binary":%d}`, len(b))))
 				return
 			}
-			ack(payload)
+			ack.Send(payload)
 		})
 		if onConn != nil {
 			onConn(s)
@@ -217,7 +217,7 @@ func TestEmitWithAckTable(t *testing.T) {
 	sock := es.socket(t)
 	got := make(chan string, 2)
 	for i := range 2 {
-		sock.EmitWithAck("q", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), func(args []json.RawMessage, err error) {
+		sock.EmitWithAck("q", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), AckFunc(func(args []json.RawMessage, err error) {
 			if err != nil {
 				got <- "error " + err.Error()
 				return
@@ -227,7 +227,7 @@ func TestEmitWithAckTable(t *testing.T) {
 				parts = append(parts, string(a))
 			}
 			got <- strings.Join(parts, " ")
-		})
+		}))
 	}
 	first, second := c.read(), c.read()
 	if first != `42`+ns+`,0["q",{"n":0}]` || second != `42`+ns+`,1["q",{"n":1}]` {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"math"
@@ -241,6 +242,8 @@ func (s *Server) route(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
+	// The payload is the socket reader's until this returns (OnEvent).
+	req.payload = json.RawMessage(bytes.Clone(req.payload.(json.RawMessage)))
 	go func() {
 		defer s.recoverRequest(sess, req)
 		to, officeID, sender, e := s.store.target(sess, req.event, rt.computer)

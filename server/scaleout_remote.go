@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -34,7 +35,10 @@ type remoteReq struct {
 func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, req logged) {
 	cs := rc.cs
 	p.node, p.target, p.timeout, p.log = rc.node, nil, timeout, req
-	p.remote = remoteReq{payload: payload, cached: rc.cached}
+	p.remote = remoteReq{cached: rc.cached}
+	if rc.cached { // kept to be sent again should the seat be stale; the socket reader's until this returns
+		p.remote.payload = bytes.Clone(payload)
+	}
 	cs.remoteMu.Lock()
 	cs.remote[p.id] = p
 	cs.remoteMu.Unlock()

@@ -1,6 +1,7 @@
 package sioserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"slices"
@@ -83,11 +84,16 @@ func isFastText(msg []byte) bool {
 }
 
 // deliverText decodes and dispatches a message isFastText accepted.
-func (fs *fastSocket) deliverText(msg []byte) {
+// borrowed: msg is the reader's buffer, which the plain path's handlers
+// see only during their call; the library's decoder keeps a copy.
+func (fs *fastSocket) deliverText(msg []byte, borrowed bool) {
 	text := msg[1:]
 	if (text[0] == '0'+byte(parser.EVENT) || text[0] == '0'+byte(parser.ACK)) && !fs.dec.Reconstructing() {
 		fs.deliverPlain(text)
 		return
+	}
+	if borrowed {
+		text = bytes.Clone(text)
 	}
 	for _, p := range fs.dec.Decode(text, true, nil) {
 		fs.dispatch(p)

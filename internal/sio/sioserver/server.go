@@ -174,7 +174,7 @@ type Ack interface {
 }
 
 // AckHandler receives a client's answer to EmitWithAck: its arguments,
-// raw JSON each.
+// raw JSON each, only valid until Acked returns (as OnEvent's payload).
 type AckHandler interface {
 	Acked(args []json.RawMessage, err error)
 }
@@ -217,7 +217,10 @@ func (s *Socket) Address() string { return s.s.Handshake().Address }
 // OnEvent registers fn for every event the client sends, in arrival order
 // on one goroutine per socket. payload is the first argument (raw JSON, a
 // []byte for a binary one, nil when there is none); ack is nil when the
-// client asked for no answer. fn must not block.
+// client asked for no answer. fn must not block, and payload's bytes are
+// only valid until fn returns (they may be the reader's buffer): copy what
+// is kept longer. Sending them with Emit, EmitWithAck or an Ack during the
+// call is fine (they are encoded at once).
 func (s *Socket) OnEvent(fn func(event string, payload any, ack Ack)) {
 	if s.fast != nil {
 		h := eventHandler(fn)

@@ -590,3 +590,29 @@ func TestMessageInPieces(t *testing.T) {
 		t.Fatalf("the message behind it answered %q", got)
 	}
 }
+
+// TestEventsBehindTheConnectKeepTheirBytes: events a client sends right
+// behind its CONNECT, in the same write, wait for the CONNECT's outcome
+// while the reader goes on reading into its buffer; each is answered with
+// its own payload, byte for byte.
+func TestEventsBehindTheConnectKeepTheirBytes(t *testing.T) {
+	es := startEcho(t, ServerOptions{}, nil)
+	c := dialWS(t, es.url, nil, false)
+	frames := clientFrame(true, websocket.TextMessage, []byte("40"+ns+","))
+	for i := range 40 {
+		msg := fmt.Sprintf(`42%s,%d["ev",{"i":%d,"pad":"%s"}]`, ns, i, i, strings.Repeat(string(rune('a'+i%26)), 300+i*37))
+		frames = append(frames, clientFrame(true, websocket.TextMessage, []byte(msg))...)
+	}
+	if _, err := c.ws.NetConn().Write(frames); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.read(); !strings.HasPrefix(got, "40"+ns+",{") {
+		t.Fatalf("CONNECT answered %q", got)
+	}
+	for i := range 40 {
+		want := fmt.Sprintf(`43%s,%d[{"i":%d,"pad":"%s"}]`, ns, i, i, strings.Repeat(string(rune('a'+i%26)), 300+i*37))
+		if got := c.read(); got != want {
+			t.Fatalf("answer %d: %.80s..., want %.80s...", i, got, want)
+		}
+	}
+}

@@ -38,14 +38,14 @@ redis-deps:
 # Every test, with the race detector; the npm peers must be present. The
 # cluster tests skip without redis-server unless SMCP_REQUIRE_REDIS=1 (CI).
 test: node-deps test-deps redis-deps
-	SMCP_REQUIRE_NODE=1 $(GO) test -race -count=1 ./...
+	SMCP_REQUIRE_NODE=1 SMCP_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
 
 # System tools some tests compare against (pdftotext; installed as root in
 # CI), and the PDF engine compiled into its on-disk cache once, before the
 # test processes that start serve-docs.
 test-deps:
 	scripts/test-deps.sh
-	$(GO) run ./docserver/extract/internal/warmpdf
+	$(GO) run ./cmd/warmpdf
 
 # The scale-out tests alone, Redis required: nodes in one process (the
 # single-node suite run across nodes) and as real processes (kill -9, Redis

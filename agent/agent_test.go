@@ -14,6 +14,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -487,11 +488,7 @@ func TestJoinOfficeGivesUpWithinTimeout(t *testing.T) {
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(wait); a.State() == agent.StateConnected; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the client never noticed the Server going away")
-		}
-	}
+	testutil.Eventually(t, wait, "the client noticed the Server going away", func() bool { return a.State() != agent.StateConnected })
 	done := make(chan error, 1)
 	go func() { done <- a.JoinOffice(context.Background(), "o1") }()
 	select {

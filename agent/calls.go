@@ -101,14 +101,28 @@ func (c *Client) ReadElement(ctx context.Context, computer string, u dpe.URI) (*
 // (client:search_finder, this project's Finder extension): call it again
 // with the answer's NextCursor until that is empty.
 func (c *Client) SearchFinder(ctx context.Context, computer string, q protocol.SearchQuery) (*protocol.SearchFinderRet, error) {
-	if q.Query == "" {
-		return nil, protocol.NewError(protocol.CodeBadRequest, "the search query must not be empty")
-	}
 	var ret protocol.SearchFinderRet
-	if err := c.call(ctx, protocol.EventSearchFinder, protocol.NewSearchFinderReq(c.header(computer), q), &ret); err != nil {
+	if err := c.searchFinder(ctx, computer, q, &ret); err != nil {
 		return nil, err
 	}
 	return &ret, nil
+}
+
+// SearchFinderJSON is SearchFinder returning the SearchFinderRet as
+// received.
+func (c *Client) SearchFinderJSON(ctx context.Context, computer string, q protocol.SearchQuery) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := c.searchFinder(ctx, computer, q, &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+func (c *Client) searchFinder(ctx context.Context, computer string, q protocol.SearchQuery, out any) error {
+	if q.Query == "" {
+		return protocol.NewError(protocol.CodeBadRequest, "the search query must not be empty")
+	}
+	return c.call(ctx, protocol.EventSearchFinder, protocol.NewSearchFinderReq(c.header(computer), q), out)
 }
 
 // GetDesktop returns computer's desktop: up to size windows (0: all), or

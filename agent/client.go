@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -140,15 +141,9 @@ type Client struct {
 // A refused handshake is a *protocol.Error (400, 4008 with the versions,
 // 401 for a wrong token).
 func Connect(ctx context.Context, serverURL string, opts Options) (*Client, error) {
-	if opts.Name == "" {
-		opts.Name = DefaultName
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opt.Default(&opts.Name, DefaultName)
+	opt.Default(&opts.Timeout, DefaultTimeout)
+	opts.Logger = opt.Logger(opts.Logger)
 	c := &Client{
 		name:    opts.Name,
 		timeout: opts.Timeout,

@@ -20,6 +20,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	smcpserver "github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -29,6 +30,7 @@ import (
 type counters struct {
 	reads, lists atomic.Int64
 	readDelay    atomic.Int64 // nanoseconds each Level 1 read takes
+	waiting      atomic.Int64 // calls of the wait tool under way
 }
 
 // docServer is an in-process Finder-capable MCP server with n documents,
@@ -68,6 +70,8 @@ func docServer(host string, n int, cnt *counters) *server.MCPServer {
 		return mcp.NewToolResultText("boom"), nil
 	})
 	s.AddTool(mcp.NewTool("wait"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		cnt.waiting.Add(1)
+		defer cnt.waiting.Add(-1)
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -121,12 +125,8 @@ func newFleetWith(tb testing.TB, servers, docs int, tweak func(*config.Server), 
 	go func() { c.mgr.Run(ctx); close(done) }()
 	f.c = c
 	f.stop = func() { cancel(); <-done; c.index.Close() }
-	deadline := time.Now().Add(30 * time.Second)
-	for len(c.index.Sources()) < servers {
-		if time.Now().After(deadline) {
-			tb.Fatalf("only %d of %d servers up", len(c.index.Sources()), servers)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testutil.WaitUntil(30*time.Second, func() bool { return len(c.index.Sources()) >= servers }) {
+		tb.Fatalf("only %d of %d servers up", len(c.index.Sources()), servers)
 	}
 	f.settle()
 	return f
@@ -196,16 +196,11 @@ func TestWarmGetFinderDoesNoMCPRequest(t *testing.T) {
 	}
 	// The first answer may hold entries from the listing (pending) while
 	// the Level 1 reads go on; wait until they are all in.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	if !testutil.WaitUntil(30*time.Second, func() bool {
 		ret, err = call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"req_id":"r2","offset":500,"limit":100}`)
-		if err == nil && f.reads() >= 600 && len(ret.Documents) == 100 && !ret.Documents[0].Pending && !ret.Documents[99].Pending {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("catalog never filled in: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil && f.reads() >= 600 && len(ret.Documents) == 100 && !ret.Documents[0].Pending && !ret.Documents[99].Pending
+	}) {
+		t.Fatalf("catalog never filled in: %v", err)
 	}
 	if r := f.reads(); r != 600 {
 		t.Errorf("cold reads = %d, want 600 (one Level 1 read per document)", r)
@@ -260,13 +255,15 @@ func TestFilteredGetFinderSaysWhatItCouldNotRead(t *testing.T) {
 	}
 	// Once the reads are in, the same query is settled.
 	f.cnt[0].readDelay.Store(0)
-	deadline := time.Now().Add(30 * time.Second)
-	for ret.Pending > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	testutil.WaitUntil(30*time.Second, func() bool {
+		if ret.Pending == 0 {
+			return true
+		}
 		if ret, err = call[protocol.GetFinderRet](t, f.c.handleGetFinder, `{"req_id":"r2","keywords":["kdoc-0007"]}`); err != nil {
 			t.Fatal(err)
 		}
-	}
+		return ret.Pending == 0
+	})
 	if ret.TotalCount != 1 || ret.Pending != 0 {
 		t.Fatalf("settled answer: total %d, pending %d", ret.TotalCount, ret.Pending)
 	}
@@ -454,7 +451,7 @@ func TestToolsNamingAndCalls(t *testing.T) {
 		r, err := tool("wait", 30, "slow-2")
 		ch <- outcome{r, err}
 	}()
-	time.Sleep(150 * time.Millisecond)
+	testutil.Eventually(t, 5*time.Second, "the call reached srv-00", func() bool { return f.cnt[0].waiting.Load() > 0 })
 	f.c.onToolCallCancel(json.RawMessage(`{"agent":"a","req_id":"unknown"}`)) // ignored
 	f.c.onToolCallCancel(json.RawMessage(`{"agent":"a","req_id":"slow-2"}`))
 	select {
@@ -619,8 +616,8 @@ func socketFleet(b testing.TB, srvURL string, servers, docs int) (*fleet, func()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = c.Run(ctx); close(done) }()
-	for len(c.index.Sources()) < servers {
-		time.Sleep(5 * time.Millisecond)
+	if !testutil.WaitUntil(30*time.Second, func() bool { return len(c.index.Sources()) >= servers }) {
+		b.Fatalf("only %d of %d servers up", len(c.index.Sources()), servers)
 	}
 	return f, func() { cancel(); <-done }
 }
@@ -678,14 +675,10 @@ func BenchmarkGetFinderSocket(b *testing.B) {
 // waitComputer waits until computer pc is in the agent's office.
 func waitComputer(b testing.TB, ag *agent.Client) {
 	b.Helper()
-	for range 500 {
+	testutil.Eventually(b, 10*time.Second, "computer pc in the office", func() bool {
 		sessions, err := ag.ListRoom(context.Background())
-		if err == nil && slices.ContainsFunc(sessions, func(s protocol.SessionInfo) bool { return s.Name == "pc" }) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	b.Fatal("computer never joined")
+		return err == nil && slices.ContainsFunc(sessions, func(s protocol.SessionInfo) bool { return s.Name == "pc" })
+	})
 }
 
 // TestRejoinAfterServerRestart stops the SMCP Server under a running

@@ -183,18 +183,15 @@ func settled(ret *protocol.GetFinderRet) bool {
 // catalog polls get_finder until cond holds and no entry is pending.
 func (r *rig) catalog(t *testing.T, q agent.FinderQuery, cond func(*protocol.GetFinderRet) bool) *protocol.GetFinderRet {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
 	var last *protocol.GetFinderRet
 	var lastErr error
-	for time.Now().Before(deadline) {
+	if testutil.WaitUntil(30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		ret, err := r.agent.GetFinder(ctx, "pc", q)
+		last, lastErr = r.agent.GetFinder(ctx, "pc", q)
 		cancel()
-		if err == nil && cond(ret) && settled(ret) {
-			return ret
-		}
-		last, lastErr = ret, err
-		time.Sleep(50 * time.Millisecond)
+		return lastErr == nil && cond(last) && settled(last)
+	}) {
+		return last
 	}
 	t.Fatalf("catalog never met the condition: last=%+v err=%v", last, lastErr)
 	return nil
@@ -465,6 +462,7 @@ func TestEndToEnd(t *testing.T) {
 // line contains needle.
 func findChild(t *testing.T, needle string) int {
 	t.Helper()
+	testutil.NeedProc(t)
 	entries, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, e := range entries {
 		b, err := os.ReadFile(e)
@@ -472,13 +470,39 @@ func findChild(t *testing.T, needle string) int {
 			continue
 		}
 		cmd := strings.ReplaceAll(string(b), "\x00", " ")
-		if strings.Contains(cmd, "serve-docs") && strings.Contains(cmd, " "+needle+" ") {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(e)))
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(e)))
+		// Only this test's: other tests on the machine run serve-docs too.
+		if strings.Contains(cmd, "serve-docs") && strings.Contains(cmd, " "+needle+" ") && descendsFromUs(pid) {
 			return pid
 		}
 	}
-	t.Skip("cannot find the document server process (no /proc)")
+	t.Fatalf("no serve-docs process for %s is running under this test", needle)
 	return 0
+}
+
+// descendsFromUs reports whether process pid descends from this one.
+func descendsFromUs(pid int) bool {
+	self := os.Getpid()
+	for range 64 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ppid ...
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) < 2 {
+			return false
+		}
+		ppid, err := strconv.Atoi(f[1])
+		if err != nil || ppid <= 1 {
+			return false
+		}
+		if ppid == self {
+			return true
+		}
+		pid = ppid
+	}
+	return false
 }
 
 // TestThirdPartyServer runs the npm server-everything beside a document
@@ -493,15 +517,11 @@ func TestThirdPartyServer(t *testing.T) {
 	ctx := context.Background()
 
 	var tools *protocol.GetToolsRet
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.WaitUntil(30*time.Second, func() bool {
 		var err error
 		tools, err = r.agent.GetTools(ctx, "pc")
-		if err == nil && slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "everything__echo" }) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err == nil && slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "everything__echo" })
+	})
 	if !slices.ContainsFunc(tools.Tools, func(tl protocol.SMCPTool) bool { return tl.Name == "everything__echo" && tl.BundleID == "everything" }) {
 		t.Fatalf("echo not among %d tools", len(tools.Tools))
 	}
@@ -605,16 +625,12 @@ func TestComputerCommand(t *testing.T) {
 	if err := ag.JoinOffice(ctx, office); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ret, err := ag.GetFinder(ctx, "cli-pc", agent.FinderQuery{})
-		if err == nil && ret.TotalCount == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("catalog: %v %+v\n%s", err, ret, stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+	var ret *protocol.GetFinderRet
+	if !testutil.WaitUntil(30*time.Second, func() bool {
+		ret, err = ag.GetFinder(ctx, "cli-pc", agent.FinderQuery{})
+		return err == nil && ret.TotalCount == n
+	}) {
+		t.Fatalf("catalog: %v %+v\n%s", err, ret, stderr.String())
 	}
 	child := findChild(t, "docs.cmd")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

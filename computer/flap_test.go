@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
+	"github.com/smcp-browse/smcp-browse/protocol"
 	smcpserver "github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
 )
@@ -31,19 +33,17 @@ func TestFlappingServer(t *testing.T) {
 	}
 	catalogBack := func(round int) time.Duration {
 		start := time.Now()
-		deadline := start.Add(30 * time.Second)
-		for {
+		var ret *protocol.GetFinderRet
+		var err error
+		if !testutil.WaitUntil(30*time.Second, func() bool {
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			ret, err := ag.GetFinder(cctx, "pc", agent.FinderQuery{})
+			ret, err = ag.GetFinder(cctx, "pc", agent.FinderQuery{})
 			cancel()
-			if err == nil && ret.TotalCount == 5 {
-				return time.Since(start)
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("round %d: no catalog 30 s after the restart: %v %+v", round, err, ret)
-			}
-			time.Sleep(20 * time.Millisecond)
+			return err == nil && ret.TotalCount == 5
+		}) {
+			t.Fatalf("round %d: no catalog 30 s after the restart: %v %+v", round, err, ret)
 		}
+		return time.Since(start)
 	}
 	catalogBack(0)
 	rng := rand.New(rand.NewPCG(7, 7))

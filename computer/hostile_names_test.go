@@ -26,19 +26,14 @@ import (
 func TestHostileNamesAndURIs(t *testing.T) {
 	r := startHostile(t, hostileSetup{spec: "badnames"})
 	var ret *protocol.GetFinderRet
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var err error
+	if !testutil.WaitUntil(30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		var err error
 		ret, err = r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Limit: 100})
 		cancel()
-		if err == nil && ret.TotalCount == r.nGood+4 && settled(ret) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("catalog: %v %+v", err, ret)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return err == nil && ret.TotalCount == r.nGood+4 && settled(ret)
+	}) {
+		t.Fatalf("catalog: %v %+v", err, ret)
 	}
 	for _, d := range ret.Documents {
 		if d.Server != "evil" {

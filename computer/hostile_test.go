@@ -128,26 +128,26 @@ func tail(s string, n int) string {
 // document of the good server, settled, and returns them.
 func (r *hostileRig) goodListed(t *testing.T, within time.Duration) []protocol.DPEDocumentSummary {
 	t.Helper()
-	deadline := time.Now().Add(within)
 	var lastErr error
 	var last *protocol.GetFinderRet
-	for time.Now().Before(deadline) {
+	var good []protocol.DPEDocumentSummary
+	if testutil.WaitUntil(within, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		ret, err := r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Limit: 100})
 		cancel()
-		if err == nil {
-			var good []protocol.DPEDocumentSummary
-			for _, d := range ret.Documents {
-				if d.Server == "good" && !d.Pending {
-					good = append(good, d)
-				}
-			}
-			if len(good) == r.nGood {
-				return good
+		last, lastErr = ret, err
+		if err != nil {
+			return false
+		}
+		good = nil
+		for _, d := range ret.Documents {
+			if d.Server == "good" && !d.Pending {
+				good = append(good, d)
 			}
 		}
-		last, lastErr = ret, err
-		time.Sleep(50 * time.Millisecond)
+		return len(good) == r.nGood
+	}) {
+		return good
 	}
 	t.Fatalf("the good server's %d documents are not listed after %v: last %+v, err %v", r.nGood, within, last, lastErr)
 	return nil
@@ -184,19 +184,15 @@ func (r *hostileRig) goodServed(t *testing.T) {
 // is up and listed).
 func (r *hostileRig) evilListed(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var err error
+	if !testutil.WaitUntil(30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 		var doc protocol.DPEDocument
-		err := r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the evil server's document is not readable: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		err = r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
+		return err == nil
+	}) {
+		t.Fatalf("the evil server's document is not readable: %v", err)
 	}
 }
 
@@ -234,12 +230,8 @@ func (r *hostileRig) count(prefix string) int {
 // starting with prefix.
 func (r *hostileRig) waitTrace(t *testing.T, prefix string, n int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for r.count(prefix) <= n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the evil server was not asked %q again within %v; trace:\n%s", prefix, within, strings.Join(r.trace(), "\n"))
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.WaitUntil(within, func() bool { return r.count(prefix) > n }) {
+		t.Fatalf("the evil server was not asked %q again within %v; trace:\n%s", prefix, within, strings.Join(r.trace(), "\n"))
 	}
 }
 
@@ -350,19 +342,23 @@ func TestImpostorCannotTakeAHost(t *testing.T) {
 // entries under the good host.
 func (r *hostileRig) waitRefused(t *testing.T) protocol.RefusedHost {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var refused protocol.RefusedHost
+	if testutil.WaitUntil(10*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		ret, err := r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Limit: 100})
 		cancel()
-		if err == nil {
-			for _, x := range ret.Refused {
-				if x.Host == goodHost {
-					return x
-				}
+		if err != nil {
+			return false
+		}
+		for _, x := range ret.Refused {
+			if x.Host == goodHost {
+				refused = x
+				return true
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		return refused
 	}
 	t.Fatalf("the catalog never reported the impostor's entries under %s as refused", goodHost)
 	return protocol.RefusedHost{}
@@ -472,20 +468,16 @@ func TestHugeListing(t *testing.T) {
 			r.waitTrace(t, "resources/list", 0, 10*time.Second)
 			// Wait until the listing was dealt with: taken (documents
 			// appear) or refused (logged).
-			deadline := time.Now().Add(60 * time.Second)
 			var total int
-			for time.Now().Before(deadline) {
+			testutil.WaitUntil(60*time.Second, func() bool {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				ret, err := r.agent.GetFinder(ctx, "pc", agent.FinderQuery{Limit: 1})
 				cancel()
 				if err == nil {
 					total = ret.TotalCount
 				}
-				if total > r.nGood || strings.Contains(r.stderr.String(), "resources/list failed") {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+				return total > r.nGood || strings.Contains(r.stderr.String(), "resources/list failed")
+			})
 			r.goodServed(t)
 			r.inOffice(t)
 			t.Logf("%d listed: the catalog counts %d documents", n, total)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -52,16 +53,12 @@ func TestLateFirstToolsList(t *testing.T) {
 	if err != nil || !res.IsError || res.ErrorCode() != protocol.CodeToolNotFound || !strings.Contains(res.Text(), "has not listed its tools") {
 		t.Errorf("a call to the late server's tool: %v %+v, want 4001 saying its tools are not listed", err, res)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ret, err := r.agent.GetTools(ctx, "pc")
-		if err == nil && slices.Contains(toolNames(ret), "evil__hello") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the late server's tools never appeared: %v %v", toolNames(ret), err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	var tools *protocol.GetToolsRet
+	if !testutil.WaitUntil(30*time.Second, func() bool {
+		tools, err = r.agent.GetTools(ctx, "pc")
+		return err == nil && slices.Contains(toolNames(tools), "evil__hello")
+	}) {
+		t.Fatalf("the late server's tools never appeared: %v %v", toolNames(tools), err)
 	}
 	if _, tools := r.notes.counts(); tools == 0 {
 		t.Errorf("no notify:update_tool_list announced the late tools")
@@ -97,6 +94,16 @@ func TestHungToolsList(t *testing.T) {
 		t.Errorf("get_tools took %v while the other server's tools/list hangs", took)
 	}
 	r.goodServed(t)
+	// A content search asks only the servers known to offer dpe_search;
+	// the hung one is left out instead of waited for.
+	start = time.Now()
+	found, err := r.agent.SearchFinder(ctx, "pc", protocol.SearchQuery{Query: "budget", Literal: true})
+	if err != nil || len(found.Matches) == 0 {
+		t.Errorf("search while the other server's tools/list hangs: %v %+v", err, found)
+	}
+	if took := time.Since(start); took >= timeout/2 {
+		t.Errorf("a search took %v while the other server's tools/list hangs (timeout %v)", took, timeout)
+	}
 	start = time.Now()
 	res, err := r.agent.CallTool(ctx, "pc", "evil__hello", nil, 30*time.Second)
 	took := time.Since(start)
@@ -129,17 +136,13 @@ func TestLateFirstResourcesList(t *testing.T) {
 	}
 	// Tried again by itself, no request asking for it.
 	r.waitTrace(t, "resources/list", 1, 20*time.Second)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var err error
+	if !testutil.WaitUntil(30*time.Second, func() bool {
 		var doc protocol.DPEDocument
-		err := r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the late server's documents never came: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
+		err = r.agent.ReadJSON(ctx, "pc", "dpe://evil.host/own", &doc)
+		return err == nil
+	}) {
+		t.Fatalf("the late server's documents never came: %v", err)
 	}
 	r.goodServed(t)
 	r.inOffice(t)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -21,13 +22,29 @@ const searchTool = "dpe_search"
 // searchStepBudget bounds the time of one client:search_finder answer.
 const searchStepBudget = 3 * time.Second
 
-// searchCursor is where a search stands: the document server being
-// searched, its own cursor, and the documents of the servers already done.
-type searchCursor struct {
-	Server string `json:"s"`
+// serverPos is where the search of one document server stands: the
+// cursor to ask it with and how many matches of that answer were already
+// returned, or done with its final counts.
+type serverPos struct {
 	Cursor string `json:"c,omitempty"`
-	At     int    `json:"a,omitempty"` // documents of this server searched so far
-	Done   int    `json:"d,omitempty"`
+	Skip   int    `json:"k,omitempty"`
+	Done   bool   `json:"d,omitempty"`
+	// Scanning: the server's ranked matches are done; the rest score 0.
+	Scanning bool `json:"z,omitempty"`
+	counts
+}
+
+// counts are a document server's progress figures.
+type counts struct {
+	Scanned    int `json:"n,omitempty"`
+	Total      int `json:"t,omitempty"`
+	Unreadable int `json:"u,omitempty"`
+	Indexed    int `json:"i,omitempty"`
+}
+
+// searchCursor is where a search stands on every server it covers.
+type searchCursor struct {
+	Servers map[string]serverPos `json:"s"`
 }
 
 func (sc searchCursor) encode() string {
@@ -41,7 +58,11 @@ func decodeSearchCursor(s string) (searchCursor, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &sc)
 	}
-	if err != nil || sc.Server == "" || sc.Done < 0 || sc.At < 0 {
+	bad := err != nil || len(sc.Servers) == 0
+	for _, p := range sc.Servers {
+		bad = bad || p.Skip < 0
+	}
+	if bad {
 		return searchCursor{}, protocol.NewError(protocol.CodeBadRequest, "cursor is not one this computer returned")
 	}
 	return sc, nil
@@ -54,12 +75,43 @@ type searchResult struct {
 	Scanned    int                    `json:"scanned"`
 	Total      int                    `json:"total"`
 	Unreadable int                    `json:"unreadable"`
+	Indexed    int                    `json:"indexed"`
+	Index      struct {
+		State   string `json:"state"`
+		Indexed int    `json:"indexed"`
+		Total   int    `json:"total"`
+	} `json:"index"`
+}
+
+// stream is one document server's part of a step: the matches it
+// answered that are not returned yet.
+type stream struct {
+	conn   *mcpclient.Conn
+	pos    serverPos
+	buf    []protocol.SearchMatch
+	taken  int  // matches of buf returned in this step
+	asked  bool // asked in this step
+	next   string
+	end    bool    // its answer was the last: nothing follows buf
+	bound  float64 // no later match of it scores higher
+	index  searchResult
+	fresh  bool // buf is from an answer of this step
+	failed error
 }
 
 // handleSearchFinder serves client:search_finder (this project's Finder
-// extension): one bounded step of a search of the documents' text, server
-// after server (in name order) among those that offer dpe_search, resumed
-// with the cursor of the previous answer.
+// extension): one bounded step of a search of the documents' text across
+// the document servers that offer dpe_search, their ranked matches merged
+// best first (ties in server-name order), resumed with the cursor of the
+// previous answer.
+//
+// Each server answers its own matches in descending score, and every
+// match after an answer scores at most its last (its index's ranked
+// pages, then the pages it scans, which score 0). So a match can be
+// returned once no server whose answers ran out could still send a
+// better one; a server that holds that up is asked again within the
+// step's budget. The cursor keeps, per server, the cursor to ask it with
+// and how many matches of that answer were returned.
 func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFinderReq) (any, error) {
 	q := req.SearchQuery()
 	q.Query = strings.TrimSpace(q.Query)
@@ -71,7 +123,7 @@ func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFi
 	case q.MaxMatches < 0 || q.MaxDocuments < 0:
 		return nil, protocol.NewError(protocol.CodeBadRequest, "max_matches and max_documents must not be negative")
 	}
-	maxMatches := min(cmpOr(q.MaxMatches, protocol.SearchDefaultMatches), protocol.SearchMaxMatches)
+	want := min(cmpOr(q.MaxMatches, protocol.SearchDefaultMatches), protocol.SearchMaxMatches)
 	maxDocs := min(cmpOr(q.MaxDocuments, protocol.SearchDefaultDocuments), protocol.SearchMaxDocuments)
 	ctx, cancel := context.WithTimeout(ctx, c.opts.HandlerTimeout)
 	defer cancel()
@@ -81,60 +133,175 @@ func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFi
 		return nil, protocol.NewError(protocol.CodeMCPCapabilityNotSupported,
 			"no document server of this computer can search its documents' content (none offers "+searchTool+")")
 	}
-	total := c.searchTotal(ctx, servers, q.FileType)
-	at := searchCursor{Server: servers[0].Name()}
+	cur := searchCursor{Servers: map[string]serverPos{}}
 	if q.Cursor != "" {
 		var err error
-		if at, err = decodeSearchCursor(q.Cursor); err != nil {
+		if cur, err = decodeSearchCursor(q.Cursor); err != nil {
 			return nil, err
 		}
 	}
-	i := slices.IndexFunc(servers, func(s *mcpclient.Conn) bool { return s.Name() >= at.Server })
-	if i >= 0 && servers[i].Name() != at.Server {
-		at = searchCursor{Server: servers[i].Name(), Done: at.Done} // that server went away
+	var streams []*stream
+	for _, conn := range servers {
+		pos, ok := cur.Servers[conn.Name()]
+		switch {
+		case q.Cursor == "":
+		case !ok:
+			continue // not there when the search began
+		}
+		if q.Cursor == "" {
+			pos.Scanning = q.Literal // literal matches all score 0
+		}
+		streams = append(streams, &stream{conn: conn, pos: pos, end: pos.Done})
 	}
-	ret := protocol.SearchFinderRet{Matches: []protocol.SearchMatch{}, ReqID: req.ReqID, ScannedDocuments: at.Done + at.At}
 	deadline := time.Now().Add(min(searchStepBudget, c.opts.HandlerTimeout/2))
-	docs := 0 // documents searched in this answer
-	for i >= 0 && i < len(servers) {
+	ret := protocol.SearchFinderRet{Matches: []protocol.SearchMatch{}, ReqID: req.ReqID}
+	scanned := 0 // documents scanned (not answered by an index) in this step
+	for round := 0; len(ret.Matches) < want; round++ {
 		left := time.Until(deadline)
-		if (docs > 0 || len(ret.Matches) > 0) && (left <= 0 || len(ret.Matches) >= maxMatches || docs >= maxDocs) {
+		if round > 0 && (left <= 0 || scanned >= maxDocs) {
 			break
 		}
-		conn := servers[i]
-		res, err := c.searchStep(ctx, conn, q, at.Cursor, max(maxMatches-len(ret.Matches), 1), max(maxDocs-docs, 1), max(left, 100*time.Millisecond))
-		if err != nil {
-			c.log.Warn("content search failed", "server", conn.Name(), "err", err)
-			return nil, err
+		n, asked := c.refill(ctx, streams, q, want-len(ret.Matches), max(maxDocs-scanned, 1), max(left, 100*time.Millisecond))
+		if !asked {
+			break // nothing more to ask
 		}
-		for _, m := range res.Matches {
-			m.Server = conn.Name()
-			ret.Matches = append(ret.Matches, m)
+		scanned += n
+		for _, s := range streams {
+			if s.failed != nil {
+				c.log.Warn("content search failed", "server", s.conn.Name(), "err", s.failed)
+				return nil, s.failed
+			}
 		}
-		ret.Unreadable += res.Unreadable
-		docs += max(res.Scanned-at.At, 0)
-		if res.NextCursor != "" {
-			at = searchCursor{Server: conn.Name(), Cursor: res.NextCursor, At: res.Scanned, Done: at.Done}
-		} else if i++; i < len(servers) {
-			at = searchCursor{Server: servers[i].Name(), Done: at.Done + res.Total}
-		} else {
-			at = searchCursor{Done: at.Done + res.Total}
-		}
-		ret.ScannedDocuments = at.Done + at.At
-		ret.NextCursor = ""
-		if at.Server != "" {
-			ret.NextCursor = at.encode()
-		}
+		merge(streams, want, &ret.Matches)
 	}
-	ret.TotalDocuments = max(total, ret.ScannedDocuments)
+	next := searchCursor{Servers: map[string]serverPos{}}
+	more := false
+	var listed map[string]int // catalog counts, for servers not asked yet
+	var indexing protocol.SearchIndexing
+	building := false
+	for _, s := range streams {
+		pos := s.pos
+		switch {
+		case pos.Done, !s.fresh: // not asked in this step: as it was
+		case s.taken < len(s.buf):
+			pos.Skip += s.taken
+		case s.end:
+			pos.Done = true
+		default:
+			pos.Cursor, pos.Skip = s.next, 0
+		}
+		more = more || !pos.Done
+		next.Servers[s.conn.Name()] = pos
+		ret.ScannedDocuments += pos.Scanned
+		if pos.Total == 0 && !pos.Done {
+			if listed == nil {
+				listed = c.catalogCounts(ctx, q.FileType)
+			}
+			ret.TotalDocuments += listed[s.conn.Name()]
+		}
+		ret.TotalDocuments += pos.Total
+		ret.Unreadable += pos.Unreadable
+		ret.IndexedDocuments += pos.Indexed
+		indexing.Indexed += s.index.Index.Indexed
+		indexing.Total += s.index.Index.Total
+		building = building || s.index.Index.State != "" && s.index.Index.State != "ready"
+	}
+	if more {
+		ret.NextCursor = next.encode()
+	}
+	if building {
+		ret.Indexing = &indexing
+	}
 	return ret, nil
+}
+
+// refill asks, concurrently, every server whose answered matches are all
+// returned (and whose search goes on) for its next ones, except that of
+// servers left with matches that score 0 only the first is asked (the
+// others' come after all of its). It reports whether any server was
+// asked, and how many documents the servers scanned.
+func (c *Computer) refill(ctx context.Context, streams []*stream, q protocol.SearchQuery, want, maxDocs int, budget time.Duration) (int, bool) {
+	var wg sync.WaitGroup
+	asked, zeros := false, false
+	var mu sync.Mutex
+	scanned := 0
+	for _, s := range streams {
+		later := zeros
+		zeros = zeros || !s.end && s.pos.Scanning
+		if s.end || s.taken < len(s.buf) || later && s.pos.Scanning {
+			continue
+		}
+		if s.fresh {
+			// Its answer of this step is used up: go on from its cursor.
+			s.pos.Cursor, s.pos.Skip = s.next, 0
+		}
+		asked = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := c.searchStep(ctx, s.conn, q, s.pos.Cursor, s.pos.Skip+want, maxDocs, budget)
+			if err != nil {
+				s.failed = err
+				return
+			}
+			s.index = res
+			mu.Lock()
+			scanned += max(res.Scanned-res.Indexed-(s.pos.Scanned-s.pos.Indexed), 0)
+			mu.Unlock()
+			s.pos.counts = counts{Scanned: res.Scanned, Total: res.Total, Unreadable: res.Unreadable, Indexed: res.Indexed}
+			for i := range res.Matches {
+				res.Matches[i].Server = s.conn.Name()
+			}
+			s.buf = res.Matches[min(s.pos.Skip, len(res.Matches)):]
+			s.taken, s.fresh, s.next = 0, true, res.NextCursor
+			s.end = res.NextCursor == ""
+			// A full answer may be followed by more of its ranked
+			// matches, no better than its last; a short one means the
+			// server went on to scanning, whose matches score 0.
+			s.bound = 0
+			if n := len(res.Matches); n > 0 && n >= s.pos.Skip+want && !s.end {
+				s.bound = res.Matches[n-1].Score
+			}
+			s.pos.Scanning = s.bound == 0 && !s.end
+		}()
+	}
+	wg.Wait()
+	return scanned, asked
+}
+
+// merge moves matches from the streams to out, best first, until out
+// holds want, a stream that ran dry could still send a better match, or
+// the streams are empty.
+func merge(streams []*stream, want int, out *[]protocol.SearchMatch) {
+	for len(*out) < want {
+		var best *stream
+		for _, s := range streams {
+			if s.taken < len(s.buf) && (best == nil || s.buf[s.taken].Score > best.buf[best.taken].Score) {
+				best = s // streams are in server-name order: ties go to the first
+			}
+		}
+		if best == nil {
+			return
+		}
+		m := best.buf[best.taken]
+		for _, s := range streams {
+			if s != best && s.taken >= len(s.buf) && !s.end && s.bound > m.Score {
+				return // s may hold better ones: ask it first
+			}
+		}
+		*out = append(*out, m)
+		best.taken++
+	}
 }
 
 // searchStep calls dpe_search on one server.
 func (c *Computer) searchStep(ctx context.Context, conn *mcpclient.Conn, q protocol.SearchQuery, cursor string, maxMatches, maxDocs int, budget time.Duration) (searchResult, error) {
 	args := map[string]any{
-		"query": q.Query, "caseSensitive": q.CaseSensitive, "maxMatches": maxMatches,
+		"query": q.Query, "caseSensitive": q.CaseSensitive, "maxMatches": min(maxMatches, protocol.SearchMaxMatches),
 		"maxDocuments": maxDocs, "budgetMs": max(int(budget/time.Millisecond), 1),
+	}
+	if q.Literal {
+		args["literal"] = true
 	}
 	if q.FileType != "" {
 		args["fileType"] = q.FileType
@@ -172,18 +339,13 @@ func toolText(res *mcp.CallToolResult) string {
 }
 
 // searchable returns the running Finder servers that offer dpe_search, by
-// name.
+// name. It asks the tool table, which lists each server's tools on its own:
+// a server hung in tools/list delays no search of the others.
 func (c *Computer) searchable(ctx context.Context) []*mcpclient.Conn {
+	offers := c.tools.offering(ctx, toolListWait, searchTool)
 	var out []*mcpclient.Conn
 	for _, conn := range c.mgr.Conns() {
-		if !conn.FinderCapable() || conn.Config().Forbidden(searchTool) {
-			continue
-		}
-		tools, err := conn.ListTools(ctx)
-		if err != nil {
-			continue
-		}
-		if slices.ContainsFunc(tools, func(t mcp.Tool) bool { return t.Name == searchTool }) {
+		if conn.FinderCapable() && offers[conn.Name()] {
 			out = append(out, conn)
 		}
 	}
@@ -191,17 +353,13 @@ func (c *Computer) searchable(ctx context.Context) []*mcpclient.Conn {
 	return out
 }
 
-// searchTotal counts the catalog's documents of the searchable servers
-// (of one file type when asked).
-func (c *Computer) searchTotal(ctx context.Context, servers []*mcpclient.Conn, fileType string) int {
-	names := map[string]bool{}
-	for _, s := range servers {
-		names[s.Name()] = true
-	}
-	n := 0
+// catalogCounts counts the catalog's documents per server (of one file
+// type when asked).
+func (c *Computer) catalogCounts(ctx context.Context, fileType string) map[string]int {
+	n := map[string]int{}
 	for _, d := range c.index.Documents(ctx) {
-		if names[d.Server] && (fileType == "" || strings.EqualFold(d.FileType, fileType)) {
-			n++
+		if fileType == "" || strings.EqualFold(d.FileType, fileType) {
+			n[d.Server]++
 		}
 	}
 	return n

@@ -197,6 +197,27 @@ func sameTools(a, b []mcp.Tool) bool {
 // for server only, when it is not ""); those still listing then are left
 // out, and announced when they are in.
 func (t *toolTable) get(ctx context.Context, wait time.Duration, only string) ([]toolEntry, map[string]int) {
+	return t.await(ctx, wait, func(name string, _ *serverTools) bool { return only == "" || only == name })
+}
+
+// offering returns the names of the servers whose listed tools include
+// tool (by its own name, not forbidden). It waits, at most wait, only for
+// first listings still under way: a server whose listing failed once may
+// hang in every retry, and must not delay the others' requests each time.
+func (t *toolTable) offering(ctx context.Context, wait time.Duration, tool string) map[string]bool {
+	entries, _ := t.await(ctx, wait, func(_ string, st *serverTools) bool { return st.err == nil })
+	out := map[string]bool{}
+	for _, e := range entries {
+		if e.original == tool {
+			out[e.server] = true
+		}
+	}
+	return out
+}
+
+// await returns the table once no server that waitFor selects is listing
+// its tools for the first time since it came up, or after wait.
+func (t *toolTable) await(ctx context.Context, wait time.Duration, waitFor func(name string, st *serverTools) bool) ([]toolEntry, map[string]int) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for {
@@ -205,7 +226,7 @@ func (t *toolTable) get(ctx context.Context, wait time.Duration, only string) ([
 		for _, conn := range t.c.mgr.Conns() {
 			st := t.stateLocked(conn)
 			t.ensureLocked(st)
-			if st.listing != nil && !st.listed && (only == "" || only == conn.Name()) {
+			if st.listing != nil && !st.listed && waitFor(conn.Name(), st) {
 				pending = st.listing
 			}
 		}

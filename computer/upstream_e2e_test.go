@@ -115,22 +115,23 @@ func TestUpstreamEventsEndToEnd(t *testing.T) {
 // naming it, not an empty list.
 func TestCatalogWhileDocsServerDown(t *testing.T) {
 	r := startRig(t, []config.Server{config.NewStdio("docs", "/nonexistent/serve-docs")}, computer.Options{})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	// Asked again until the Computer has joined and tried the server once.
+	var err error
+	if !testutil.WaitUntil(20*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		ret, err := r.agent.GetFinder(ctx, "pc", agentQuery(10))
+		var ret *protocol.GetFinderRet
+		ret, err = r.agent.GetFinder(ctx, "pc", agentQuery(10))
 		cancel()
 		var pe *protocol.Error
 		if errors.As(err, &pe) && pe.Code == 4014 && strings.Contains(pe.Message, `"docs"`) && strings.Contains(pe.Message, "/nonexistent/serve-docs") {
-			return
+			return true
 		}
 		if ret != nil {
 			t.Fatalf("get_finder answered a catalog (%d documents) while the document server is down", ret.TotalCount)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("get_finder: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond) // until the Computer has joined and tried the server once
+		return false
+	}) {
+		t.Fatalf("get_finder: %v", err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -70,22 +71,17 @@ func customComputer(t *testing.T, cfg config.Config, srvs map[string]*server.MCP
 	done := make(chan struct{})
 	go func() { c.mgr.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; c.index.Close() })
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ready := true
+	if !testutil.WaitUntil(20*time.Second, func() bool {
 		for name, st := range c.mgr.States() {
 			if _, ok := srvs[name]; ok && !st.Up || failing[name] == failStart && st.LastError == "" {
-				ready = false
+				return false
 			}
 		}
-		if ready {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("servers not ready: %+v", c.mgr.States())
-		}
-		time.Sleep(5 * time.Millisecond)
+		return true
+	}) {
+		t.Fatalf("servers not ready: %+v", c.mgr.States())
 	}
+	return c
 }
 
 func stdio(name string, tweak ...func(*config.Server)) config.Server {
@@ -347,16 +343,11 @@ func TestDesktopFollowsAnnotations(t *testing.T) {
 	// _meta.fullscreen: the first fullscreen window alone; a non-boolean is false.
 	add("window://w.example/fs-string", nil, map[string]any{"fullscreen": "true"})
 	add("window://w.example/fs", nil, map[string]any{"fullscreen": true})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !testutil.WaitUntil(10*time.Second, func() bool {
 		ret, err = call[protocol.GetDeskTopRet](t, c.handleGetDesktop, `{"req_id":"d2"}`)
-		if err == nil && len(ret.Desktops) == 1 && strings.HasPrefix(ret.Desktops[0], "window://w.example/fs\n\n") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after adding a fullscreen window: %v %q", err, ret.Desktops)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil && len(ret.Desktops) == 1 && strings.HasPrefix(ret.Desktops[0], "window://w.example/fs\n\n")
+	}) {
+		t.Fatalf("after adding a fullscreen window: %v %q", err, ret.Desktops)
 	}
 }
 

@@ -6,27 +6,28 @@ import (
 	"errors"
 	"io/fs"
 	"sync"
-
-	"github.com/smcp-browse/smcp-browse/docserver/extract"
 )
 
 // cacheKey identifies one version of one file.
 type cacheKey struct {
-	rel   string
-	size  int64
-	mtime int64 // UnixNano
+	rel    string
+	size   int64
+	mtime  int64 // UnixNano
+	access access
 }
 
 func keyOf(f fileInfo) cacheKey {
-	return cacheKey{rel: f.rel, size: f.size, mtime: f.mtime.UnixNano()}
+	return cacheKey{rel: f.rel, size: f.size, mtime: f.mtime.UnixNano(), access: f.access}
 }
 
-// docCache keeps the most recently used parsed documents, keyed by (path,
-// size, mtime), so an edited file is re-parsed on its next read. It is
-// bounded by their number and by their estimated bytes: 64 documents of
-// 100k rows each would otherwise stay in memory. Concurrent
-// loads of the same key share one parse. Parse failures are cached too, so
-// a corrupt file is not re-parsed on every read until it changes.
+// docCache keeps the most recently used documents (handles: parsed
+// documents and PDFs open for page reads), keyed by (path, size, mtime),
+// so an edited file is re-read on its next read. It is bounded by their
+// number and by their estimated bytes, measured again whenever one is
+// added (a PDF's grows as its pages are read): 64 documents of 100k rows
+// each would otherwise stay in memory. Concurrent loads of the same key
+// share one load. Failures are cached too, so a corrupt file is not
+// re-parsed on every read until it changes. A dropped handle is closed.
 type docCache struct {
 	mu       sync.Mutex
 	max      int
@@ -39,14 +40,14 @@ type docCache struct {
 
 type cacheItem struct {
 	key  cacheKey
-	doc  *extract.Document
+	h    *handle
 	err  error
 	size int64
 }
 
 type loadCall struct {
 	done chan struct{}
-	doc  *extract.Document
+	h    *handle
 	err  error
 }
 
@@ -55,38 +56,38 @@ func newDocCache(max int, maxBytes int64) *docCache {
 }
 
 // peek returns a cached document without loading it.
-func (c *docCache) peek(k cacheKey) (*extract.Document, bool) {
+func (c *docCache) peek(k cacheKey) (*handle, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[k]; ok {
 		it := el.Value.(*cacheItem)
-		return it.doc, it.err == nil
+		return it.h, it.err == nil
 	}
 	return nil, false
 }
 
 // get returns the document for k, calling load once when it is missing.
 // A caller whose context ends stops waiting; the load goes on for others.
-func (c *docCache) get(ctx context.Context, k cacheKey, load func() (*extract.Document, error)) (*extract.Document, error) {
+func (c *docCache) get(ctx context.Context, k cacheKey, load func() (*handle, error)) (*handle, error) {
 	c.mu.Lock()
 	if el, ok := c.items[k]; ok {
 		c.lru.MoveToFront(el)
 		it := el.Value.(*cacheItem)
 		c.mu.Unlock()
-		return it.doc, it.err
+		return it.h, it.err
 	}
 	call, running := c.calls[k]
 	if !running {
 		call = &loadCall{done: make(chan struct{})}
 		c.calls[k] = call
 		go func() {
-			call.doc, call.err = load()
+			call.h, call.err = load()
 			c.mu.Lock()
 			delete(c.calls, k)
 			// A file that went away between its stat and its open is no
 			// verdict on that version: it may come back.
 			if call.err == nil || !isContextErr(call.err) && !errors.Is(call.err, fs.ErrNotExist) {
-				c.store(k, call.doc, call.err)
+				c.store(k, call.h, call.err)
 			}
 			c.mu.Unlock()
 			close(call.done)
@@ -95,7 +96,7 @@ func (c *docCache) get(ctx context.Context, k cacheKey, load func() (*extract.Do
 	c.mu.Unlock()
 	select {
 	case <-call.done:
-		return call.doc, call.err
+		return call.h, call.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -103,16 +104,26 @@ func (c *docCache) get(ctx context.Context, k cacheKey, load func() (*extract.Do
 
 // store adds an item (c.mu held), evicting the least recently used ones.
 // A document larger than the whole byte bound is not kept.
-func (c *docCache) store(k cacheKey, doc *extract.Document, err error) {
+func (c *docCache) store(k cacheKey, h *handle, err error) {
 	size := int64(64)
-	if doc != nil {
-		size = doc.EstimatedBytes()
+	if h != nil {
+		size = h.estimatedBytes()
 	}
 	if size > c.maxBytes {
+		if h != nil {
+			h.close()
+		}
 		return
 	}
-	c.items[k] = c.lru.PushFront(&cacheItem{key: k, doc: doc, err: err, size: size})
-	c.bytes += size
+	c.items[k] = c.lru.PushFront(&cacheItem{key: k, h: h, err: err, size: size})
+	c.bytes = 0
+	for el := c.lru.Front(); el != nil; el = el.Next() {
+		it := el.Value.(*cacheItem)
+		if it.h != nil {
+			it.size = it.h.estimatedBytes()
+		}
+		c.bytes += it.size
+	}
 	for c.lru.Len() > c.max || c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
 	}
@@ -124,6 +135,9 @@ func (c *docCache) remove(el *list.Element) {
 	c.lru.Remove(el)
 	delete(c.items, it.key)
 	c.bytes -= it.size
+	if it.h != nil {
+		it.h.close()
+	}
 }
 
 // forget drops every cached version of a path.

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -181,10 +182,10 @@ func TestReadsDuringChurn(t *testing.T) {
 		return nil
 	})
 	notes.wait(t, mcp.MethodNotificationResourcesListChanged, "", 10*time.Second)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var problems []string
+	if !testutil.WaitUntil(10*time.Second, func() bool {
 		res, _ := listAll(t, c)
-		var problems []string
+		problems = nil
 		listed := map[string]bool{}
 		for _, r := range res {
 			ref := r.URI[strings.LastIndex(r.URI, "/")+1:]
@@ -198,12 +199,8 @@ func TestReadsDuringChurn(t *testing.T) {
 				problems = append(problems, "not listed: "+rel)
 			}
 		}
-		if len(problems) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("10 s after the churn the listing still differs from the folder:\n%s", strings.Join(problems, "\n"))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(problems) == 0
+	}) {
+		t.Fatalf("10 s after the churn the listing still differs from the folder:\n%s", strings.Join(problems, "\n"))
 	}
 }

@@ -31,30 +31,30 @@ func (c *completer) CompleteResourceArgument(ctx context.Context, _ string, arg 
 			}
 		}
 	case "page_index":
-		doc, ok := c.document(ctx, cc)
+		h, ok := c.document(ctx, cc)
 		if !ok {
 			break
 		}
-		for i := range doc.Pages {
+		for i := range h.pageCount() {
 			if v := strconv.Itoa(i); strings.HasPrefix(v, arg.Value) {
 				matches = append(matches, v)
 			}
 		}
 	case "element_id":
-		doc, ok := c.document(ctx, cc)
+		h, ok := c.document(ctx, cc)
 		if !ok {
 			break
 		}
-		only := -1
+		var pages []extract.Page
 		if v, ok := cc.Arguments["page_index"]; ok {
+			// One page: only it is read.
 			if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-				only = n
+				pages, _ = h.pages(ctx, n, n+1)
 			}
+		} else if doc, err := h.whole(ctx); err == nil {
+			pages = doc.Pages
 		}
-		for pi, p := range doc.Pages {
-			if only >= 0 && pi != only {
-				continue
-			}
+		for _, p := range pages {
 			for _, e := range p.Elements {
 				if strings.HasPrefix(e.ID, arg.Value) {
 					matches = append(matches, e.ID)
@@ -74,11 +74,11 @@ func (c *completer) CompleteResourceArgument(ctx context.Context, _ string, arg 
 
 // document loads the document named by the context argument doc_ref; ok
 // is false when there is none or it cannot be read.
-func (c *completer) document(ctx context.Context, cc mcp.CompleteContext) (*extract.Document, bool) {
+func (c *completer) document(ctx context.Context, cc mcp.CompleteContext) (*handle, bool) {
 	ref := cc.Arguments["doc_ref"]
 	if ref == "" {
 		return nil, false
 	}
-	_, doc, err := c.s.load(ctx, ref)
-	return doc, err == nil
+	_, h, err := c.s.load(ctx, ref)
+	return h, err == nil
 }

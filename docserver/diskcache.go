@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 3
+const diskCacheVersion = 5 // 5: READMEs without a heading titled by their folder; a file's access in its key
 
 // Bounds of the on-disk cache.
 const (
@@ -57,6 +57,7 @@ type docInfo struct {
 type diskEntry struct {
 	Size    int64    `json:"size"`
 	MTime   int64    `json:"mtime"` // UnixNano
+	Access  access   `json:"access"`
 	Title   string   `json:"title,omitempty"`
 	Summary string   `json:"summary,omitempty"`
 	PeekErr string   `json:"peek_err,omitempty"`
@@ -64,7 +65,9 @@ type diskEntry struct {
 	Info    *docInfo `json:"info,omitempty"`
 }
 
-func (d diskEntry) matches(k cacheKey) bool { return d.Size == k.size && d.MTime == k.mtime }
+func (d diskEntry) matches(k cacheKey) bool {
+	return d.Size == k.size && d.MTime == k.mtime && d.Access == k.access
+}
 
 type diskFile struct {
 	Version int                  `json:"version"`
@@ -104,8 +107,7 @@ func openDiskCache(dir, root, host string, log interface{ Warn(string, ...any) }
 	if dir == "" {
 		return c
 	}
-	sum := sha256.Sum256([]byte(root + "\x00" + host))
-	c.path = filepath.Join(dir, hex.EncodeToString(sum[:12])+".json")
+	c.path = filepath.Join(dir, cacheName(root, host)+".json")
 	f, err := os.Open(c.path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -136,6 +138,13 @@ func openDiskCache(dir, root, host string, log interface{ Warn(string, ...any) }
 	return c
 }
 
+// cacheName is the name of a folder's (and host's) files in the cache
+// directory: the catalog cache (.json) and the search index (.search).
+func cacheName(root, host string) string {
+	sum := sha256.Sum256([]byte(root + "\x00" + host))
+	return hex.EncodeToString(sum[:12])
+}
+
 // get returns the entry of a file version.
 func (c *diskCache) get(k cacheKey) (diskEntry, bool) {
 	c.mu.Lock()
@@ -154,7 +163,7 @@ func (c *diskCache) update(k cacheKey, f func(*diskEntry)) {
 		if !ok && len(c.entries) >= diskCacheMaxEntries {
 			return
 		}
-		e = diskEntry{Size: k.size, MTime: k.mtime}
+		e = diskEntry{Size: k.size, MTime: k.mtime, Access: k.access}
 	}
 	f(&e)
 	c.entries[k.rel] = e

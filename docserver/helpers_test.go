@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 const testHost = "com.example.docs"
@@ -115,10 +118,13 @@ func (n *notes) wait(t testing.TB, method, uri string, within time.Duration) {
 	}
 }
 
-// none checks that no notification with method (and uri) arrives within d.
-func (n *notes) none(t testing.TB, method, uri string, d time.Duration) {
+// none checks that no notification with method (and uri) has arrived.
+// The server notifies in the order of the changes (and within one batch,
+// list_changed first, then updated in path order), so a test calls it once
+// a notification has arrived that must come after the one that must not:
+// nothing is left to wait for.
+func (n *notes) none(t testing.TB, method, uri string) {
 	t.Helper()
-	time.Sleep(d)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, x := range n.all {
@@ -246,6 +252,18 @@ func rpcError(t testing.TB, tr transport.Interface, id int, uri string) *mcp.JSO
 	return resp.Error
 }
 
+// listSettled lists every resource once none is pending (each listed
+// entry peeked: titled, or marked unreadable with its reason).
+func listSettled(t testing.TB, c *client.Client) []mcp.Resource {
+	t.Helper()
+	var all []mcp.Resource
+	testutil.Eventually(t, 30*time.Second, "every listed entry read", func() bool {
+		all, _ = listAll(t, c)
+		return !slices.ContainsFunc(all, func(r mcp.Resource) bool { return r.Meta != nil && r.Meta.AdditionalFields["pending"] == true })
+	})
+	return all
+}
+
 // listAll pages through resources/list and returns every resource.
 func listAll(t testing.TB, c *client.Client) ([]mcp.Resource, int) {
 	t.Helper()
@@ -271,6 +289,17 @@ func listAll(t testing.TB, c *client.Client) ([]mcp.Resource, int) {
 			t.Fatal("cursor never ends")
 		}
 	}
+}
+
+// showLogOnFailure shows a server's log file when the test fails.
+func showLogOnFailure(t testing.TB, logFile string) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(logFile); err == nil {
+				t.Logf("server log:\n%s", b)
+			}
+		}
+	})
 }
 
 func writeFile(t testing.TB, path, body string) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -27,18 +28,52 @@ type fileInfo struct {
 	fileType string
 	size     int64
 	mtime    time.Time
+	access   access
+	// denied, when set, is why the scan could not open the path: a
+	// folder listed as one unreadable entry.
+	denied error
+}
+
+// access is what decides whether the server may read a file: its
+// permission bits and owner. A change of either (chmod, chown) is a new
+// version of the file as far as the server is concerned: it reads the
+// file again.
+type access struct {
+	Perm uint32 `json:"perm"`
+	UID  uint32 `json:"uid"`
+	GID  uint32 `json:"gid"`
+}
+
+// folderType is the file_type of a folder the server cannot open.
+const folderType = "folder"
+
+// errDenied is the reason of a file or folder the server's user may not
+// read.
+func errDenied(what string, err error) error {
+	return fmt.Errorf("permission denied: the document server's user cannot %s (%w)", what, err)
 }
 
 // entry is one document of the index.
 type entry struct {
 	fileInfo
 	docRef string
+	ver    string // versionOf(fileInfo), the key of this version in the search index
 }
 
-// sameVersion reports whether two infos describe the same file contents as
-// far as the cache is concerned: same size and modification time.
+// version is the key of the entry's file version in the search index.
+func (e *entry) version() string {
+	if e.ver != "" {
+		return e.ver
+	}
+	return versionOf(e.fileInfo)
+}
+
+// sameVersion reports whether two infos describe the same file version as
+// far as the caches are concerned: same size, modification time and
+// access (permissions and owner), and the scan could read both or
+// neither.
 func (f fileInfo) sameVersion(o fileInfo) bool {
-	return f.size == o.size && f.mtime.Equal(o.mtime)
+	return f.size == o.size && f.mtime.Equal(o.mtime) && f.access == o.access && (f.denied == nil) == (o.denied == nil)
 }
 
 // index is the set of documents under the root, sorted by path. It is
@@ -111,7 +146,7 @@ func (ix *index) replace(files map[string]fileInfo) (setChanged bool, updated []
 	byRel := make(map[string]*entry, len(rels))
 	for _, rel := range rels {
 		fi := files[rel]
-		e := &entry{fileInfo: fi, docRef: DocRef(rel)}
+		e := &entry{fileInfo: fi, docRef: DocRef(rel), ver: versionOf(fi)}
 		if old, ok := ix.byRel[rel]; ok {
 			e.docRef = old.docRef // keep a ref that had to be lengthened
 			if !old.sameVersion(fi) {
@@ -155,6 +190,14 @@ func (ix *index) lookup(ref string) (*entry, bool) {
 	return e, ok
 }
 
+// lookupRel finds an entry by path.
+func (ix *index) lookupRel(rel string) (*entry, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	e, ok := ix.byRel[rel]
+	return e, ok
+}
+
 // files returns a copy of the indexed files keyed by path.
 func (ix *index) files() map[string]fileInfo {
 	ix.mu.RLock()
@@ -190,7 +233,16 @@ func (sc *scanner) walk(ctx context.Context, dir string, files map[string]fileIn
 			return ctx.Err()
 		}
 		if err != nil {
-			sc.log.Warn("skip unreadable path", "path", p, "err", err)
+			if d != nil && d.IsDir() && p != "." && !hidden(d.Name()) {
+				// A folder the server cannot open is listed as unreadable,
+				// not silently left out.
+				sc.log.Warn("folder cannot be read; listed as unreadable", "path", p, "err", err)
+				if fi, ok := sc.deniedFolder(p, err); ok {
+					files[p] = fi
+				}
+			} else {
+				sc.log.Warn("skip unreadable path", "path", p, "err", err)
+			}
 			if d != nil && d.IsDir() && p != dir {
 				return fs.SkipDir
 			}
@@ -269,5 +321,41 @@ func (sc *scanner) classify(rel string, mode fs.FileMode) (fileInfo, bool) {
 		fileType: extract.FileType(rel),
 		size:     info.Size(),
 		mtime:    info.ModTime().UTC(),
+		access:   accessOf(info),
 	}, true
+}
+
+// deniedFolder is the entry of a folder that cannot be opened (err says
+// why), or false when rel is no longer a folder.
+func (sc *scanner) deniedFolder(rel string, err error) (fileInfo, bool) {
+	info, serr := sc.stat(rel)
+	if serr != nil || !info.IsDir() {
+		return fileInfo{}, false
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		err = errDenied("open this folder", err)
+	} else {
+		err = fmt.Errorf("the folder cannot be read: %w", err)
+	}
+	return fileInfo{rel: rel, fileType: folderType, mtime: info.ModTime().UTC(), access: accessOf(info), denied: err}, true
+}
+
+// folder re-examines the entry of a folder that could not be opened: its
+// entry while it still cannot be, false once it can (its files are then
+// listed instead) or is gone.
+func (sc *scanner) folder(rel string) (fileInfo, bool) {
+	f, err := sc.fsys.Open(rel)
+	if err == nil {
+		if d, ok := f.(fs.ReadDirFile); ok {
+			_, err = d.ReadDir(1)
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+		}
+		f.Close()
+	}
+	if err == nil {
+		return fileInfo{}, false
+	}
+	return sc.deniedFolder(rel, err)
 }

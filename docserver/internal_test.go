@@ -16,10 +16,10 @@ import (
 func TestDocCacheLoadsOnceAndEvicts(t *testing.T) {
 	c := newDocCache(2, 1<<30)
 	var loads atomic.Int32
-	load := func() (*extract.Document, error) {
+	load := func() (*handle, error) {
 		loads.Add(1)
 		time.Sleep(20 * time.Millisecond)
-		return &extract.Document{Title: "x"}, nil
+		return parsedHandle(&extract.Document{Title: "x"}), nil
 	}
 	k := cacheKey{rel: "a", size: 1, mtime: 1}
 	var wg sync.WaitGroup
@@ -27,8 +27,8 @@ func TestDocCacheLoadsOnceAndEvicts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if d, err := c.get(context.Background(), k, load); err != nil || d.Title != "x" {
-				t.Error(d, err)
+			if h, err := c.get(context.Background(), k, load); err != nil || h.info.Title != "x" {
+				t.Error(h, err)
 			}
 		}()
 	}
@@ -42,7 +42,7 @@ func TestDocCacheLoadsOnceAndEvicts(t *testing.T) {
 		t.Error("least recently used entry not evicted")
 	}
 	// A failed load is cached too (a corrupt file is not re-parsed).
-	fail := func() (*extract.Document, error) { loads.Add(1); return nil, errors.New("corrupt") }
+	fail := func() (*handle, error) { loads.Add(1); return nil, errors.New("corrupt") }
 	before := loads.Load()
 	for i := 0; i < 3; i++ {
 		if _, err := c.get(context.Background(), cacheKey{rel: "bad"}, fail); err == nil {
@@ -55,7 +55,10 @@ func TestDocCacheLoadsOnceAndEvicts(t *testing.T) {
 	// A reader whose context ends stops waiting.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
 	defer cancel()
-	slow := func() (*extract.Document, error) { time.Sleep(200 * time.Millisecond); return &extract.Document{}, nil }
+	slow := func() (*handle, error) {
+		time.Sleep(200 * time.Millisecond)
+		return parsedHandle(&extract.Document{}), nil
+	}
 	if _, err := c.get(ctx, cacheKey{rel: "slow"}, slow); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v", err)
 	}
@@ -64,15 +67,15 @@ func TestDocCacheLoadsOnceAndEvicts(t *testing.T) {
 // The parse cache is bounded by bytes as well as by count: it used to keep
 // 64 documents whatever their size.
 func TestDocCacheIsBoundedByBytes(t *testing.T) {
-	big := func() (*extract.Document, error) {
+	big := func() (*handle, error) {
 		rows := make([][]string, 20_000)
 		for i := range rows {
 			rows[i] = []string{strings.Repeat("x", 100)}
 		}
-		return &extract.Document{Pages: []extract.Page{{Elements: []extract.Element{{Content: map[string]any{"rows": rows}}}}}}, nil
+		return parsedHandle(&extract.Document{Pages: []extract.Page{{Elements: []extract.Element{{Content: map[string]any{"rows": rows}}}}}}), nil
 	}
-	d, _ := big()
-	size := d.EstimatedBytes()
+	h, _ := big()
+	size := h.estimatedBytes()
 	if size < 2<<20 {
 		t.Fatalf("a 20,000-row table is estimated at %d bytes", size)
 	}

@@ -129,6 +129,7 @@ func (s *Server) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 		}
 	}
 	result.Resources = res
+	s.text.markListed()
 	result.NextCursor = ""
 	if i+len(page) < len(entries) {
 		result.NextCursor = mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(page[len(page)-1].rel)))

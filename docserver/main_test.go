@@ -2,7 +2,9 @@ package docserver
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
@@ -13,6 +15,14 @@ import (
 // the user's; the compiled PDF engine is still shared with the user's
 // cache, where compiling it once costs seconds.
 func TestMain(m *testing.M) {
+	// The go command's build cache defaults to $XDG_CACHE_HOME/go-build:
+	// keep the user's, or the serve-docs binary the tests build
+	// (testutil.Binary) is compiled from nothing (minutes) on every run.
+	if os.Getenv("GOCACHE") == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+		}
+	}
 	engine := extract.PDFCacheDir()
 	tmp, err := os.MkdirTemp("", "docserver-cache-")
 	if err != nil {
@@ -25,6 +35,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CACHE_HOME", tmp)
 	code := m.Run()
+	removeBenchCorpora()
 	os.RemoveAll(tmp)
 	os.Exit(code)
 }

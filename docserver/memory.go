@@ -36,6 +36,10 @@ const xmlCostPerByte = 24
 type memoryGate struct {
 	sem    *semaphore.Weighted
 	budget int64
+	// reclaim, when set, gives back reservations held by idle work (a PDF
+	// keeping its engine for the next page) and reports whether it did;
+	// a read that would wait calls it first.
+	reclaim func() bool
 }
 
 func newMemoryGate(budget int64) *memoryGate {
@@ -46,10 +50,14 @@ func newMemoryGate(budget int64) *memoryGate {
 // they are free or ctx ends. The returned function releases them.
 func (g *memoryGate) acquire(ctx context.Context, cost int64) (func(), error) {
 	cost = min(max(cost, minReadCost), g.budget)
+	release := func() { g.sem.Release(cost) }
+	if g.sem.TryAcquire(cost) || g.reclaim != nil && g.reclaim() && g.sem.TryAcquire(cost) {
+		return release, nil
+	}
 	if err := g.sem.Acquire(ctx, cost); err != nil {
 		return nil, err
 	}
-	return func() { g.sem.Release(cost) }, nil
+	return release, nil
 }
 
 // readCost estimates the memory of reading a file fully: its bytes plus

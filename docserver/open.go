@@ -3,8 +3,21 @@ package docserver
 import (
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
 	"syscall"
 )
+
+// sourceName is the name a served file is parsed under: its path from
+// the served folder's parent ("myproject/README.md"), so that a README
+// at the root is titled by the folder, as one in a subfolder is by its.
+func (s *Server) sourceName(rel string) string {
+	base := filepath.Base(s.rootDir)
+	if base == string(filepath.Separator) || base == "." {
+		return rel
+	}
+	return path.Join(filepath.ToSlash(base), rel)
+}
 
 // openRegular opens a served file for reading without blocking and checks,
 // on the opened file, that it is a regular file. A file swapped for a FIFO

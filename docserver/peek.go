@@ -137,9 +137,9 @@ func (s *Server) peekWorker() {
 		c.item = metaItem{key: c.key, meta: m, err: err}
 		transient := err != nil && (s.baseCtx.Err() != nil || errors.Is(err, fs.ErrNotExist))
 		var timedOut errTimedOut
-		if !transient && !errors.As(err, &timedOut) {
-			// A timeout may be the machine's load: it is not kept across
-			// restarts.
+		if !transient && !errors.As(err, &timedOut) && !errors.Is(err, fs.ErrPermission) {
+			// A timeout may be the machine's load, a permission the
+			// server's user: neither is kept across restarts.
 			s.disk.update(c.key, func(d *diskEntry) {
 				d.Peeked, d.Title, d.Summary, d.PeekErr = true, m.Title, m.Summary, ""
 				if err != nil {
@@ -169,10 +169,16 @@ func (s *Server) peekWorker() {
 // abandoned: its goroutine is left to finish on its own (keeping its
 // memory reservation) and its result is dropped.
 func (s *Server) runPeek(e *entry) (extract.Meta, error) {
+	if e.denied != nil {
+		return extract.Meta{}, e.denied
+	}
 	if e.size > s.opts.MaxFileSize {
 		return extract.Meta{}, fmt.Errorf("the file is %d MiB, over this server's bound of %d MiB", e.size>>20, s.opts.MaxFileSize>>20)
 	}
 	f, err := s.openRegular(e.rel)
+	if errors.Is(err, fs.ErrPermission) {
+		return extract.Meta{}, errDenied("read this file", err)
+	}
 	if err != nil {
 		return extract.Meta{}, err
 	}
@@ -194,7 +200,7 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 		defer s.work.Done()
 		defer release()
 		defer f.Close()
-		m, err := s.parser.Peek(ctx, e.rel, f, e.size)
+		m, err := s.parser.Peek(ctx, s.sourceName(e.rel), f, e.size)
 		done <- result{m, err}
 	}()
 	select {
@@ -217,8 +223,8 @@ func (s *Server) runPeek(e *entry) (extract.Meta, error) {
 // cannot be listed normally: it is unreadable.
 func (s *Server) metaOf(ctx context.Context, e *entry) (extract.Meta, error) {
 	k := keyOf(e.fileInfo)
-	if doc, ok := s.docs.peek(k); ok {
-		return extract.Meta{Title: doc.Title, Summary: doc.Summary}, nil
+	if h, ok := s.docs.peek(k); ok {
+		return extract.Meta{Title: h.info.Title, Summary: h.info.Summary}, nil
 	}
 	for {
 		if it, ok := s.peeks.get(k); ok {

@@ -36,6 +36,8 @@ const (
 
 // readResource answers resources/read for every level.
 func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	s.text.reading.Add(1) // the index build gives way
+	defer s.text.reading.Add(-1)
 	raw := req.Params.URI
 	u, err := dpe.Parse(raw)
 	if err != nil {
@@ -125,14 +127,17 @@ func (s *Server) current(ref string) (*entry, error) {
 		return nil, errDocNotFound(ref)
 	}
 	cur, ok := s.scan.classify(e.rel, 0)
+	if !ok && e.fileType == folderType {
+		cur, ok = s.scan.folder(e.rel)
+	}
 	if !ok {
 		return nil, errDocNotFound(ref)
 	}
-	return &entry{fileInfo: cur, docRef: e.docRef}, nil
+	return &entry{fileInfo: cur, docRef: e.docRef, ver: versionOf(cur)}, nil
 }
 
-// load returns the parsed document of ref (see current and parsed).
-func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Document, error) {
+// load returns the document of ref (see current and parsed).
+func (s *Server) load(ctx context.Context, ref string) (*entry, *handle, error) {
 	fresh, err := s.current(ref)
 	if err != nil {
 		return nil, nil, err
@@ -140,12 +145,13 @@ func (s *Server) load(ctx context.Context, ref string) (*entry, *extract.Documen
 	return s.parsed(ctx, fresh)
 }
 
-// parsed returns the parsed document of the file version fresh. A file
-// whose peek failed is not parsed: it is unreadable (an *unreadableError,
-// returned with the entry), as is one whose parse fails.
-func (s *Server) parsed(ctx context.Context, fresh *entry) (*entry, *extract.Document, error) {
+// parsed returns the document of the file version fresh: parsed, or for
+// a PDF opened for page reads. A file whose peek failed is not parsed: it
+// is unreadable (an *unreadableError, returned with the entry), as is one
+// whose parse fails.
+func (s *Server) parsed(ctx context.Context, fresh *entry) (*entry, *handle, error) {
 	ref, cur := fresh.docRef, fresh.fileInfo
-	failed := func(err error) (*entry, *extract.Document, error) {
+	failed := func(err error) (*entry, *handle, error) {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
@@ -157,27 +163,36 @@ func (s *Server) parsed(ctx context.Context, fresh *entry) (*entry, *extract.Doc
 	if _, err := s.metaOf(ctx, fresh); err != nil {
 		return failed(err)
 	}
-	doc, err := s.docs.get(ctx, keyOf(cur), func() (*extract.Document, error) {
+	h, err := s.docs.get(ctx, keyOf(cur), func() (*handle, error) {
 		start := time.Now()
-		d, err := s.parse(cur)
+		var h *handle
+		var err error
+		if cur.kind == extract.KindPDF {
+			h, err = s.openPDF(cur)
+		} else {
+			var d *extract.Document
+			if d, err = s.parse(cur); err == nil {
+				h = parsedHandle(d)
+			}
+		}
 		s.parsesRun.Add(1)
 		var timedOut errTimedOut
 		switch {
 		case err == nil:
-			s.log.Debug("parsed document", "path", cur.rel, "pages", len(d.Pages), "took", time.Since(start))
-			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = infoOf(d) })
-		case errors.As(err, &timedOut) || isContextErr(err) || errors.Is(err, fs.ErrNotExist):
+			s.log.Debug("parsed document", "path", cur.rel, "pages", h.pageCount(), "took", time.Since(start))
+			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = h.info })
+		case errors.As(err, &timedOut) || isContextErr(err) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
 			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
 		default:
 			s.log.Warn("document cannot be parsed", "path", cur.rel, "err", err)
 			s.disk.update(keyOf(cur), func(e *diskEntry) { e.Info = &docInfo{Err: unreadableReason(err)} })
 		}
-		return d, err
+		return h, err
 	})
 	if err != nil {
 		return failed(err)
 	}
-	return fresh, doc, nil
+	return fresh, h, nil
 }
 
 func firstLine(s string) string {
@@ -222,7 +237,7 @@ func (s *Server) parse(f fileInfo) (*extract.Document, error) {
 	go func() {
 		defer s.work.Done()
 		defer release()
-		doc, err := s.parser.Parse(ctx, extract.Source{Name: f.rel, Data: data})
+		doc, err := s.parser.Parse(ctx, extract.Source{Name: s.sourceName(f.rel), Data: data})
 		done <- result{doc, err}
 	}()
 	select {
@@ -245,11 +260,6 @@ func (s *Server) fileURI(rel string) string {
 	return u.String()
 }
 
-// metadata is the Level 1 read of a document without its page index.
-func (s *Server) metadata(e *entry, doc *extract.Document) protocol.DPEDocument {
-	return s.metadataOf(e, infoOf(doc))
-}
-
 // level1 is the Level 1 read of ref without its page index: from the
 // on-disk cache when it knows this version of the file (no parse), else
 // from a parse. A document that cannot be read is described as such.
@@ -266,7 +276,7 @@ func (s *Server) level1(ctx context.Context, ref string) (protocol.DPEDocument, 
 			return s.metadataOf(fresh, d.Info), nil
 		}
 	}
-	e, doc, err := s.parsed(ctx, fresh)
+	e, h, err := s.parsed(ctx, fresh)
 	var ue *unreadableError
 	if errors.As(err, &ue) {
 		return s.unreadableDocument(e, ue), nil
@@ -274,7 +284,7 @@ func (s *Server) level1(ctx context.Context, ref string) (protocol.DPEDocument, 
 	if err != nil {
 		return protocol.DPEDocument{}, err
 	}
-	return s.metadata(e, doc), nil
+	return s.metadataOf(e, h.info), nil
 }
 
 // metadataOf is the Level 1 read of a document from its cached metadata.
@@ -345,15 +355,6 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 	if u.Query.Depth != dpe.DepthPages {
 		return s.level1(ctx, u.DocRef)
 	}
-	e, doc, err := s.load(ctx, u.DocRef)
-	var ue *unreadableError
-	if errors.As(err, &ue) {
-		return s.unreadableDocument(e, ue), nil
-	}
-	if err != nil {
-		return protocol.DPEDocument{}, err
-	}
-	d := s.metadata(e, doc)
 	off, lim := 0, dpe.DefaultLimit
 	if u.Query.Offset != nil {
 		off = *u.Query.Offset
@@ -361,13 +362,32 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 	if u.Query.Limit != nil {
 		lim = *u.Query.Limit
 	}
-	total := len(doc.Pages)
+	e, h, err := s.load(ctx, u.DocRef)
+	var ue *unreadableError
+	if errors.As(err, &ue) {
+		// No pages, but a page list all the same: a client iterating
+		// "pages" finds it empty.
+		d := s.unreadableDocument(e, ue)
+		total := 0
+		d.Pages, d.PageOffset, d.PageLimit, d.PageTotal = []protocol.DPEPageSummary{}, &off, &lim, &total
+		return d, nil
+	}
+	if err != nil {
+		return protocol.DPEDocument{}, err
+	}
+	d := s.metadataOf(e, h.info)
+	total := h.pageCount()
+	pages, err := h.pages(ctx, off, off+lim)
+	if err != nil {
+		return protocol.DPEDocument{}, err
+	}
 	d.Pages = []protocol.DPEPageSummary{}
-	for i := off; i < total && i < off+lim; i++ {
+	for k, pg := range pages {
+		i := off + k
 		d.Pages = append(d.Pages, protocol.DPEPageSummary{
 			PageIndex:    i,
-			Title:        doc.Pages[i].Title,
-			ElementCount: len(doc.Pages[i].Elements),
+			Title:        pg.Title,
+			ElementCount: len(pg.Elements),
 			URI:          dpe.Page(s.host, e.docRef, i).String(),
 			DocRef:       e.docRef,
 		})
@@ -379,16 +399,19 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 // page is the Level 2 read. With categories, only elements of those
 // categories are returned and element_count counts the returned elements.
 func (s *Server) page(ctx context.Context, u dpe.URI) (protocol.DPEPage, error) {
-	e, doc, err := s.load(ctx, u.DocRef)
+	e, h, err := s.load(ctx, u.DocRef)
 	if err != nil {
 		return protocol.DPEPage{}, err
 	}
-	if u.Page >= len(doc.Pages) {
+	if n := h.pageCount(); u.Page >= n {
 		return protocol.DPEPage{}, protocol.Errorf(protocol.CodePageOutOfRange,
-			"page %d is out of range: document %q has %d pages", u.Page, u.DocRef, len(doc.Pages)).
-			WithDetails(map[string]any{"page_index": u.Page, "page_count": len(doc.Pages)})
+			"page %d is out of range: document %q has %d pages", u.Page, u.DocRef, n).
+			WithDetails(map[string]any{"page_index": u.Page, "page_count": n})
 	}
-	pg := doc.Pages[u.Page]
+	pg, err := h.page(ctx, u.Page)
+	if err != nil {
+		return protocol.DPEPage{}, err
+	}
 	p := protocol.DPEPage{
 		PageIndex: u.Page,
 		Title:     pg.Title,
@@ -414,11 +437,14 @@ func (s *Server) page(ctx context.Context, u dpe.URI) (protocol.DPEPage, error) 
 // element is the Level 3 read: the element's full content (a table adds
 // total_rows and total_columns) and its metadata.
 func (s *Server) element(ctx context.Context, u dpe.URI) (protocol.DPEElementDetail, error) {
-	e, doc, err := s.load(ctx, u.DocRef)
+	e, h, err := s.load(ctx, u.DocRef)
 	if err != nil {
 		return protocol.DPEElementDetail{}, err
 	}
-	el, pi, ok := doc.FindElement(u.ElementID)
+	el, pi, ok, err := findElement(ctx, h, u.ElementID)
+	if err != nil {
+		return protocol.DPEElementDetail{}, err
+	}
 	if !ok {
 		return protocol.DPEElementDetail{}, protocol.Errorf(protocol.CodeElementNotFound,
 			"element %q not found in document %q", u.ElementID, u.DocRef).
@@ -440,4 +466,23 @@ func (s *Server) element(ctx context.Context, u dpe.URI) (protocol.DPEElementDet
 		URI:       dpe.Element(s.host, e.docRef, el.ID).String(),
 		Metadata:  meta,
 	}, nil
+}
+
+// findElement finds an element by its ID, reading only the page the ID
+// names.
+func findElement(ctx context.Context, h *handle, id string) (extract.Element, int, bool, error) {
+	pi, ok := extract.ElementPage(id)
+	if !ok || pi >= h.pageCount() {
+		return extract.Element{}, 0, false, nil
+	}
+	pg, err := h.page(ctx, pi)
+	if err != nil {
+		return extract.Element{}, 0, false, err
+	}
+	for _, e := range pg.Elements {
+		if e.ID == id {
+			return e, pi, true, nil
+		}
+	}
+	return extract.Element{}, 0, false, nil
 }

@@ -23,9 +23,10 @@ import (
 // peakRSS is a process's peak resident set (VmHWM) in bytes, from /proc.
 func peakRSS(t *testing.T, pid int) int64 {
 	t.Helper()
+	testutil.NeedProc(t)
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		t.Skipf("no /proc: %v", err)
+		t.Fatalf("serve-docs (pid %d) is gone: %v", pid, err)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
@@ -41,10 +42,19 @@ func peakRSS(t *testing.T, pid int) int64 {
 // the process id.
 func serveDocs(t *testing.T, dir string) (*notesClient, int) {
 	t.Helper()
+	c, p := startServeDocs(t, dir, nil, "--log-level", "warn")
+	return &notesClient{c}, p.Pid
+}
+
+// startServeDocs starts the serve-docs binary over dir with more
+// environment variables and arguments, and returns a client and the
+// process.
+func startServeDocs(t *testing.T, dir string, env []string, args ...string) (*client.Client, *os.Process) {
+	t.Helper()
 	var mu sync.Mutex
 	var cmd *exec.Cmd
-	tr := transport.NewStdioWithOptions(testutil.Binary(t), nil,
-		[]string{"serve-docs", dir, "--host", testHost, "--log-level", "warn"},
+	tr := transport.NewStdioWithOptions(testutil.Binary(t), env,
+		append([]string{"serve-docs", dir, "--host", testHost}, args...),
 		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 			c := exec.CommandContext(ctx, command, args...)
 			c.Env = append(os.Environ(), env...)
@@ -59,7 +69,7 @@ func serveDocs(t *testing.T, dir string) (*notesClient, int) {
 	c, _ := connect(t, tr)
 	mu.Lock()
 	defer mu.Unlock()
-	return &notesClient{c}, cmd.Process.Pid
+	return c, cmd.Process
 }
 
 // The hostile files of issue 17 each took serve-docs to gigabytes (or
@@ -100,19 +110,12 @@ func TestServeDocsMemoryOnHostileFiles(t *testing.T) {
 			before := peakRSS(t, pid)
 			start := time.Now()
 			var bad, good mcp.Resource
-			deadline := time.Now().Add(3 * time.Minute)
-			for {
+			testutil.Eventually(t, 3*time.Minute, tc.name+" listed and no longer pending", func() bool {
 				all, _ := listAll(t, c.Client)
 				bad, _ = resourceByPath(all, tc.name)
 				good, _ = resourceByPath(all, "good.md")
-				if bad.URI != "" && bad.Meta.AdditionalFields["pending"] != true {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%s still pending", tc.name)
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+				return bad.URI != "" && bad.Meta.AdditionalFields["pending"] != true
+			})
 			var doc protocol.DPEDocument
 			readJSON(t, c.Client, bad.URI, &doc)
 			if doc.Unreadable == "" && doc.PageCount > 0 {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"sort"
@@ -16,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/docserver/fulltext"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -27,13 +30,15 @@ const SearchTool = "dpe_search"
 const (
 	searchDefaultBudget = 2 * time.Second
 	searchMaxBudget     = 10 * time.Second
-	// searchPerDocument bounds the matches of one document in a step.
+	// searchPerDocument bounds the matches of one document in a step of a
+	// literal search.
 	searchPerDocument = 50
 	// searchLineBytes bounds the text of one match.
 	searchLineBytes = 300
 )
 
-// SearchMatch is one line of a document's text that holds the query.
+// SearchMatch is one page (a line of it, for a literal search) that holds
+// the query.
 type SearchMatch struct {
 	DocRef    string `json:"doc_ref"`
 	URI       string `json:"uri"` // the page's Level 2 URI
@@ -43,8 +48,14 @@ type SearchMatch struct {
 	PageIndex int    `json:"page_index"`
 	ElementID string `json:"element_id"`
 	Line      string `json:"line"`
-	Start     int    `json:"start"` // byte offsets of the match in Line
+	Start     int    `json:"start"` // byte offsets of the (first) match in Line
 	End       int    `json:"end"`
+	// Highlights are the byte offsets of every match in Line.
+	Highlights [][2]int `json:"highlights,omitempty"`
+	// Score ranks the match (BM25; higher is better). A page the index
+	// does not hold yet, found by scanning, and every literal match, score
+	// 0 and come after the ranked ones.
+	Score float64 `json:"score"`
 }
 
 // SearchResult is one step of a search.
@@ -53,15 +64,25 @@ type SearchResult struct {
 	// NextCursor continues the search ("" when it is complete).
 	NextCursor string `json:"next_cursor,omitempty"`
 	// Scanned counts the documents searched so far (this step and the
-	// ones before), Total the documents of the search.
+	// ones before; the index searches all it holds at once), Total the
+	// documents of the search.
 	Scanned    int `json:"scanned"`
 	Total      int `json:"total"`
 	Unreadable int `json:"unreadable"`
+	// Indexed counts the documents the index answered for; the others
+	// are scanned (not indexed yet, or changed since).
+	Indexed int `json:"indexed"`
+	// Index is the state of the full-text index.
+	Index IndexStatus `json:"index"`
 }
 
 // SearchParams are the arguments of dpe_search.
 type SearchParams struct {
-	Query         string
+	Query string
+	// Literal finds the query as a literal string in the text's lines
+	// (case-insensitive unless CaseSensitive, which implies Literal),
+	// scanning every document, in path order, unranked.
+	Literal       bool
 	CaseSensitive bool
 	FileType      string
 	Cursor        string
@@ -70,22 +91,21 @@ type SearchParams struct {
 	Budget        time.Duration
 }
 
-// addSearchTool registers dpe_search: the documents' text as the browser
-// and cat show it (every element's text rendering), searched in path order
-// a bounded step at a time. Unlike fs_grep, which reads the files' bytes,
-// it sees the text of PDFs and office files.
+// addSearchTool registers dpe_search.
 func (s *Server) addSearchTool(m *server.MCPServer) {
 	m.AddTool(mcp.NewTool(SearchTool,
-		mcp.WithDescription("Search the text of the folder's documents (as extracted: PDF, DOCX, XLSX, PPTX, Markdown, text, code) for a literal string. "+
-			"Returns matching lines {doc_ref, uri (the page), title, path, page_index, element_id, line, start, end}. "+
-			"One call is a bounded step (maxDocuments documents, about maxMatches matches, budgetMs milliseconds); "+
-			"call again with next_cursor to continue until it is absent. scanned/total tell the progress."),
-		mcp.WithString("query", mcp.Required(), mcp.Description("Text to find (literal, case-insensitive unless caseSensitive)")),
-		mcp.WithBoolean("caseSensitive", mcp.Description("Match case (default false)")),
+		mcp.WithDescription("Search the text of the folder's documents (as extracted: PDF, DOCX, XLSX, PPTX, Markdown, HTML, text, code). "+
+			"By default the words are looked up in a full-text index and the pages holding all of them come ranked best first (BM25; title and heading words weigh more): "+
+			"whole words, any case; \"a phrase\" in quotes; pre* for words starting with pre. literal: true finds a literal string in every line instead, unranked, in path order. "+
+			"Returns {matches: [{doc_ref, uri (the page), title, path, page_index, element_id, line, start, end, highlights, score}], next_cursor, scanned, total, indexed, index}; "+
+			"call again with next_cursor to continue until it is absent. Pages the index does not hold yet are scanned and come after the ranked ones with score 0; index tells how far the index is built."),
+		mcp.WithString("query", mcp.Required(), mcp.Description("Words to find (see above), or the literal text with literal: true")),
+		mcp.WithBoolean("literal", mcp.Description("Find the query as a literal string, scanning every document (default false)")),
+		mcp.WithBoolean("caseSensitive", mcp.Description("Literal search that matches case (default false)")),
 		mcp.WithString("fileType", mcp.Description("Only documents of this file type, e.g. 'md' or 'pdf'")),
 		mcp.WithString("cursor", mcp.Description("next_cursor of the previous step")),
-		mcp.WithNumber("maxMatches", mcp.Description("Stop the step after the document that reaches this many matches (default 50, at most 500)")),
-		mcp.WithNumber("maxDocuments", mcp.Description("Documents searched in this step (default 200, at most 2000)")),
+		mcp.WithNumber("maxMatches", mcp.Description("Matches of this step (default 50, at most 500; a scan stops after the document that reaches it)")),
+		mcp.WithNumber("maxDocuments", mcp.Description("Documents scanned in this step (default 200, at most 2000)")),
 		mcp.WithNumber("budgetMs", mcp.Description("Time the step may take, in milliseconds (default 2000, at most 10000)")),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithIdempotentHintAnnotation(true),
@@ -98,6 +118,7 @@ func (s *Server) addSearchTool(m *server.MCPServer) {
 		}
 		res, err := s.Search(ctx, SearchParams{
 			Query:         q,
+			Literal:       req.GetBool("literal", false),
 			CaseSensitive: req.GetBool("caseSensitive", false),
 			FileType:      req.GetString("fileType", ""),
 			Cursor:        req.GetString("cursor", ""),
@@ -112,9 +133,43 @@ func (s *Server) addSearchTool(m *server.MCPServer) {
 // errBadCursor is the error of a cursor this server did not make.
 var errBadCursor = errors.New("cursor is not one this server returned")
 
-// Search runs one step of a search of the documents' text: from the
-// cursor, in path order, until MaxDocuments documents were searched, the
-// matches reached MaxMatches (the step ends after that document), the
+// searchCursor is where a search stands.
+type searchCursor struct {
+	Literal bool   `json:"l,omitempty"`
+	Scan    bool   `json:"s,omitempty"` // the ranked pages are done: scanning the rest
+	Offset  int    `json:"o,omitempty"` // ranked pages returned so far
+	Seq     uint64 `json:"g,omitempty"` // the index as it was at the first step
+	From    string `json:"f,omitempty"` // next document to scan
+	Done    int    `json:"n,omitempty"` // documents scanned so far
+	Bad     int    `json:"u,omitempty"` // unreadable documents met by the scan
+}
+
+func (c searchCursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (searchCursor, error) {
+	var c searchCursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Offset < 0 || c.Done < 0 || c.Bad < 0 {
+		return searchCursor{}, errBadCursor
+	}
+	return c, nil
+}
+
+// toScan is a document a search scans: all of it, or its pages from
+// fromPage on (those past the index's bound).
+type toScan struct {
+	e        *entry
+	fromPage int
+}
+
+// Search runs one step of a search. A word search first returns the pages
+// the index holds, ranked, a window at a time; then it scans the
+// documents the index does not hold (yet) in path order, as a literal
+// search scans every document: until MaxDocuments documents were scanned,
+// the matches reached MaxMatches (the step ends after that document), the
 // budget ran out, or the documents did. A document that cannot be parsed
 // is counted as unreadable and skipped.
 func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
@@ -125,21 +180,27 @@ func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 	case len(p.Query) > protocol.SearchMaxQuery:
 		return SearchResult{}, errors.New("query is longer than 256 bytes")
 	}
-	expr := regexp.QuoteMeta(p.Query)
-	if !p.CaseSensitive {
-		expr = "(?i)" + expr
+	p.Literal = p.Literal || p.CaseSensitive
+	var m matcher
+	if p.Literal {
+		lm, err := newLiteralMatcher(p.Query, p.CaseSensitive)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		m = lm
+	} else {
+		q, err := fulltext.ParseQuery(extract.SearchForm(p.Query))
+		if err != nil {
+			return SearchResult{}, err
+		}
+		m = wordMatcher{q}
 	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return SearchResult{}, err
-	}
-	from := ""
+	cur := searchCursor{Literal: p.Literal, Scan: p.Literal}
 	if p.Cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(p.Cursor)
-		if err != nil || !utf8.Valid(b) {
+		var err error
+		if cur, err = decodeCursor(p.Cursor); err != nil || cur.Literal != p.Literal {
 			return SearchResult{}, errBadCursor
 		}
-		from = string(b)
 	}
 	p.MaxMatches = bound(p.MaxMatches, protocol.SearchDefaultMatches, protocol.SearchMaxMatches)
 	p.MaxDocuments = bound(p.MaxDocuments, protocol.SearchDefaultDocuments, protocol.SearchMaxDocuments)
@@ -148,6 +209,7 @@ func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 		budget = min(p.Budget, searchMaxBudget)
 	}
 	deadline := time.Now().Add(budget)
+	s.text.markListed() // a search wants the index: build it now
 
 	var docs []*entry
 	for _, e := range s.index.snapshot() {
@@ -156,29 +218,118 @@ func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 		}
 	}
 	res := SearchResult{Matches: []SearchMatch{}, Total: len(docs)}
-	i := sort.Search(len(docs), func(i int) bool { return docs[i].rel >= from })
+	scan := make([]toScan, 0, len(docs))
+	unreadable := 0
+	ranked := func(v *fulltext.View) error {
+		if p.Cursor == "" && v != nil {
+			cur.Seq = v.Seq()
+		}
+		for _, e := range docs {
+			var r fulltext.Record
+			ok := false
+			if v != nil {
+				r, ok = v.Record(e.rel)
+			}
+			switch {
+			case !ok || r.Seq > cur.Seq || r.Version != e.version():
+				scan = append(scan, toScan{e: e})
+			case r.Unreadable != "":
+				unreadable++
+			default:
+				res.Indexed++
+				if r.Indexed < r.Pages {
+					scan = append(scan, toScan{e: e, fromPage: r.Indexed})
+				}
+			}
+		}
+		if cur.Scan || v == nil || cur.Seq == 0 {
+			cur.Scan = true // nothing was indexed when the search started
+			return nil
+		}
+		// The step's budget bounds the index too (a prefix of one letter
+		// expands to thousands of words).
+		qctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		f := fulltext.Filter{FileType: p.FileType}
+		if v.Seq() > cur.Seq {
+			f.MaxSeq = cur.Seq // hide what was written since the first step
+		}
+		hits, err := v.Search(qctx, m.(wordMatcher).q, f, cur.Offset, p.MaxMatches)
+		if err != nil {
+			if qctx.Err() != nil && ctx.Err() == nil {
+				return fmt.Errorf("the index took longer than the step's budget (%v) for %q: use longer words or prefixes", budget, p.Query)
+			}
+			return err
+		}
+		for _, h := range hits.Hits {
+			e, ok := s.index.lookupRel(h.Rel)
+			if r, _ := v.Record(h.Rel); !ok || r.Version != e.version() {
+				continue // changed since: scanned instead
+			}
+			pt := pageText{body: h.Body, elements: h.Elements}
+			for _, f := range m.match(h.Title, h.Page, pt) {
+				res.Matches = append(res.Matches, s.searchMatch(e, h.Title, h.Page, pt, f, h.Score))
+			}
+		}
+		cur.Offset += len(hits.Hits)
+		if cur.Offset >= hits.Total || len(hits.Hits) == 0 {
+			cur.Scan = true
+		}
+		return nil
+	}
+	var ft *fulltext.Index
+	if !p.Literal {
+		ft = s.text.opened(ctx)
+	}
+	var err error
+	if ft != nil {
+		err = ft.View(func(v fulltext.View) error { return ranked(&v) })
+	} else {
+		err = ranked(nil)
+	}
+	if err != nil {
+		return SearchResult{}, err
+	}
+	res.Index = s.text.status()
+	res.Unreadable = unreadable + cur.Bad
+	if !cur.Scan {
+		res.Scanned = res.Indexed
+		res.NextCursor = cur.encode()
+		return res, nil
+	}
+
+	i := sort.Search(len(scan), func(i int) bool { return scan[i].e.rel >= cur.From })
+	if i < len(scan) {
+		s.text.reading.Add(1) // the index build gives way to the scan
+		defer s.text.reading.Add(-1)
+	}
 	done := 0
-	for ; i < len(docs); i++ {
+	for ; i < len(scan); i++ {
 		if done >= p.MaxDocuments || len(res.Matches) >= p.MaxMatches || (done > 0 && time.Now().After(deadline)) {
 			break
 		}
 		if err := ctx.Err(); err != nil {
 			return SearchResult{}, err
 		}
-		found, err := s.searchDocument(ctx, docs[i], re)
+		found, err := s.scanDocument(ctx, scan[i], m)
 		done++
 		if err != nil {
 			if ctx.Err() != nil {
 				return SearchResult{}, ctx.Err()
 			}
-			res.Unreadable++
+			cur.Bad++
 			continue
 		}
 		res.Matches = append(res.Matches, found...)
 	}
-	res.Scanned = i
-	if i < len(docs) {
-		res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(docs[i].rel))
+	cur.Done += done
+	res.Unreadable = unreadable + cur.Bad
+	res.Scanned = min(res.Indexed+cur.Done, res.Total)
+	if i < len(scan) {
+		cur.From = scan[i].e.rel
+		res.NextCursor = cur.encode()
+	} else {
+		res.Scanned = res.Total
 	}
 	return res, nil
 }
@@ -190,12 +341,154 @@ func bound(v, def, most int) int {
 	return min(v, most)
 }
 
-// searchDocument returns the matching lines of one document (at most
-// searchPerDocument). Plain text and source files whose bytes do not hold
-// the query are not parsed at all.
-func (s *Server) searchDocument(ctx context.Context, e *entry, re *regexp.Regexp) ([]SearchMatch, error) {
-	if e.kind == extract.KindText || e.kind == extract.KindCode {
-		hit, err := s.fileHolds(e.rel, re)
+// found is one match of a page: a line of its text (or of the
+// document's title) and the matches' offsets in it.
+type found struct {
+	line  string
+	at    int // offset of the line in the page's body; -1 for the title
+	spans [][2]int
+}
+
+// matcher finds the matches of one page.
+type matcher interface {
+	// match returns the page's matches; title is the document's title.
+	match(title string, page int, pt pageText) []found
+	// mayHold reports whether a text or source file's bytes may hold a
+	// match (false lets a scan skip the parse).
+	mayHold(data []byte) bool
+}
+
+// wordMatcher is a word search: one match per page, the line that holds
+// the most of the query's words.
+type wordMatcher struct{ q fulltext.Query }
+
+func (w wordMatcher) match(title string, page int, pt pageText) []found {
+	if page != 0 {
+		title = ""
+	}
+	for _, text := range []struct {
+		s  string
+		at int
+	}{{pt.body, 0}, {title, -1}, {pt.headings, -1}} {
+		if f, ok := bestLine(w.q, text.s, text.at); ok {
+			return []found{f}
+		}
+	}
+	return []found{{line: firstLine(pt.body)}}
+}
+
+func (w wordMatcher) mayHold([]byte) bool { return true }
+
+// bestLine returns the line of text with the most distinct clauses of q
+// (the first of those), or false when none matches.
+func bestLine(q fulltext.Query, text string, at int) (found, bool) {
+	spans := q.Spans(text)
+	if len(spans) == 0 {
+		return found{}, false
+	}
+	best, bestN := -1, 0
+	for i := 0; i < len(spans); {
+		end := strings.IndexByte(text[spans[i].Start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += spans[i].Start
+		}
+		distinct := map[int]bool{}
+		j := i
+		for ; j < len(spans) && spans[j].Start < end; j++ {
+			distinct[spans[j].Clause] = true
+		}
+		if len(distinct) > bestN {
+			best, bestN = i, len(distinct)
+		}
+		i = j
+	}
+	start := strings.LastIndexByte(text[:spans[best].Start], '\n') + 1
+	end := strings.IndexByte(text[start:], '\n')
+	if end < 0 {
+		end = len(text)
+	} else {
+		end += start
+	}
+	f := found{line: text[start:end], at: start}
+	if at < 0 {
+		f.at = -1
+	}
+	for _, sp := range spans[best:] {
+		if sp.Start >= end {
+			break
+		}
+		f.spans = append(f.spans, [2]int{sp.Start - start, min(sp.End, end) - start})
+	}
+	return f, true
+}
+
+// literalMatcher is a literal search: every line that holds the string.
+type literalMatcher struct{ re *regexp.Regexp }
+
+func newLiteralMatcher(query string, caseSensitive bool) (literalMatcher, error) {
+	expr := regexp.QuoteMeta(extract.SearchForm(query))
+	if !caseSensitive {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	return literalMatcher{re}, err
+}
+
+func (l literalMatcher) match(_ string, _ int, pt pageText) []found {
+	var out []found
+	at := 0
+	for line := range strings.Lines(pt.body) {
+		text := strings.TrimSuffix(line, "\n")
+		if locs := l.re.FindAllStringIndex(text, -1); locs != nil {
+			f := found{line: text, at: at}
+			for _, loc := range locs {
+				f.spans = append(f.spans, [2]int{loc[0], loc[1]})
+			}
+			out = append(out, f)
+		}
+		at += len(line)
+	}
+	return out
+}
+
+func (l literalMatcher) mayHold(data []byte) bool {
+	return l.re.Match(bytes.ReplaceAll(data, []byte("\t"), []byte(" "))) || l.re.Match(data)
+}
+
+// searchMatch is the match of a found line on a page of e.
+func (s *Server) searchMatch(e *entry, title string, page int, pt pageText, f found, score float64) SearchMatch {
+	m := SearchMatch{
+		DocRef: e.docRef, URI: dpe.Page(s.host, e.docRef, page).String(),
+		Title: title, FileType: e.fileType, Path: e.rel, PageIndex: page, Score: score,
+	}
+	first := [2]int{0, 0}
+	if len(f.spans) > 0 {
+		first = f.spans[0]
+	}
+	line, a, b := clipAround(f.line, first[0], first[1], searchLineBytes)
+	m.Line, m.Start, m.End = line, a, b
+	shift := first[0] - a
+	for _, sp := range f.spans {
+		x, y := sp[0]-shift, sp[1]-shift
+		if x >= 0 && y <= len(line) {
+			m.Highlights = append(m.Highlights, [2]int{x, y})
+		}
+	}
+	if f.at >= 0 {
+		m.ElementID = elementAt(pt.elements, f.at+first[0])
+	}
+	return m
+}
+
+// scanDocument returns the matches of one document's pages from
+// d.fromPage (for a literal search, at most searchPerDocument). Plain text and source files
+// whose bytes cannot hold a match are not parsed at all.
+func (s *Server) scanDocument(ctx context.Context, d toScan, m matcher) ([]SearchMatch, error) {
+	e := d.e
+	if d.fromPage == 0 && (e.kind == extract.KindText || e.kind == extract.KindCode) {
+		hit, err := s.fileHolds(e.rel, m)
 		if err != nil {
 			return nil, err
 		}
@@ -203,28 +496,29 @@ func (s *Server) searchDocument(ctx context.Context, e *entry, re *regexp.Regexp
 			return nil, nil
 		}
 	}
-	cur, doc, err := s.load(ctx, e.docRef)
+	fresh, err := s.current(e.docRef)
 	if err != nil {
 		return nil, err
 	}
+	doc, err := s.wholeDocument(ctx, fresh, true)
+	if err != nil {
+		return nil, err
+	}
+	title := extract.SearchForm(doc.Title)
 	var out []SearchMatch
-	for pi, pg := range doc.Pages {
-		for _, el := range pg.Elements {
-			text := dpe.RenderElementText(protocol.DPEElementDetail{ElementID: el.ID, Category: string(el.Category), Summary: el.Summary, Content: el.Content})
-			for _, line := range strings.Split(text, "\n") {
-				loc := re.FindStringIndex(line)
-				if loc == nil {
-					continue
-				}
-				l, a, b := clipAround(line, loc[0], loc[1], searchLineBytes)
-				out = append(out, SearchMatch{
-					DocRef: cur.docRef, URI: dpe.Page(s.host, cur.docRef, pi).String(),
-					Title: doc.Title, FileType: cur.fileType, Path: cur.rel,
-					PageIndex: pi, ElementID: el.ID, Line: l, Start: a, End: b,
-				})
-				if len(out) >= searchPerDocument {
-					return out, nil
-				}
+	for pi := d.fromPage; pi < len(doc.Pages); pi++ {
+		pt := textOfPage(doc.Pages[pi])
+		t := ""
+		if pi == 0 {
+			t = title
+		}
+		if wm, ok := m.(wordMatcher); ok && !wm.q.Matches(t, pt.headings, pt.body) {
+			continue
+		}
+		for _, f := range m.match(title, pi, pt) {
+			out = append(out, s.searchMatch(fresh, title, pi, pt, f, 0))
+			if _, literal := m.(literalMatcher); literal && len(out) >= searchPerDocument {
+				return out, nil
 			}
 		}
 	}
@@ -232,8 +526,8 @@ func (s *Server) searchDocument(ctx context.Context, e *entry, re *regexp.Regexp
 }
 
 // fileHolds reports whether the bytes of a file (within the size bound)
-// match re.
-func (s *Server) fileHolds(rel string, re *regexp.Regexp) (bool, error) {
+// may hold a match of m.
+func (s *Server) fileHolds(rel string, m matcher) (bool, error) {
 	f, err := s.root.Open(rel)
 	if err != nil {
 		return false, err
@@ -246,7 +540,7 @@ func (s *Server) fileHolds(rel string, re *regexp.Regexp) (bool, error) {
 	if !utf8.Valid(data) {
 		return true, nil // let the extractor decide what the text is
 	}
-	return re.Match(bytes.ReplaceAll(data, []byte("\t"), []byte(" "))) || re.Match(data), nil
+	return m.mayHold(data), nil
 }
 
 // clipAround cuts line to at most n bytes around the match [a, b) on rune

@@ -14,7 +14,7 @@ import (
 )
 
 // callSearch calls dpe_search through MCP as a Computer does.
-func callSearch(t *testing.T, c *client.Client, args map[string]any) (SearchResult, *mcp.CallToolResult) {
+func callSearch(t testing.TB, c *client.Client, args map[string]any) (SearchResult, *mcp.CallToolResult) {
 	t.Helper()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = SearchTool
@@ -33,12 +33,12 @@ func callSearch(t *testing.T, c *client.Client, args map[string]any) (SearchResu
 	return out, res
 }
 
-// TestSearchFindsTheExtractedText: the search sees what the reader sees,
-// including the text of PDFs and office files whose bytes fs_grep cannot
-// read, and points at the page and element.
+// TestSearchFindsTheExtractedText: the literal search sees what the
+// reader sees, including the text of PDFs and office files whose bytes
+// fs_grep cannot read, and points at the page and element.
 func TestSearchFindsTheExtractedText(t *testing.T) {
 	_, c, _ := startInProcess(t, copyCorpus(t), Options{})
-	res, _ := callSearch(t, c, map[string]any{"query": "written APPROVAL"})
+	res, _ := callSearch(t, c, map[string]any{"query": "written APPROVAL", "literal": true, "budgetMs": 10000})
 	if res.NextCursor != "" || res.Scanned != res.Total || res.Total == 0 {
 		t.Fatalf("one step over a small folder should finish: %+v", res)
 	}
@@ -55,7 +55,7 @@ func TestSearchFindsTheExtractedText(t *testing.T) {
 	}
 
 	// A table cell of a DOCX, case-insensitive by default.
-	res, _ = callSearch(t, c, map[string]any{"query": "PAYROLL"})
+	res, _ = callSearch(t, c, map[string]any{"query": "PAYROLL", "literal": true})
 	var docx []SearchMatch
 	for _, m := range res.Matches {
 		if m.Path == "guides/onboarding.docx" {
@@ -69,24 +69,26 @@ func TestSearchFindsTheExtractedText(t *testing.T) {
 	if len(res.Matches) != 0 {
 		t.Errorf("case-sensitive search matched %+v", res.Matches)
 	}
-	res, _ = callSearch(t, c, map[string]any{"query": "payroll", "fileType": "pdf"})
+	res, _ = callSearch(t, c, map[string]any{"query": "payroll", "fileType": "pdf", "literal": true})
 	if len(res.Matches) != 0 || res.Total != 1 {
 		t.Errorf("fileType pdf: total %d, matches %+v", res.Total, res.Matches)
 	}
 }
 
-// TestSearchStepsWithACursor: a search made of small steps finds the same
-// matches as one big step, reports its progress, and ends.
+// TestSearchStepsWithACursor: a literal search made of small steps finds
+// the same matches as one big step, reports its progress, and ends.
 func TestSearchStepsWithACursor(t *testing.T) {
 	_, c, _ := startInProcess(t, copyCorpus(t), Options{})
-	whole, _ := callSearch(t, c, map[string]any{"query": "the", "maxMatches": 500})
+	// A budget that the engine's first start (seconds under -race on a
+	// loaded machine) cannot use up: this test is about cursors.
+	whole, _ := callSearch(t, c, map[string]any{"query": "the", "maxMatches": 500, "literal": true, "budgetMs": 10000})
 	if whole.NextCursor != "" {
 		t.Fatalf("the whole search did not finish in one step: %+v", whole)
 	}
 	var stepped []SearchMatch
 	cursor, steps, last := "", 0, 0
 	for {
-		res, _ := callSearch(t, c, map[string]any{"query": "the", "maxDocuments": 2, "cursor": cursor, "maxMatches": 500})
+		res, _ := callSearch(t, c, map[string]any{"query": "the", "maxDocuments": 2, "cursor": cursor, "maxMatches": 500, "literal": true})
 		steps++
 		if res.Scanned <= last && res.NextCursor != "" {
 			t.Fatalf("step %d made no progress: %+v", steps, res)

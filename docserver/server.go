@@ -49,6 +49,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 )
 
@@ -78,8 +79,9 @@ type Options struct {
 	PeekTimeout  time.Duration // bound on peeking at one file for its title
 	ListWait     time.Duration // how long resources/list waits for peeks before listing files as pending
 	MemoryBudget int64         // bytes the parses and peeks in progress may reserve together
-	// CacheDir holds the on-disk index cache ("" for
-	// $XDG_CACHE_HOME/smcp-browse/docs, "off" for none).
+	// CacheDir holds the on-disk catalog cache and search index ("" for
+	// $XDG_CACHE_HOME/smcp-browse/docs, "off" for none: the search index
+	// is then kept in memory).
 	CacheDir string
 	Extract  extract.Options
 	Version  string // reported in the MCP initialize result
@@ -103,6 +105,9 @@ type Server struct {
 	parser *extract.Parser
 	mem    *memoryGate
 	disk   *diskCache
+	text   *textIndex
+	// attachedPDFs hold an engine instance for their next page.
+	attachedPDFs attachedPDFs
 	// counts of the extraction work done, for tests and logs
 	peeksRun, parsesRun atomic.Int64
 	work                sync.WaitGroup // parses and peeks running, abandoned ones too
@@ -122,42 +127,18 @@ type Server struct {
 // parsed). The returned Server answers MCP requests at once; Start adds
 // the file watcher.
 func New(root string, opts Options) (*Server, error) {
-	if opts.Host == "" {
-		opts.Host = DefaultHost
-	}
-	if opts.MaxFileSize <= 0 {
-		opts.MaxFileSize = DefaultMaxFileSize
-	}
-	if opts.Debounce <= 0 {
-		opts.Debounce = DefaultDebounce
-	}
-	if opts.ListPageSize <= 0 {
-		opts.ListPageSize = DefaultListPageSize
-	}
-	if opts.CacheSize <= 0 {
-		opts.CacheSize = DefaultCacheSize
-	}
-	if opts.ParseTimeout <= 0 {
-		opts.ParseTimeout = DefaultParseTimeout
-	}
-	if opts.PeekTimeout <= 0 {
-		opts.PeekTimeout = DefaultPeekTimeout
-	}
-	if opts.ListWait <= 0 {
-		opts.ListWait = DefaultListWait
-	}
-	if opts.CacheBytes <= 0 {
-		opts.CacheBytes = DefaultCacheBytes
-	}
-	if opts.MemoryBudget <= 0 {
-		opts.MemoryBudget = DefaultMemoryBudget
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Version == "" {
-		opts.Version = "dev"
-	}
+	opt.Default(&opts.Host, DefaultHost)
+	opt.Default(&opts.MaxFileSize, DefaultMaxFileSize)
+	opt.Default(&opts.Debounce, DefaultDebounce)
+	opt.Default(&opts.ListPageSize, DefaultListPageSize)
+	opt.Default(&opts.CacheSize, DefaultCacheSize)
+	opt.Default(&opts.ParseTimeout, DefaultParseTimeout)
+	opt.Default(&opts.PeekTimeout, DefaultPeekTimeout)
+	opt.Default(&opts.ListWait, DefaultListWait)
+	opt.Default(&opts.CacheBytes, DefaultCacheBytes)
+	opt.Default(&opts.MemoryBudget, DefaultMemoryBudget)
+	opts.Logger = opt.Logger(opts.Logger)
+	opt.Default(&opts.Version, "dev")
 	if err := validHost(opts.Host); err != nil {
 		return nil, err
 	}
@@ -193,6 +174,7 @@ func New(root string, opts Options) (*Server, error) {
 		parser:  extract.NewParser(opts.Extract),
 		mem:     newMemoryGate(opts.MemoryBudget),
 	}
+	s.mem.reclaim = s.attachedPDFs.reclaim
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, open: s.openRegular, maxFileSize: opts.MaxFileSize, log: s.log}
 	files := map[string]fileInfo{}
@@ -209,6 +191,7 @@ func New(root string, opts Options) (*Server, error) {
 		cacheDir = ""
 	}
 	s.disk = openDiskCache(cacheDir, abs, s.host, s.log)
+	s.text = newTextIndex(s, cacheDir)
 	s.restorePeeks(files)
 	for _, f := range files {
 		if f.kind == extract.KindPDF {
@@ -290,11 +273,12 @@ func (s *Server) Close() error {
 	s.watch = nil
 	s.watchMu.Unlock()
 	s.baseCancel()
+	s.attachedPDFs.reclaim() // idle PDFs give their engine back now, busy ones when their read ends
 	var errs []error
 	if w != nil {
 		errs = append(errs, w.close())
 	}
-	errs = append(errs, s.disk.close(), s.root.Close())
+	errs = append(errs, s.text.close(), s.disk.close(), s.root.Close())
 	return errors.Join(errs...)
 }
 

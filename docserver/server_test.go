@@ -391,7 +391,7 @@ func TestCorruptFilesDoNotBreakTheCatalog(t *testing.T) {
 	_, c, _ := startInProcess(t, dir, Options{MaxFileSize: 1024})
 	// Broken files and the file over the size bound are listed, marked
 	// unreadable with the reason; the good one is listed normally.
-	all, _ := listAll(t, c)
+	all := listSettled(t, c)
 	if len(all) != 5 {
 		t.Fatalf("listed %d resources, want 5: %v", len(all), all)
 	}
@@ -467,6 +467,7 @@ func TestWatcherNotifications(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\none\n")
 	writeFile(t, filepath.Join(dir, "b.md"), "# B\n\none\n")
+	writeFile(t, filepath.Join(dir, "z.md"), "# Z\n") // last in path order: a marker
 	// A debounce well above the ~25 ms the burst below takes, so a loaded
 	// machine does not split it.
 	_, legacy, ln := startInProcess(t, dir, Options{Debounce: 250 * time.Millisecond})
@@ -477,7 +478,7 @@ func TestWatcherNotifications(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "new", "c.md"), "# C\n")
 	ln.wait(t, mcp.MethodNotificationResourcesListChanged, "", 5*time.Second)
 	all, _ := listAll(t, legacy)
-	if len(all) != 3 {
+	if len(all) != 4 {
 		t.Fatalf("after create: %d resources", len(all))
 	}
 	// A file in the directory created after the watcher started is watched.
@@ -494,7 +495,7 @@ func TestWatcherNotifications(t *testing.T) {
 	if d.Title != "A changed" {
 		t.Errorf("after the update the title is %q", d.Title)
 	}
-	ln.none(t, mcp.MethodNotificationResourcesListChanged, "", 300*time.Millisecond)
+	ln.none(t, mcp.MethodNotificationResourcesListChanged, "") // it would have come before updated
 
 	// Rapid writes are debounced into one notification.
 	ln.reset()
@@ -503,7 +504,10 @@ func TestWatcherNotifications(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	ln.wait(t, mcp.MethodNotificationResourceUpdated, uriB, 5*time.Second)
-	time.Sleep(600 * time.Millisecond)
+	// A change after the burst: its notification comes after any the
+	// burst could still cause.
+	writeFile(t, filepath.Join(dir, "z.md"), "# Z changed\n")
+	ln.wait(t, mcp.MethodNotificationResourceUpdated, "dpe://"+testHost+"/"+DocRef("z.md"), 5*time.Second)
 	ln.mu.Lock()
 	extra := len(ln.all)
 	ln.mu.Unlock()
@@ -515,15 +519,16 @@ func TestWatcherNotifications(t *testing.T) {
 	ln.reset()
 	ctx := context.Background()
 	sub := mcp.SubscribeRequest{}
-	sub.Params.URI = uriA + "/pages/0" // any URI of the document counts
+	uriZ := "dpe://" + testHost + "/" + DocRef("z.md")
+	sub.Params.URI = uriZ + "/pages/0" // any URI of the document counts
 	//lint:ignore SA1019 resources/subscribe is what clients of protocol 2025-11-25 and older (the TypeScript SDK) use
 	if err := legacy.Subscribe(ctx, sub); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "b.md"), "# B again\n")
-	ln.none(t, mcp.MethodNotificationResourceUpdated, uriB, 500*time.Millisecond)
-	writeFile(t, filepath.Join(dir, "a.md"), "# A again\n")
-	ln.wait(t, mcp.MethodNotificationResourceUpdated, uriA, 5*time.Second)
+	writeFile(t, filepath.Join(dir, "z.md"), "# Z again\n")
+	ln.wait(t, mcp.MethodNotificationResourceUpdated, uriZ, 5*time.Second)
+	ln.none(t, mcp.MethodNotificationResourceUpdated, uriB) // b's would have come first
 
 	// Delete and rename: list_changed.
 	ln.reset()
@@ -540,7 +545,7 @@ func TestWatcherNotifications(t *testing.T) {
 	for _, r := range all {
 		paths = append(paths, r.Meta.AdditionalFields["path"].(string))
 	}
-	if got := strings.Join(paths, ","); got != "a.md,renamed/c.md,renamed/d.md" {
+	if got := strings.Join(paths, ","); got != "a.md,renamed/c.md,renamed/d.md,z.md" {
 		t.Errorf("after delete+rename: %s", got)
 	}
 }
@@ -557,7 +562,7 @@ func TestModernClientListen(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go c.Listen(ctx, mcp.SubscriptionFilter{ResourcesListChanged: true, ResourceSubscriptions: []string{uriA}})
-	time.Sleep(200 * time.Millisecond)
+	n.wait(t, mcp.MethodNotificationSubscriptionsAcknowledged, "", 10*time.Second) // the stream is open
 	writeFile(t, filepath.Join(dir, "a.md"), "# A2\n")
 	n.wait(t, mcp.MethodNotificationResourceUpdated, uriA, 5*time.Second)
 	writeFile(t, filepath.Join(dir, "b.md"), "# B\n")

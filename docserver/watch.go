@@ -18,7 +18,8 @@ const maxDebounceDelay = 10
 
 // watcher turns file-system events under the root into index updates and
 // MCP notifications: list_changed when documents appear, go or are
-// renamed, updated for a document whose contents changed. Events are
+// renamed, updated for a document whose contents, permissions or owner
+// changed. Events are
 // gathered for the debounce interval (restarted by each event, but never
 // held back longer than ten intervals) and applied as one batch.
 type watcher struct {
@@ -51,6 +52,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.scannedDirs = nil
 	s.watch = w
+	s.text.start(wctx)
 	// Files may have changed between New's scan and the watches: the
 	// watcher catches up first, in the background, so that the server
 	// answers at once (a 10,000-file folder costs a second walk).
@@ -115,9 +117,8 @@ func (w *watcher) run(ctx context.Context, catchUp map[string]bool) {
 			if !ok {
 				return
 			}
-			if ev.Op == fsnotify.Chmod {
-				continue
-			}
+			// Chmod is any change of a file's attributes (permissions,
+			// owner, times): a file made readable again is read again.
 			rel, ok := w.rel(ev.Name)
 			if !ok {
 				continue
@@ -203,13 +204,21 @@ func (w *watcher) apply(paths map[string]bool) {
 		}
 	}
 	setChanged, updated := s.index.replace(files)
+	var touched []string
 	for rel, fi := range old {
 		if nf, ok := files[rel]; !ok || !nf.sameVersion(fi) {
 			s.docs.forget(rel)
 			s.peeks.forget(rel)
 			s.disk.forget(rel)
+			touched = append(touched, rel)
 		}
 	}
+	for rel := range files {
+		if _, ok := old[rel]; !ok {
+			touched = append(touched, rel)
+		}
+	}
+	s.text.touch(touched)
 	if setChanged {
 		s.log.Info("document list changed", "documents", len(files))
 		s.notifyListChanged()

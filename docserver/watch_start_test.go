@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // Start watches the folders New's scan found without walking the tree
@@ -49,20 +51,16 @@ func TestStartCatchesUpWithChangesSinceNew(t *testing.T) {
 	}
 	waitIndex := func(want map[string]bool) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			got := indexed()
+		var got map[string]bool
+		if !testutil.WaitUntil(10*time.Second, func() bool {
+			got = indexed()
 			ok := len(got) == len(want)
 			for rel := range want {
 				ok = ok && got[rel]
 			}
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("index %v, want %v", got, want)
-			}
-			time.Sleep(10 * time.Millisecond)
+			return ok
+		}) {
+			t.Fatalf("index %v, want %v", got, want)
 		}
 	}
 	waitIndex(map[string]bool{"a/kept.md": true, "a/added.md": true, "b/new-folder.md": true})

@@ -242,5 +242,5 @@ func markdownList(c content) string {
 func fenced(lang, code string) string {
 	fence := strings.Repeat("`", max(3, longestRun(code, '`')+1))
 	lang = strings.TrimSpace(strings.ReplaceAll(OneLine(lang), "`", ""))
-	return fence + lang + "\n" + strings.TrimRight(code, "\n") + "\n" + fence
+	return fence + lang + "\n" + strings.TrimSuffix(code, "\n") + "\n" + fence
 }

@@ -242,7 +242,7 @@ func elementText(e protocol.DPEElementDetail, c content) string {
 		}
 		return strings.Join(lines, "\n")
 	case Code:
-		return strings.TrimRight(c.str("code"), "\n")
+		return strings.TrimSuffix(c.str("code"), "\n") // blank lines at its end are content
 	case Chart:
 		s := "Chart: " + OneLine(c.str("title"))
 		if d := c.str("data_summary"); d != "" {

@@ -131,6 +131,7 @@ func TestRenderRules(t *testing.T) {
 		{"code fence longer than backticks inside", el("code", map[string]any{"language": "md", "code": "a ```` b\n"}),
 			"`````md\na ```` b\n`````"},
 		{"code language cannot break the fence", el("code", map[string]any{"language": "go`x", "code": "x"}), "```gox\nx\n```"},
+		{"code keeps a blank last line", el("code", map[string]any{"language": "go", "code": "}\n\n"}), "```go\n}\n\n```"},
 		{"image prefers url; alt brackets escaped; its title kept", el("image", map[string]any{"url": "u", "alt": "a]b", "description": `the "d"`}), `![a\]b](u "the \"d\"")`},
 		{"image whose description is its alt has no title", el("image", map[string]any{"url": "u", "alt": "a", "description": "a"}), "![a](u)"},
 		{"image without url falls back to alt", el("image", map[string]any{"alt": "only alt"}), "[图片: only alt]"},
@@ -169,6 +170,7 @@ func TestRenderText(t *testing.T) {
 			"a\tb\n1 2\t3|4"},
 		{"ordered list", el("list", map[string]any{"ordered": "true", "start": 2, "items": []string{"x"}}), "2. x"},
 		{"code without fence", el("code", map[string]any{"language": "go", "code": "x := 1\n"}), "x := 1"},
+		{"code keeps a blank last line", el("code", map[string]any{"language": "go", "code": "}\n\n"}), "}\n"},
 		{"image keeps its url", el("image", map[string]any{"alt": "Logo", "url": "u"}), "Image: Logo <u>"},
 		{"link", el("link", map[string]any{"text": "t", "url": "u"}), "t <u>"},
 		{"separator", el("separator", nil), "----"},
@@ -201,20 +203,63 @@ func TestRenderPageJoins(t *testing.T) {
 }
 
 // TestRenderUntypedContent feeds content of every wrong shape; rendering
-// must not panic and must still produce the element's frame.
+// must not panic and must still produce the element's frame: a heading's
+// "# ", a code fence, a table's pipes, a chart's or an image's label, a
+// formula's dollars, a link's brackets, a separator's rule, and for the
+// categories without content rules their "[category: summary]".
 func TestRenderUntypedContent(t *testing.T) {
 	junk := []any{nil, 1.5, -3, "s", true, []any{nil, map[string]any{"k": 1}}, map[string]any{"x": []any{}}, [][]string{{"a"}}}
 	keys := []string{"level", "text", "headers", "rows", "items", "ordered", "start", "language", "code", "title",
 		"data_summary", "url", "alt", "description", "expression"}
+	lines := func(s string, ok func(string) bool) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if !ok(l) {
+				return false
+			}
+		}
+		return true
+	}
+	label := func(c Category) func(md, txt string) bool {
+		return func(md, txt string) bool { return md == "["+string(c)+": sum]" && txt == string(c)+": sum" }
+	}
+	frames := map[Category]func(md, txt string) bool{
+		Text:    func(md, txt string) bool { return !strings.Contains(md, "\x00") },
+		Heading: func(md, txt string) bool { return strings.HasPrefix(md, "# ") && !strings.Contains(md, "\n") },
+		List: func(md, txt string) bool {
+			return lines(md, func(l string) bool { return l == "" || strings.HasPrefix(l, "- ") }) &&
+				lines(txt, func(l string) bool { return l == "" || strings.HasPrefix(l, "• ") })
+		},
+		Code: func(md, txt string) bool { return strings.HasPrefix(md, "```") && strings.HasSuffix(md, "\n```") },
+		Table: func(md, txt string) bool {
+			return lines(md, func(l string) bool { return l == "" || strings.HasPrefix(l, "|") && strings.HasSuffix(l, "|") })
+		},
+		Chart: func(md, txt string) bool {
+			return strings.HasPrefix(md, "[图表: ") && strings.HasPrefix(txt, "Chart: ")
+		},
+		Image: func(md, txt string) bool {
+			return (strings.HasPrefix(md, "![") || strings.HasPrefix(md, "[图片: ")) && strings.HasPrefix(txt, "Image: ")
+		},
+		Formula: func(md, txt string) bool { return strings.HasPrefix(md, "$ ") && strings.HasSuffix(md, " $") },
+		Link: func(md, txt string) bool {
+			return strings.HasPrefix(md, "[") && strings.Contains(md, "](") && strings.HasSuffix(md, ")")
+		},
+		Separator: func(md, txt string) bool { return md == "---" && txt == "----" },
+	}
+	frames[PivotTable] = frames[Table]
 	for _, c := range Categories() {
+		frame := frames[c]
+		if frame == nil {
+			frame = label(c)
+		}
 		for _, j := range junk {
 			content := map[string]any{}
 			for _, k := range keys {
 				content[k] = j
 			}
-			e := protocol.DPEElementDetail{Category: string(c), Content: content}
-			_ = RenderElementMarkdown(e)
-			_ = RenderElementText(e)
+			e := protocol.DPEElementDetail{Category: string(c), Summary: "sum", Content: content}
+			if md, txt := RenderElementMarkdown(e), RenderElementText(e); !frame(md, txt) {
+				t.Errorf("%s with every key %#v: no frame in markdown %q, text %q", c, j, md, txt)
+			}
 		}
 	}
 }

@@ -13,7 +13,7 @@ import "strings"
 //   - GetFinderReq.sort: "title", "type", "pages" or "modified", with a
 //     leading "-" for descending ("" keeps the specification's order);
 //   - client:search_finder: a bounded, resumable search of the text of a
-//     Computer's documents (SearchFinderReq, SearchFinderRet).
+//     Computer's documents, ranked (SearchFinderReq, SearchFinderRet).
 
 // EventSearchFinder searches the content of a Computer's documents.
 const EventSearchFinder = "client:search_finder"
@@ -108,9 +108,13 @@ const (
 
 // SearchQuery is one request of a content search, as callers build it.
 type SearchQuery struct {
-	// Query is the text to find (a literal string, case-insensitive unless
-	// CaseSensitive).
+	// Query is what to find: words (whole, any case) that must all be on
+	// a page, "a phrase" in quotes, pre* for words that start with pre;
+	// the pages come ranked, best first. With Literal, a literal string
+	// found in every line that holds it (case-insensitive unless
+	// CaseSensitive, which implies Literal), unranked.
 	Query         string
+	Literal       bool
 	CaseSensitive bool
 	// FileType limits the search to documents of that file type.
 	FileType string
@@ -127,6 +131,7 @@ type SearchFinderReq struct {
 	ReqID         string `json:"req_id"`
 	Computer      string `json:"computer"`
 	Query         string `json:"query"`
+	Literal       bool   `json:"literal,omitempty"`
 	CaseSensitive bool   `json:"case_sensitive,omitempty"`
 	FileType      string `json:"file_type,omitempty"`
 	Cursor        string `json:"cursor,omitempty"`
@@ -138,7 +143,7 @@ type SearchFinderReq struct {
 func NewSearchFinderReq(h ComputerCall, q SearchQuery) SearchFinderReq {
 	return SearchFinderReq{
 		Agent: h.Agent, ReqID: h.ReqID, Computer: h.Computer,
-		Query: q.Query, CaseSensitive: q.CaseSensitive, FileType: q.FileType,
+		Query: q.Query, Literal: q.Literal, CaseSensitive: q.CaseSensitive, FileType: q.FileType,
 		Cursor: q.Cursor, MaxMatches: q.MaxMatches, MaxDocuments: q.MaxDocuments,
 	}
 }
@@ -146,12 +151,13 @@ func NewSearchFinderReq(h ComputerCall, q SearchQuery) SearchFinderReq {
 // SearchQuery returns the request as a SearchQuery.
 func (r SearchFinderReq) SearchQuery() SearchQuery {
 	return SearchQuery{
-		Query: r.Query, CaseSensitive: r.CaseSensitive, FileType: r.FileType,
+		Query: r.Query, Literal: r.Literal, CaseSensitive: r.CaseSensitive, FileType: r.FileType,
 		Cursor: r.Cursor, MaxMatches: r.MaxMatches, MaxDocuments: r.MaxDocuments,
 	}
 }
 
-// SearchMatch is one line of a document that contains the query.
+// SearchMatch is a page that holds the query (for a literal search, one
+// of its lines that does).
 type SearchMatch struct {
 	// URI is the Level 2 URI of the page holding the line.
 	URI       string `json:"uri"`
@@ -162,11 +168,17 @@ type SearchMatch struct {
 	Server    string `json:"server,omitempty"`
 	PageIndex int    `json:"page_index"`
 	ElementID string `json:"element_id,omitempty"`
-	// Line is the matching line of the element's text (bounded), and
-	// Start and End the match's byte offsets in it.
-	Line  string `json:"line"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
+	// Line is the page's line that best matches (bounded), Start and End
+	// the byte offsets of its first match, Highlights those of every
+	// match in it.
+	Line       string   `json:"line"`
+	Start      int      `json:"start"`
+	End        int      `json:"end"`
+	Highlights [][2]int `json:"highlights,omitempty"`
+	// Score ranks the match (higher is better; matches come in
+	// descending order). Pages the document server's index does not hold
+	// yet, found by scanning, and literal matches score 0.
+	Score float64 `json:"score"`
 }
 
 // SearchFinderRet answers client:search_finder. NextCursor is empty when
@@ -178,6 +190,19 @@ type SearchFinderRet struct {
 	ScannedDocuments int           `json:"scanned_documents"`
 	TotalDocuments   int           `json:"total_documents"`
 	// Unreadable counts documents that could not be searched.
-	Unreadable int    `json:"unreadable,omitempty"`
-	ReqID      string `json:"req_id"`
+	Unreadable int `json:"unreadable,omitempty"`
+	// IndexedDocuments counts the documents the full-text indexes
+	// answered for; the others are scanned.
+	IndexedDocuments int `json:"indexed_documents"`
+	// Indexing is present while a document server's index is still being
+	// built (the answer is then partly from the index, partly scanned).
+	Indexing *SearchIndexing `json:"indexing,omitempty"`
+	ReqID    string          `json:"req_id"`
+}
+
+// SearchIndexing is how far the full-text indexes of a Computer's
+// document servers are built.
+type SearchIndexing struct {
+	Indexed int `json:"indexed"` // documents indexed
+	Total   int `json:"total"`
 }

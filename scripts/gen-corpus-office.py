@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the DOCX and PPTX files of testdata/corpus with python-docx and
 python-pptx, writers this project did not write (the Go generator in
-internal/corpusgen writes the other formats). Run through
+cmd/corpusgen writes the other formats). Run through
 scripts/gen-corpus.sh, which installs the pinned packages in a venv.
 
 The packages stamp the current time into docProps/core.xml; the script

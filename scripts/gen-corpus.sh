@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-testdata/corpus}
-go run ./internal/corpusgen -out "$out"
+go run ./cmd/corpusgen -out "$out"
 venv=${TMPDIR:-/tmp}/smcp-corpus-venv
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"

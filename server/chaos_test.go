@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -140,16 +141,12 @@ func TestRandomTrafficKeepsTheServerConsistent(t *testing.T) {
 		}
 	}
 
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		sessions, offices := server.Counts(srv.Srv)
-		if sessions == 0 && offices == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("every client has gone, yet the server holds %d sessions and %d offices", sessions, offices)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var sessions, offices int
+	if !testutil.WaitUntil(10*time.Second, func() bool {
+		sessions, offices = server.Counts(srv.Srv)
+		return sessions == 0 && offices == 0
+	}) {
+		t.Fatalf("every client has gone, yet the server holds %d sessions and %d offices", sessions, offices)
 	}
 	c := dial(t, srv.URL)
 	join(t, c, protocol.RoleAgent, "last", "office-0")

@@ -243,16 +243,9 @@ func (p *pollClient) waitClosed() {
 // waitSessions waits until the Server holds n sessions.
 func waitSessions(t *testing.T, s *server.Server, n int) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		got, _ := server.Counts(s)
-		if got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Server holds %d sessions, want %d", got, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got int
+	if !testutil.WaitUntil(wait, func() bool { got, _ = server.Counts(s); return got == n }) {
+		t.Fatalf("the Server holds %d sessions, want %d", got, n)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -360,16 +361,13 @@ func TestReconnectRejoins(t *testing.T) {
 	servertest.StartAt(t, srv.Addr, server.Options{})
 	waitState(agent.StateConnected)
 
-	deadline := time.Now().Add(wait)
-	for {
-		list, err := a.ListRoom(ctx)
-		if err == nil && names(list) == "agent:bot@o1/0.4.0 computer:pc@o1/0.4.0" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("office not re-joined: %s %v", names(list), err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var list []protocol.SessionInfo
+	var err error
+	if !testutil.WaitUntil(wait, func() bool {
+		list, err = a.ListRoom(ctx)
+		return err == nil && names(list) == "agent:bot@o1/0.4.0 computer:pc@o1/0.4.0"
+	}) {
+		t.Fatalf("office not re-joined: %s %v", names(list), err)
 	}
 	ret, err := a.GetFinder(ctx, "pc", agent.FinderQuery{})
 	if err != nil || len(ret.Documents) != 1 || ret.Documents[0].Title != "report" {

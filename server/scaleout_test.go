@@ -12,6 +12,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/internal/redistest"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 	"github.com/smcp-browse/smcp-browse/server/servertest"
@@ -188,16 +189,12 @@ func TestClusterJoinRunLateThenLeft(t *testing.T) {
 	r.Resume()
 
 	other := dial(t, nodes[1].URL)
-	deadline := time.Now().Add(wait)
-	for {
-		_, err := other.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: "bot2", OfficeID: "o1"})
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("another agent still cannot take the office of the agent that left: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var err error
+	if !testutil.WaitUntil(wait, func() bool {
+		_, err = other.Call(ctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: "bot2", OfficeID: "o1"})
+		return err == nil
+	}) {
+		t.Fatalf("another agent still cannot take the office of the agent that left: %v", err)
 	}
 }
 

@@ -8,7 +8,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -101,38 +101,20 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
-	if o.ToolCallGrace <= 0 {
-		o.ToolCallGrace = DefaultToolCallGrace
-	}
-	if o.MaxPayloadBytes <= 0 {
-		o.MaxPayloadBytes = DefaultMaxPayloadBytes
-	}
-	if o.MaxRequestBytes <= 0 {
-		o.MaxRequestBytes = DefaultMaxRequestBytes
-	}
-	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = DefaultShutdownTimeout
-	}
-	if o.PingInterval <= 0 {
-		o.PingInterval = DefaultPingInterval
-	}
-	if o.PingTimeout <= 0 {
-		o.PingTimeout = DefaultPingTimeout
-	}
-	if o.Version == "" {
-		o.Version = protocol.Version
-	}
-	o.BodyReadTimeout = cmp.Or(o.BodyReadTimeout, DefaultBodyReadTimeout)
-	o.ConnectTimeout = cmp.Or(o.ConnectTimeout, DefaultConnectTimeout)
-	o.MaxSessions = cmp.Or(o.MaxSessions, DefaultMaxSessions)
-	o.MaxInFlight = cmp.Or(o.MaxInFlight, DefaultMaxInFlight)
-	o.MaxInFlightConn = cmp.Or(o.MaxInFlightConn, DefaultMaxInFlightConn)
+	o.Logger = opt.Logger(o.Logger)
+	opt.Default(&o.RequestTimeout, DefaultRequestTimeout)
+	opt.Default(&o.ToolCallGrace, DefaultToolCallGrace)
+	opt.Default(&o.MaxPayloadBytes, DefaultMaxPayloadBytes)
+	opt.Default(&o.MaxRequestBytes, DefaultMaxRequestBytes)
+	opt.Default(&o.ShutdownTimeout, DefaultShutdownTimeout)
+	opt.Default(&o.PingInterval, DefaultPingInterval)
+	opt.Default(&o.PingTimeout, DefaultPingTimeout)
+	opt.Default(&o.Version, protocol.Version)
+	opt.Default(&o.BodyReadTimeout, DefaultBodyReadTimeout)
+	opt.Default(&o.ConnectTimeout, DefaultConnectTimeout)
+	opt.Default(&o.MaxSessions, DefaultMaxSessions)
+	opt.Default(&o.MaxInFlight, DefaultMaxInFlight)
+	opt.Default(&o.MaxInFlightConn, DefaultMaxInFlightConn)
 }
 
 // Server is an SMCP Server.

@@ -34,6 +34,9 @@ type fakeBackend struct {
 	noExtension bool
 	// searchStep is how many documents a search_finder step scans.
 	searchStep int
+	// ranked, when set, answers search_finder instead of the literal scan
+	// (a Computer whose document servers rank with an index).
+	ranked func(q protocol.SearchQuery) *protocol.SearchFinderRet
 	// listing marks get_finder answers as given while the computer is
 	// still listing its documents (GetFinderRet.Listing).
 	listing bool
@@ -313,7 +316,11 @@ func (f *fakeBackend) SearchFinder(ctx context.Context, computer string, q proto
 	f.mu.Lock()
 	docs := slices.Clone(f.docs)
 	step := f.searchStep
+	ranked := f.ranked
 	f.mu.Unlock()
+	if ranked != nil && !q.Literal {
+		return ranked(q), nil
+	}
 	if step <= 0 {
 		step = 3
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -301,8 +302,8 @@ func TestContentSearchShowsProgressStopsAndOpensTheMatch(t *testing.T) {
 	if !strings.HasPrefix(hs.pageTitle(), "Page 1/3") {
 		t.Fatalf("opened %q, want page 1", hs.pageTitle())
 	}
-	if _, err := fmt.Sscanf(hs.status()[strings.Index(hs.status(), "match "):], "match %d/%d “q4”", &cur, &n); err != nil || n < 2 {
-		t.Fatalf("the page's search is not q4 with two matches: %q (%v)", hs.status(), err)
+	if _, err := fmt.Sscanf(hs.status()[strings.Index(hs.status(), "match "):], "match %d/%d “Q4”", &cur, &n); err != nil || n < 2 {
+		t.Fatalf("the page's search is not the matched Q4 with two matches: %q (%v)", hs.status(), err)
 	}
 	if line := hs.activeMatchLine(); !strings.Contains(line, "达到最高点") {
 		t.Errorf("the current match is on %q, want the chart's line", line)
@@ -692,4 +693,68 @@ func (h *harness) catalogTitles() []string {
 		out = append(out, strings.TrimSpace(ansi.Cut(l, from, to)))
 	}
 	return out
+}
+
+// A ranked search while the Computer's index is being built: rows carry
+// their score (· for pages found by scanning), every match of the line is
+// highlighted, the progress line says how far the index is, the screen
+// pauses after a batch and asks for more as the cursor nears the end, and
+// ctrl+l runs the same text as a literal search.
+func TestContentSearchRankedWhileIndexing(t *testing.T) {
+	f := newFake()
+	f.ranked = func(q protocol.SearchQuery) *protocol.SearchFinderRet {
+		from, _ := strconv.Atoi(q.Cursor)
+		ret := &protocol.SearchFinderRet{Matches: []protocol.SearchMatch{}, ScannedDocuments: 9580, TotalDocuments: 9580,
+			IndexedDocuments: 3214, Indexing: &protocol.SearchIndexing{Indexed: 3214, Total: 9580}, ReqID: "r"}
+		for i := from; i < min(from+50, 230); i++ {
+			score := 0.0
+			if i < 200 {
+				score = float64(300-i) / 100
+			}
+			d := f.docs[i%len(f.docs)]
+			ret.Matches = append(ret.Matches, protocol.SearchMatch{
+				URI: d.pages[0].URI, DocRef: d.sum.DocRef, Title: d.sum.Title, Path: fmt.Sprintf("dir%03d/%s", i, d.sum.Path),
+				PageIndex: 0, Line: fmt.Sprintf("budget row %d: the budget grew", i), Start: 0, End: 6,
+				Highlights: [][2]int{{0, 6}, {len(fmt.Sprintf("budget row %d: the ", i)), len(fmt.Sprintf("budget row %d: the budget", i))}},
+				Score:      score,
+			})
+		}
+		if from+50 < 230 {
+			ret.NextCursor = strconv.Itoa(from + 50)
+		}
+		return ret
+	}
+	hs := startOn(t, f, "laptop", 120, 30)
+	hs.press("F")
+	hs.typeText("budget")
+	hs.press("enter")
+	hs.requireContains("best 100 matches · 9580/9580 documents · more as you scroll",
+		"indexing 3,214/9,580, partly from the index", "3.00", "budget row 0: the budget grew")
+	if n := f.countCalls("search_finder budget|"); n != 2 {
+		t.Fatalf("the first batch took %d steps, want 2 of 50: %v", n, f.callLog())
+	}
+	// Both matches of the line are highlighted.
+	var row string
+	for _, l := range strings.Split(hs.app.View().Content, "\n") {
+		if strings.Contains(ansi.Strip(l), "budget row 1:") {
+			row = l
+		}
+	}
+	if got := len(regexp.MustCompile(`\x1b\[[0-9;:]*mbudget`).FindAllString(row, -1)); got != 2 {
+		t.Errorf("budget row 1 shows %d highlighted matches, want 2: %q", got, row)
+	}
+	// Scrolling to the end asks for more, down to the scanned pages.
+	for range 6 {
+		hs.press("G")
+	}
+	hs.requireContains("done: 9580 documents searched · 230 matches")
+	hs.requireContains("·") // a scanned page's score
+	if n := f.countCalls("search_finder budget|"); n != 5 {
+		t.Errorf("%d steps for 230 matches, want 5", n)
+	}
+
+	// ctrl+l: the same text, literally (the fake scans its documents).
+	hs.press("ctrl+l")
+	hs.requireContains("find literally: budget")
+	hs.requireNotContains("indexing 3,214/9,580", "3.00")
 }

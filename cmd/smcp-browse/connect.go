@@ -22,6 +22,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/cmd/smcp-browse/internal/demo"
+	"github.com/smcp-browse/smcp-browse/docserver"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -55,6 +56,12 @@ type connFlags struct {
 	fs *pflag.FlagSet
 }
 
+// defaultTimeout bounds each request of the commands: longer than a
+// document server may take to read one file (docserver.DefaultParseTimeout,
+// 60 s: a big workbook on a loaded machine), so that a read that is slow
+// but legitimate is answered rather than cut.
+const defaultTimeout = docserver.DefaultParseTimeout + 30*time.Second
+
 // register adds the flags to fs; the environment supplies defaults.
 func (f *connFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
@@ -67,7 +74,7 @@ func (f *connFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.name, "name", agent.DefaultName, "this agent's name in the office")
 	fs.StringVar(&f.path, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
 	fs.StringVar(&f.version, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
-	fs.DurationVar(&f.timeout, "timeout", agent.DefaultTimeout, "timeout of each request to the Server")
+	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "timeout of each request to the Server")
 	fs.StringVar(&f.logFile, "log-file", defaultLogFile(), "file the logs are appended to (never the screen)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 }
@@ -329,11 +336,40 @@ func report(cmd *cobra.Command, err error, jsonOut bool) error {
 		return usage(cmd, ue.msg)
 	}
 	pe, prefix := asProtocolError(err)
+	if pe.Code == protocol.CodeTimeout {
+		pe = withTimeoutAdvice(pe, cmd)
+	}
 	if jsonOut {
 		_ = writeJSON(cmd.OutOrStdout(), withDetails(pe, cmd, prefix))
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "error %d: %s\n", pe.Code, sanitize.Text(dpe.OneLine(prefix+pe.Message)))
 	return exitError{exitFailure}
+}
+
+// withTimeoutAdvice says which flag raises the deadline a 408 hit: this
+// command's --timeout when the deadline was its own (or, with --demo,
+// anyone's: the embedded Server and Computer wait longer than it), else
+// the --request-timeout of the Server or Computer that gave up.
+func withTimeoutAdvice(pe *protocol.Error, cmd *cobra.Command) *protocol.Error {
+	if strings.Contains(pe.Message, "--timeout") {
+		return pe // it says so already
+	}
+	f := cmd.Flags().Lookup("timeout")
+	if f == nil {
+		return pe
+	}
+	advice := fmt.Sprintf(" (raise --timeout, now %s, to wait longer)", f.Value)
+	if demo := cmd.Flags().Lookup("demo"); demo == nil || demo.Value.String() != "true" {
+		switch {
+		case strings.HasPrefix(pe.Message, "computer '"):
+			advice = " (the Server gave up waiting for the computer: its --request-timeout bounds that)"
+		case strings.HasPrefix(pe.Message, "MCP server "):
+			advice = " (the computer gave up waiting for its document server: the computer's --request-timeout bounds that)"
+		}
+	}
+	c := *pe
+	c.Message += advice
+	return &c
 }
 
 // withDetails returns the payload --json prints: every error has details

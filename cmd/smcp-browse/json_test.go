@@ -89,17 +89,12 @@ func TestJSONOutputEscapesC1FromARemoteComputer(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	remote := []string{"--server", srv.URL, "--office", "o", "--computer", "evil", "--json"}
-	deadline := time.Now().Add(30 * time.Second)
 	var r binRun
-	for {
+	if !testutil.WaitUntil(30*time.Second, func() bool {
 		r = runBinary(t, append([]string{"ls"}, remote...)...)
-		if r.code == 0 && strings.Contains(r.stdout, "Evil") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ls never listed the document: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return r.code == 0 && strings.Contains(r.stdout, "Evil")
+	}) {
+		t.Fatalf("ls never listed the document: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	check := func(what string, r binRun, wantTitle bool) {
 		t.Helper()

@@ -234,9 +234,10 @@ func cleanList(in []string) []string {
 	return out
 }
 
-// printCatalog writes the documents as an aligned table on out and the
-// "N–M of TOTAL" line on errOut. Document text is untrusted: it is stripped
-// of control sequences and kept on one line.
+// printCatalog writes the documents as an aligned table on out, a note
+// per unreadable document under it ("✗ PATH: why"; its PAGES cell is
+// "✗"), and the "N–M of TOTAL" line on errOut. Document text is
+// untrusted: it is stripped of control sequences and kept on one line.
 func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int, loc *time.Location) {
 	if len(ret.Documents) == 0 {
 		if ret.TotalCount > 0 {
@@ -247,6 +248,7 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 		return
 	}
 	rows := [][]string{{"TITLE", "PATH", "TYPE", "PAGES", "SERVER", "MODIFIED", "URI"}}
+	var notes []string
 	paths := make([]string, len(ret.Documents))
 	for i, d := range ret.Documents {
 		paths[i] = clean(d.Path)
@@ -257,7 +259,15 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 	for i, d := range ret.Documents {
 		path := paths[i]
 		pages := strconv.Itoa(d.PageCount)
-		if d.Pending && d.Unreadable == "" {
+		switch {
+		case d.Unreadable != "":
+			pages = "✗"
+			name := path
+			if d.Path == "" {
+				name = clean(d.Title)
+			}
+			notes = append(notes, "✗ "+name+": "+clean(d.Unreadable))
+		case d.Pending:
 			pages = "…" // listed, still being read
 		}
 		rows = append(rows, []string{
@@ -271,6 +281,9 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 		})
 	}
 	writeTable(out, rows)
+	if len(notes) > 0 {
+		fmt.Fprintf(out, "\n%s\n", strings.Join(notes, "\n"))
+	}
 	fmt.Fprintf(errOut, "%d–%d of %d\n", offset+1, offset+len(ret.Documents), ret.TotalCount)
 }
 

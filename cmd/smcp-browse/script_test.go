@@ -123,6 +123,9 @@ func cmdAligned(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no %s column in %q", args[0], lines[0])
 	}
 	for _, l := range lines[1:] {
+		if l == "" {
+			break // the notes under the table (unreadable documents)
+		}
 		i := strings.Index(l, "dpe://")
 		if i < 0 || ansi.StringWidth(l[:i]) != col {
 			ts.Fatalf("row not aligned on the %s column (cell %d): %q", args[0], col, l)
@@ -228,9 +231,8 @@ func cmdWaitCatalog(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: waitcatalog N ARGS...")
 	}
 	bin := filepath.Join(ts.Getenv("WORK"), ".bin", "smcp-browse")
-	deadline := time.Now().Add(30 * time.Second)
 	var last string
-	for time.Now().Before(deadline) {
+	if !testutil.WaitUntil(30*time.Second, func() bool {
 		cmd := exec.Command(bin, append([]string{"ls", "--json"}, args[1:]...)...)
 		cmd.Env = environ(ts)
 		out, _ := cmd.Output()
@@ -246,13 +248,11 @@ func cmdWaitCatalog(ts *testscript.TestScript, neg bool, args []string) {
 				settled = settled && !d.Pending
 			}
 		}
-		if json.Unmarshal(out, &ret) == nil && ret.TotalCount == want && settled {
-			return
-		}
 		last = string(out)
-		time.Sleep(100 * time.Millisecond)
+		return json.Unmarshal(out, &ret) == nil && ret.TotalCount == want && settled
+	}) {
+		ts.Fatalf("the catalog never held %d documents; last answer:\n%s", want, last)
 	}
-	ts.Fatalf("the catalog never held %d documents; last answer:\n%s", want, last)
 }
 
 // environ is the script's environment for a command run by a custom

@@ -25,8 +25,9 @@ func newServeDocsCmd() *cobra.Command {
 DIR (Markdown, text, source code, CSV/TSV, XLSX, PDF, DOCX, PPTX) as an A2C-SMCP
 Finder document: resources/list, resources/read at the four dpe:// levels,
 completion, change notifications, the fs_tree/fs_find/fs_grep tools, and
-dpe_search, a bounded search of the documents' text (what client:search_finder
-drives).
+dpe_search, a ranked search of the documents' text (what client:search_finder
+drives) through a full-text index it builds in the background and keeps in
+$XDG_CACHE_HOME/smcp-browse/docs (an unchanged file is never read again).
 Logs go to stderr (or --log-file), never to stdout.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -40,10 +40,7 @@ func TestSIGQUITDumpsGoroutines(t *testing.T) {
 // browser like q does: the demo's extracted corpus is removed. The browser
 // runs in a pseudo-terminal made by script(1).
 func TestSIGHUPRemovesTheDemoCorpus(t *testing.T) {
-	scriptBin, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script(1) (util-linux) is needed to give the browser a terminal")
-	}
+	scriptBin := testutil.Need(t, "script") // gives the browser a terminal
 	bin := testutil.Binary(t)
 	tmp := t.TempDir()
 	cmd := exec.Command(scriptBin, "-qfec", bin+" --demo", "/dev/null")
@@ -58,12 +55,8 @@ func TestSIGHUPRemovesTheDemoCorpus(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(ansi.Strip(out.String()), "of 12") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the browser did not show the catalog; output:\n%.3000s", ansi.Strip(out.String()))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.WaitUntil(60*time.Second, func() bool { return strings.Contains(ansi.Strip(out.String()), "of 12") }) {
+		t.Fatalf("the browser did not show the catalog; output:\n%.3000s", ansi.Strip(out.String()))
 	}
 	left, _ := filepath.Glob(filepath.Join(tmp, "smcp-browse-demo-*"))
 	if len(left) != 1 {
@@ -87,14 +80,16 @@ func TestSIGHUPRemovesTheDemoCorpus(t *testing.T) {
 // whose executable is exe.
 func descendant(t *testing.T, root int, exe string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.NeedProc(t)
+	found := 0
+	if testutil.WaitUntil(10*time.Second, func() bool {
 		queue := []int{root}
 		for len(queue) > 0 {
 			p := queue[0]
 			queue = queue[1:]
 			if target, err := os.Readlink("/proc/" + strconv.Itoa(p) + "/exe"); err == nil && target == exe {
-				return p
+				found = p
+				return true
 			}
 			b, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/task/" + strconv.Itoa(p) + "/children")
 			for _, f := range strings.Fields(string(b)) {
@@ -103,7 +98,9 @@ func descendant(t *testing.T, root int, exe string) int {
 				}
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		return found
 	}
 	t.Fatalf("no %s process under %d", exe, root)
 	return 0

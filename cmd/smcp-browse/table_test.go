@@ -81,3 +81,33 @@ func BenchmarkPrintCatalog(b *testing.B) {
 		printCatalog(io.Discard, io.Discard, ret, 0, time.UTC)
 	}
 }
+
+// TestPrintCatalogMarksUnreadable: an unreadable document is not a bare
+// "0" pages: its PAGES cell is marked and a note under the table says why,
+// for a file and for a folder the server cannot open.
+func TestPrintCatalogMarksUnreadable(t *testing.T) {
+	ret := catalogOf(3)
+	ret.Documents[0].Path = "secret.md"
+	ret.Documents[0].PageCount = 0
+	ret.Documents[0].Unreadable = "permission denied: the document server's user cannot read this file"
+	ret.Documents[2].Path, ret.Documents[2].FileType = "private", "folder"
+	ret.Documents[2].PageCount = 0
+	ret.Documents[2].Unreadable = "permission denied: the document server's user cannot open this\x1b[31m folder"
+	var out, errOut bytes.Buffer
+	printCatalog(&out, &errOut, ret, 0, time.UTC)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 7 {
+		t.Fatalf("want the table, a blank line and two notes; got %d lines:\n%s", len(lines), out.String())
+	}
+	for i, want := range []string{"✗", "1", "✗"} {
+		f := strings.Fields(lines[i+1]) // …, PAGES, SERVER, MODIFIED (2 fields), URI
+		if cell := f[len(f)-5]; cell != want {
+			t.Errorf("row %d: PAGES %q, want %q: %q", i+1, cell, want, lines[i+1])
+		}
+	}
+	if lines[4] != "" ||
+		lines[5] != "✗ secret.md: permission denied: the document server's user cannot read this file" ||
+		lines[6] != "✗ private: permission denied: the document server's user cannot open this folder" {
+		t.Errorf("notes:\n%s", strings.Join(lines[4:], "\n"))
+	}
+}

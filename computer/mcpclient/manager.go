@@ -1,7 +1,6 @@
 package mcpclient
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 )
 
@@ -72,16 +72,14 @@ type State struct {
 // New returns a manager for the enabled servers of the list; Run starts
 // them.
 func New(servers []config.Server, opts Options) *Manager {
-	opts.RequestTimeout = cmp.Or(opts.RequestTimeout, DefaultRequestTimeout)
-	opts.ConnectTimeout = cmp.Or(opts.ConnectTimeout, DefaultConnectTimeout)
-	opts.MinBackoff = cmp.Or(opts.MinBackoff, DefaultMinBackoff)
-	opts.MaxBackoff = max(cmp.Or(opts.MaxBackoff, DefaultMaxBackoff), opts.MinBackoff)
-	opts.ClientName = cmp.Or(opts.ClientName, "smcp-browse-computer")
-	opts.ClientVersion = cmp.Or(opts.ClientVersion, "dev")
-	m := &Manager{opts: opts, log: opts.Logger, conns: map[string]*Conn{}, state: map[string]State{}}
-	if m.log == nil {
-		m.log = slog.New(slog.DiscardHandler)
-	}
+	opt.Default(&opts.RequestTimeout, DefaultRequestTimeout)
+	opt.Default(&opts.ConnectTimeout, DefaultConnectTimeout)
+	opt.Default(&opts.MinBackoff, DefaultMinBackoff)
+	opt.Default(&opts.MaxBackoff, DefaultMaxBackoff)
+	opts.MaxBackoff = max(opts.MaxBackoff, opts.MinBackoff)
+	opt.Default(&opts.ClientName, "smcp-browse-computer")
+	opt.Default(&opts.ClientVersion, "dev")
+	m := &Manager{opts: opts, log: opt.Logger(opts.Logger), conns: map[string]*Conn{}, state: map[string]State{}}
 	for _, s := range servers {
 		if !s.Disabled {
 			m.servers = append(m.servers, s)

@@ -201,7 +201,7 @@ func TestKillMidReadFailsFast(t *testing.T) {
 		_, err := c.ReadResource(context.Background(), "test://slow")
 		errc <- err
 	}()
-	time.Sleep(200 * time.Millisecond)
+	rec.waitNote(t, "self notifications/message") // the server has the read
 	pid := childPID(t, c)
 	start := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -221,6 +221,7 @@ func TestKillMidReadFailsFast(t *testing.T) {
 // childPID finds the stdio child of c through /proc (Linux only).
 func childPID(t *testing.T, c *Conn) int {
 	t.Helper()
+	testutil.NeedProc(t)
 	self := os.Getpid()
 	entries, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, e := range entries {
@@ -248,7 +249,7 @@ func childPID(t *testing.T, c *Conn) int {
 			return pid
 		}
 	}
-	t.Skip("cannot find the child process (no /proc)")
+	t.Fatal("the stdio server's process is not among this process's children")
 	return 0
 }
 
@@ -272,14 +273,9 @@ func TestRequestTimeout(t *testing.T) {
 func TestStartFailureIsRetried(t *testing.T) {
 	bad := config.NewStdio("missing", filepath.Join(t.TempDir(), "no-such-binary"))
 	m, _ := startManager(t, Options{MinBackoff: 20 * time.Millisecond, MaxBackoff: 40 * time.Millisecond}, bad)
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if st := m.States()["missing"]; strings.Contains(st.LastError, "no-such-binary") {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.WaitUntil(5*time.Second, func() bool { return strings.Contains(m.States()["missing"].LastError, "no-such-binary") }) {
+		t.Fatalf("state = %+v", m.States())
 	}
-	t.Fatalf("state = %+v", m.States())
 }
 
 // fakeTransport answers initialize and fails resources/read with a
@@ -414,11 +410,7 @@ func TestUpAfterTheUpEvent(t *testing.T) {
 		t.Fatal("the connection must be usable from inside the Up event")
 	}
 	unblock()
-	deadline := time.Now().Add(5 * time.Second)
-	for !m.States()["self"].Up {
-		if time.Now().After(deadline) {
-			t.Fatalf("not Up after the event returned: %+v", m.States()["self"])
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testutil.WaitUntil(5*time.Second, func() bool { return m.States()["self"].Up }) {
+		t.Fatalf("not Up after the event returned: %+v", m.States()["self"])
 	}
 }

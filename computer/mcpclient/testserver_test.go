@@ -52,6 +52,8 @@ func newTestServer() *server.MCPServer {
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, Text: "window body"}}, nil
 	})
 	s.AddResource(mcp.NewResource("test://slow", "slow"), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		// Says it has the read, so that a test knows it is in flight.
+		_ = s.SendNotificationToClient(ctx, "notifications/message", map[string]any{"level": "info", "data": "slow read started"})
 		select {
 		case <-time.After(30 * time.Second):
 		case <-ctx.Done():

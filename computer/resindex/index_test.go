@@ -17,6 +17,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -306,32 +307,39 @@ func TestChangeDetection(t *testing.T) {
 func TestDebounceMergesBurst(t *testing.T) {
 	ctx := context.Background()
 	var calls atomic.Int64
-	var got atomic.Uint32
+	changes := make(chan Change, 8)
 	a := New(Options{Debounce: 80 * time.Millisecond, OnChange: func(c Change) {
 		calls.Add(1)
-		got.Store(uint32(c))
+		changes <- c
 	}})
 	defer a.Close()
 	f := newFake("h", "a")
 	a.AddSource(ctx, "s", f)
+	next := func(what string) Change {
+		t.Helper()
+		select {
+		case c := <-changes:
+			return c
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no OnChange %s", what)
+			return 0
+		}
+	}
 	for i := range 50 {
 		a.ResourceUpdated("s", f.doc("a"))
 		if i == 25 {
 			a.ResourceUpdated("s", "window://h/x")
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
-	if n := calls.Load(); n != 1 {
-		t.Fatalf("OnChange called %d times for one burst, want 1", n)
+	if c := next("for a burst"); c != FinderChanged|DesktopChanged {
+		t.Errorf("merged change = %b", c)
 	}
-	if Change(got.Load()) != FinderChanged|DesktopChanged {
-		t.Errorf("merged change = %b", got.Load())
-	}
-	// A later burst is a new notification.
+	// A later burst is a new notification; had the first been split, its
+	// second call would have come before this one's (it started earlier).
 	a.ResourceUpdated("s", f.doc("a"))
-	time.Sleep(200 * time.Millisecond)
+	next("for a second burst")
 	if n := calls.Load(); n != 2 {
-		t.Fatalf("OnChange called %d times after a second burst, want 2", n)
+		t.Fatalf("OnChange called %d times for two bursts, want 2", n)
 	}
 }
 
@@ -428,7 +436,8 @@ func TestReadsAreBoundedAndShared(t *testing.T) {
 	for i := range 2 { // two concurrent cold calls share one read per URI
 		wg.Go(func() { results[i] = len(a.Documents(ctx)) })
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Let the reads pile up at the bound before they are answered.
+	testutil.Eventually(t, 5*time.Second, "3 reads waiting", func() bool { return f.inflight.Load() >= 3 })
 	close(block)
 	wg.Wait()
 	if results[0] != 40 || results[1] != 40 {
@@ -452,11 +461,7 @@ func TestReplacedSourceIsReadAfresh(t *testing.T) {
 	old.block = make(chan struct{}) // never answers; Close ends the read
 	a.AddSource(ctx, "s", old)
 	a.Catalog(ctx) // starts the read of a on old
-	for deadline := time.Now().Add(5 * time.Second); old.inflight.Load() == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the old incarnation's read never started")
-		}
-	}
+	testutil.Eventually(t, 5*time.Second, "the old incarnation's read started", func() bool { return old.inflight.Load() > 0 })
 	fresh := newFake("h", "a")
 	a.AddSource(ctx, "s", fresh)
 	cat := a.Settle(ctx, true, func(docs []protocol.DPEDocumentSummary) []protocol.DPEDocumentSummary {
@@ -530,12 +535,8 @@ func TestFailedListingIsRetried(t *testing.T) {
 	if n := len(a.Documents(ctx)); n != 0 {
 		t.Fatalf("documents = %d while listing fails", n)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(a.Documents(ctx)) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the listing was not retried: %d lists, unlisted %v", f.lists.Load(), a.Unlisted())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testutil.WaitUntil(5*time.Second, func() bool { return len(a.Documents(ctx)) == 1 }) {
+		t.Fatalf("the listing was not retried: %d lists, unlisted %v", f.lists.Load(), a.Unlisted())
 	}
 	if n := 2 - f.fails.Load(); n != 3 {
 		t.Errorf("listed %d times, want 3 (two failures, then the good one)", n)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -46,14 +47,16 @@ func TestListingIsCappedPerServer(t *testing.T) {
 	}
 	for i := range 3 {
 		a.ResourceListChanged("big")
-		for deadline := time.Now().Add(5 * time.Second); big.lists.Load() < int64(4+2*i); {
-			if time.Now().After(deadline) {
-				t.Fatalf("no listing after list_changed %d", i+1)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		testutil.Eventually(t, 5*time.Second, fmt.Sprintf("a listing after list_changed %d", i+1), func() bool { return big.lists.Load() >= int64(4+2*i) })
 	}
-	time.Sleep(50 * time.Millisecond) // the last listing's end
+	a.mu.Lock()
+	done := a.sources["big"].listDone // the last listing's
+	a.mu.Unlock()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the last listing never ended")
+	}
 	if c := strings.Count(logs.String(), "listing cut short"); c != 1 {
 		t.Errorf("the cut was logged %d times, want once:\n%s", c, logs.String())
 	}
@@ -79,13 +82,7 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 	f.set(f.doc("a"), f.doc("last"))
 	a.ResourceListChanged("s")
 	elapsed := time.Since(start)
-	deadline := time.Now().Add(5 * time.Second)
-	for len(a.Documents(ctx)) != 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the last list change was lost")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the last list change taken", func() bool { return len(a.Documents(ctx)) == 2 })
 	n := f.lists.Load() - lists0
 	t.Logf("%d listings for a flood of list_changed over %v", n, elapsed.Round(time.Millisecond))
 	if max := int64(elapsed/(50*time.Millisecond)) + 3; n > max {

@@ -426,189 +426,35 @@ func (r *docxReader) cancelledOrDone(peek bool) bool {
 // numbering, links and images.
 func (r *docxReader) paragraph(pn *xnode) {
 	ppr := pn.child("pPr")
-	level := 0
-	numID := ""
-	ilvl := 0
-	code := false
-	if ppr != nil {
-		if ps := ppr.child("pStyle"); ps != nil {
-			st := r.styles[ps.attr("val")]
-			code = st.code || codeStyle(ps.attr("val"))
-			level = st.level
-			if level == 0 {
-				level = headingLevel(ps.attr("val"))
-			}
-			numID = st.numID
-			if numID == "" && st.list != 0 {
-				numID = "style:" + ps.attr("val")
-				r.ordered[numID] = []bool{st.list == 2}
-			}
-		}
-		if np := ppr.child("numPr"); np != nil {
-			numID = np.child("numId").attr("val")
-			if numID == "0" {
-				numID = ""
-			}
-			if n, err := strconv.Atoi(np.child("ilvl").attr("val")); err == nil && n >= 0 && n < 9 {
-				ilvl = n
-			}
-		}
-		if ppr.child("pageBreakBefore") != nil {
-			r.breakPage()
-		}
+	pp := r.paraProps(ppr)
+	if ppr != nil && ppr.child("pageBreakBefore") != nil {
+		r.breakPage()
 	}
-	type seg struct{ raw, plain, md string }
-	var segs []seg // text between page breaks
-	var in inline
-	var refs []Element
-	// Runs with the same formatting are written together, so that two bold
-	// runs make one **strong** span.
-	var pending strings.Builder
-	pendingFmt := runFormat{}
-	flushRun := func() {
-		if pending.Len() == 0 {
-			return
-		}
-		text := pending.String()
-		pending.Reset()
-		switch {
-		case pendingFmt.code:
-			in.code(text)
-		default:
-			write := func() { in.text(text) }
-			for _, d := range pendingFmt.delims() {
-				inner := write
-				write = func() { in.wrap(d, inner) }
-			}
-			write()
-		}
-	}
-	endSeg := func() {
-		flushRun()
-		raw := clean(in.plain.String())
-		plain, md := in.result()
-		segs = append(segs, seg{raw, plain, md})
-		refs = append(refs, in.refs...)
-		in = inline{}
-	}
-	var walk func(n *xnode, f runFormat)
-	walk = func(n *xnode, f runFormat) {
-		for _, c := range n.children {
-			switch c.name {
-			case "r":
-				walk(c, r.runFormat(c))
-			case "t":
-				if f != pendingFmt {
-					flushRun()
-					pendingFmt = f
-				}
-				pending.WriteString(c.text())
-			case "tab":
-				if f != pendingFmt {
-					flushRun()
-					pendingFmt = f
-				}
-				pending.WriteByte('\t')
-			case "br", "cr":
-				if c.attr("type") == "page" {
-					endSeg()
-				} else {
-					flushRun()
-					in.hardBreak()
-				}
-			case "hyperlink":
-				flushRun()
-				url := ""
-				if rl, ok := r.rels[c.relID()]; ok {
-					url = rl.target
-				} else if a := c.attr("anchor"); a != "" {
-					url = "#" + a
-				}
-				if url == "" {
-					walk(c, f)
-					continue
-				}
-				in.link(clean(url), "", func() {
-					walk(c, f)
-					flushRun()
-				})
-			case "drawing", "pict":
-				flushRun()
-				alt := ""
-				if dp := c.first("docPr"); dp != nil {
-					alt = dp.attr("descr")
-					if alt == "" {
-						alt = dp.attr("title")
-					}
-					if alt == "" {
-						alt = dp.attr("name")
-					}
-				}
-				refs = append(refs, Element{Category: dpe.Image, Content: map[string]any{"url": "", "alt": clean(alt), "description": clean(alt)}})
-			case "pPr", "rPr", "instrText", "delText":
-				// properties, field codes and deleted text carry no visible text
-			default:
-				walk(c, f)
-			}
-		}
-	}
-	walk(pn, runFormat{})
-	endSeg()
-	code = code || (level == 0 && numID == "" && monospaceParagraph(pn))
-	for i, sg := range segs {
+	rc := &runCollector{r: r}
+	rc.walk(pn, runFormat{})
+	rc.endSegment()
+	code := pp.code || (pp.level == 0 && pp.numID == "" && monospaceParagraph(pn))
+	for i, sg := range rc.segs {
 		if i > 0 {
 			r.breakPage()
 		}
 		if code {
-			// A code paragraph keeps its indentation and line breaks;
-			// consecutive ones (one per line, as LibreOffice writes them)
-			// make one block, blank lines included.
-			r.endList()
-			line := strings.TrimRight(sg.raw, " \n")
-			if r.code == nil {
-				if strings.TrimSpace(line) == "" {
-					continue
-				}
-				r.code = &Element{Category: dpe.Code, Content: map[string]any{"language": "", "code": line}}
-			} else {
-				r.code.Content["code"] = r.code.Content["code"].(string) + "\n" + line
-			}
+			r.addCodeLine(sg.raw)
 			continue
 		}
 		text := strings.TrimSpace(sg.plain)
-		if text == "" {
-			continue
-		}
 		switch {
-		case level != 0:
-			r.endList()
-			l := level
-			if l < 0 {
-				l = 1
-			}
-			h := Element{Category: dpe.Heading, Content: map[string]any{"level": min(l, 6), "text": collapse(text)}}
-			if sg.md != "" {
-				h.Content["markdown"] = collapse(sg.md)
-			}
-			r.add(h)
-			if r.title == "" && level <= 1 {
-				r.title = collapse(text)
-			}
-		case numID != "":
-			r.addItem(numID, ilvl, text, sg.md)
+		case text == "":
+		case pp.level != 0:
+			r.addHeading(pp.level, text, sg.md)
+		case pp.numID != "":
+			r.addItem(pp.numID, pp.ilvl, text, sg.md)
 		default:
-			r.endList()
-			el := Element{Category: dpe.Text, Content: map[string]any{"text": text}}
-			if sg.md != "" {
-				el.Content["markdown"] = sg.md
-			}
-			r.add(el)
-			if r.summary == "" {
-				r.summary = firstSentences(text, SummaryChars)
-			}
+			r.addText(text, sg.md)
 		}
 	}
-	if numID != "" && !code {
+	refs := rc.refs
+	if pp.numID != "" && !code {
 		// Links of list items are shown within the list.
 		r.listRefs = append(r.listRefs, refs...)
 		refs = nil
@@ -620,6 +466,209 @@ func (r *docxReader) paragraph(pn *xnode) {
 	if ppr != nil && ppr.child("sectPr") != nil {
 		r.breakPage()
 	}
+}
+
+// paraProps is what a paragraph's properties (w:pPr) say of it.
+type paraProps struct {
+	level int    // heading level; 0 for none
+	numID string // its list's numbering; "" outside lists
+	ilvl  int    // its level in the list
+	code  bool   // a code style
+}
+
+// paraProps reads a paragraph's style and numbering (ppr may be nil).
+func (r *docxReader) paraProps(ppr *xnode) paraProps {
+	var pp paraProps
+	if ppr == nil {
+		return pp
+	}
+	if ps := ppr.child("pStyle"); ps != nil {
+		name := ps.attr("val")
+		st := r.styles[name]
+		pp.code = st.code || codeStyle(name)
+		pp.level = st.level
+		if pp.level == 0 {
+			pp.level = headingLevel(name)
+		}
+		pp.numID = st.numID
+		if pp.numID == "" && st.list != 0 {
+			pp.numID = "style:" + name
+			r.ordered[pp.numID] = []bool{st.list == 2}
+		}
+	}
+	if np := ppr.child("numPr"); np != nil {
+		pp.numID = np.child("numId").attr("val")
+		if pp.numID == "0" {
+			pp.numID = ""
+		}
+		if n, err := strconv.Atoi(np.child("ilvl").attr("val")); err == nil && n >= 0 && n < 9 {
+			pp.ilvl = n
+		}
+	}
+	return pp
+}
+
+// addCodeLine adds a line of a code paragraph: it keeps its indentation
+// and line breaks, and consecutive ones (one per line, as LibreOffice
+// writes them) make one block, blank lines included.
+func (r *docxReader) addCodeLine(raw string) {
+	r.endList()
+	line := strings.TrimRight(raw, " \n")
+	if r.code == nil {
+		if strings.TrimSpace(line) == "" {
+			return
+		}
+		r.code = &Element{Category: dpe.Code, Content: map[string]any{"language": "", "code": line}}
+		return
+	}
+	r.code.Content["code"] = r.code.Content["code"].(string) + "\n" + line
+}
+
+// addHeading adds a heading (a negative level is a title: 1); the first
+// of level 1 is the document's title.
+func (r *docxReader) addHeading(level int, text, md string) {
+	r.endList()
+	h := Element{Category: dpe.Heading, Content: map[string]any{"level": min(max(level, 1), 6), "text": collapse(text)}}
+	if md != "" {
+		h.Content["markdown"] = collapse(md)
+	}
+	r.add(h)
+	if r.title == "" && level <= 1 {
+		r.title = collapse(text)
+	}
+}
+
+// addText adds a paragraph of text; the first is the document's summary.
+func (r *docxReader) addText(text, md string) {
+	r.endList()
+	el := Element{Category: dpe.Text, Content: map[string]any{"text": text}}
+	if md != "" {
+		el.Content["markdown"] = md
+	}
+	r.add(el)
+	if r.summary == "" {
+		r.summary = firstSentences(text, SummaryChars)
+	}
+}
+
+// docxSegment is the text of a paragraph between page breaks: as written
+// (for code), plain and as Markdown.
+type docxSegment struct{ raw, plain, md string }
+
+// runCollector gathers a paragraph's runs into segments, with the links
+// and images met on the way. Runs with the same formatting are written
+// together, so that two bold runs make one **strong** span.
+type runCollector struct {
+	r          *docxReader
+	segs       []docxSegment
+	refs       []Element
+	in         inline
+	pending    strings.Builder
+	pendingFmt runFormat
+}
+
+// write adds text of format f.
+func (rc *runCollector) write(f runFormat, text string) {
+	if f != rc.pendingFmt {
+		rc.flush()
+		rc.pendingFmt = f
+	}
+	rc.pending.WriteString(text)
+}
+
+// flush writes the pending text of one format.
+func (rc *runCollector) flush() {
+	if rc.pending.Len() == 0 {
+		return
+	}
+	text := rc.pending.String()
+	rc.pending.Reset()
+	if rc.pendingFmt.code {
+		rc.in.code(text)
+		return
+	}
+	write := func() { rc.in.text(text) }
+	for _, d := range rc.pendingFmt.delims() {
+		inner := write
+		write = func() { rc.in.wrap(d, inner) }
+	}
+	write()
+}
+
+// endSegment ends the current segment (at a page break and at the end).
+func (rc *runCollector) endSegment() {
+	rc.flush()
+	raw := clean(rc.in.plain.String())
+	plain, md := rc.in.result()
+	rc.segs = append(rc.segs, docxSegment{raw, plain, md})
+	rc.refs = append(rc.refs, rc.in.refs...)
+	rc.in = inline{}
+}
+
+// walk reads the runs under n, of format f unless a run sets its own.
+func (rc *runCollector) walk(n *xnode, f runFormat) {
+	for _, c := range n.children {
+		switch c.name {
+		case "r":
+			rc.walk(c, rc.r.runFormat(c))
+		case "t":
+			rc.write(f, c.text())
+		case "tab":
+			rc.write(f, "\t")
+		case "br", "cr":
+			if c.attr("type") == "page" {
+				rc.endSegment()
+			} else {
+				rc.flush()
+				rc.in.hardBreak()
+			}
+		case "hyperlink":
+			rc.hyperlink(c, f)
+		case "drawing", "pict":
+			rc.flush()
+			rc.refs = append(rc.refs, drawingImage(c))
+		case "pPr", "rPr", "instrText", "delText":
+			// properties, field codes and deleted text carry no visible text
+		default:
+			rc.walk(c, f)
+		}
+	}
+}
+
+// hyperlink reads a w:hyperlink: a link to its relationship's target or
+// its bookmark; text without either stays plain.
+func (rc *runCollector) hyperlink(c *xnode, f runFormat) {
+	rc.flush()
+	url := ""
+	if rl, ok := rc.r.rels[c.relID()]; ok {
+		url = rl.target
+	} else if a := c.attr("anchor"); a != "" {
+		url = "#" + a
+	}
+	if url == "" {
+		rc.walk(c, f)
+		return
+	}
+	rc.in.link(clean(url), "", func() {
+		rc.walk(c, f)
+		rc.flush()
+	})
+}
+
+// drawingImage is the image element of a w:drawing or w:pict, described
+// by its alternative text, title or name.
+func drawingImage(c *xnode) Element {
+	alt := ""
+	if dp := c.first("docPr"); dp != nil {
+		alt = dp.attr("descr")
+		if alt == "" {
+			alt = dp.attr("title")
+		}
+		if alt == "" {
+			alt = dp.attr("name")
+		}
+	}
+	return Element{Category: dpe.Image, Content: map[string]any{"url": "", "alt": clean(alt), "description": clean(alt)}}
 }
 
 // endListIfRefs closes a pending list before link or image elements so

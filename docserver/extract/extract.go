@@ -24,6 +24,7 @@ import (
 	gmparser "github.com/yuin/goldmark/parser"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 )
 
 // Kind is a supported file format.
@@ -99,10 +100,8 @@ func KindOf(name string) (Kind, string) {
 		"install", "todo", "patents", "thanks", "hacking", "bugs", "copyright":
 		return KindText, "" // the plain-text files every project ships without an extension
 	}
-	for _, prefix := range []string{"license", "licence", "copying"} {
-		if strings.HasPrefix(base, prefix) && !strings.Contains(base, ".") || base == prefix {
-			return KindText, "" // LICENSE, COPYING, LICENSE-MIT, COPYING3
-		}
+	if licenseName(base) && !strings.Contains(base, ".") {
+		return KindText, "" // LICENSE, COPYING, LICENSE-MIT, COPYING3
 	}
 	ext := strings.TrimPrefix(path.Ext(base), ".")
 	switch ext {
@@ -132,15 +131,35 @@ func KindOf(name string) (Kind, string) {
 }
 
 // FileType is the file_type of a document: its extension in lower case
-// without the dot ("md", "xlsx"), or the base name for extension-less files
-// such as Makefile and files whose extension is a version number
-// (Apache-2.0).
+// without the dot ("md", "xlsx"). A served file without one (or with only
+// a version for one, Apache-2.0) is plain text or a known build file:
+// "makefile" and "dockerfile" for those, "license" for LICENSE, LICENCE
+// and COPYING files, and "text" for every other (README, AUTHORS, a
+// fuzz-corpus entry named by its hash), so that a folder's extension-less
+// files make one type, not one per name.
 func FileType(name string) string {
 	base := strings.ToLower(path.Base(name))
 	if ext := strings.TrimPrefix(path.Ext(base), "."); ext != "" && "."+ext != base && strings.Trim(ext, "0123456789") != "" {
 		return ext
 	}
-	return base // "makefile"; "apache-2.0", whose extension is a version
+	if k, lang := KindOf(base); k == KindCode && lang != "" {
+		return lang
+	}
+	if licenseName(base) {
+		return "license"
+	}
+	return "text"
+}
+
+// licenseName reports whether a lower-case base name starts like a
+// licence file's (license, licence, copying).
+func licenseName(base string) bool {
+	for _, prefix := range []string{"license", "licence", "copying"} {
+		if strings.HasPrefix(base, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Options bounds what a parser produces. The zero value of a field means
@@ -161,29 +180,18 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&o.TableRowsPerPage, 200)
-	def(&o.MaxRows, 100000)
-	def(&o.MaxColumns, 256)
-	def(&o.MaxCellChars, 2000)
-	def(&o.PageChars, 8000)
-	def(&o.CodeLines, 200)
-	def(&o.MaxPages, 5000)
-	def(&o.MaxElements, 2000)
-	def(&o.PeekBytes, 16<<10)
-	if o.MaxZipEntry <= 0 {
-		o.MaxZipEntry = 64 << 20
-	}
-	if o.MaxUnpacked <= 0 {
-		o.MaxUnpacked = 256 << 20
-	}
-	if o.MaxOutputBytes <= 0 {
-		o.MaxOutputBytes = 64 << 20
-	}
+	opt.Default(&o.TableRowsPerPage, 200)
+	opt.Default(&o.MaxRows, 100000)
+	opt.Default(&o.MaxColumns, 256)
+	opt.Default(&o.MaxCellChars, 2000)
+	opt.Default(&o.PageChars, 8000)
+	opt.Default(&o.CodeLines, 200)
+	opt.Default(&o.MaxPages, 5000)
+	opt.Default(&o.MaxElements, 2000)
+	opt.Default(&o.PeekBytes, 16<<10)
+	opt.Default(&o.MaxZipEntry, 64<<20)
+	opt.Default(&o.MaxUnpacked, 256<<20)
+	opt.Default(&o.MaxOutputBytes, 64<<20)
 	return o
 }
 
@@ -226,7 +234,7 @@ type Meta struct {
 }
 
 // Source is a file to parse: its name (for the kind, language and fallback
-// title) and its bytes.
+// title; the folder in it titles a README without a heading) and its bytes.
 type Source struct {
 	Name string
 	Data []byte
@@ -364,7 +372,7 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 		return Meta{}, fmt.Errorf("peek %s: %w", kind, err)
 	}
 	if m.Title == "" {
-		m.Title = stem(name)
+		m.Title = fallbackTitle(name)
 	}
 	m.Title = truncate(m.Title, MaxTitleChars)
 	m.Summary = SearchForm(m.Summary)
@@ -420,13 +428,29 @@ func rowBytes(cells []string) int64 {
 // cancelled reports the context's error, checked between pages.
 func (p *parser) cancelled() error { return p.ctx.Err() }
 
-// stem is a file's base name without its extension, the fallback title.
+// stem is a file's base name without its extension.
 func stem(name string) string {
 	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
 	if ext := path.Ext(base); ext != "" && ext != base {
 		base = strings.TrimSuffix(base, ext)
 	}
 	return base
+}
+
+// fallbackTitle titles a file whose content gives no title: by its name
+// without the extension, except a README, which a reader names after the
+// folder it describes (node_modules/iconv-lite/README.md is
+// "iconv-lite"); a README with no folder in name keeps its name.
+func fallbackTitle(name string) string {
+	s := stem(name)
+	if !strings.EqualFold(s, "readme") {
+		return s
+	}
+	dir := path.Dir(strings.ReplaceAll(name, "\\", "/"))
+	if dir = path.Base(dir); dir == "." || dir == "/" || dir == ".." {
+		return s
+	}
+	return dir
 }
 
 // idPrefix is the element-ID prefix of each category.
@@ -478,34 +502,10 @@ func idPrefix(c dpe.Category) string {
 // and keywords where the parser left them empty.
 func finish(doc *Document, name string) {
 	for pi := range doc.Pages {
-		counts := map[dpe.Category]int{}
-		container := "" // the last element not shown within another
-		for ei := range doc.Pages[pi].Elements {
-			e := &doc.Pages[pi].Elements[ei]
-			counts[e.Category]++
-			e.ID = idPrefix(e.Category) + "-" + strconv.Itoa(pi) + "-" + strconv.Itoa(counts[e.Category])
-			if e.Content == nil {
-				e.Content = map[string]any{}
-			}
-			if w, ok := e.Content["within"]; ok {
-				if w == withinPrevious && container != "" {
-					e.Content["within"] = container
-				} else if w == withinPrevious {
-					delete(e.Content, "within")
-				}
-			} else {
-				container = e.ID
-			}
-			if e.Summary == "" {
-				e.Summary = elementSummary(*e)
-			}
-		}
-		if doc.Pages[pi].Title == "" {
-			doc.Pages[pi].Title = "Page " + strconv.Itoa(pi+1)
-		}
+		finishPage(&doc.Pages[pi], pi)
 	}
 	if doc.Title == "" {
-		doc.Title = stem(name)
+		doc.Title = fallbackTitle(name)
 	}
 	if len(doc.Keywords) == 0 {
 		doc.Keywords = topTerms(doc, 5)
@@ -515,9 +515,44 @@ func finish(doc *Document, name string) {
 	doc.Keywords = searchForms(doc.Keywords)
 }
 
+// finishPage assigns the element IDs of page pi and fills in its title
+// and element summaries where the parser left them empty. It may run
+// again on a finished page: the result is the same.
+func finishPage(pg *Page, pi int) {
+	counts := map[dpe.Category]int{}
+	container := "" // the last element not shown within another
+	for ei := range pg.Elements {
+		e := &pg.Elements[ei]
+		counts[e.Category]++
+		e.ID = idPrefix(e.Category) + "-" + strconv.Itoa(pi) + "-" + strconv.Itoa(counts[e.Category])
+		if e.Content == nil {
+			e.Content = map[string]any{}
+		}
+		if w, ok := e.Content["within"]; ok {
+			if w == withinPrevious && container != "" {
+				e.Content["within"] = container
+			} else if w == withinPrevious {
+				delete(e.Content, "within")
+			}
+		} else {
+			container = e.ID
+		}
+		if e.Summary == "" {
+			e.Summary = elementSummary(*e)
+		}
+	}
+	if pg.Title == "" {
+		pg.Title = "Page " + strconv.Itoa(pi+1)
+	}
+}
+
 // MaxTitleChars bounds a document's title: a title property of 400,000
 // characters is a hostile file's, and every catalog would carry it.
 const MaxTitleChars = 300
+
+// ElementPage is the index of the page an element ID names (IDs carry
+// it: "tbl-2-1" is on page 2).
+func ElementPage(id string) (int, bool) { return pageOfID(id) }
 
 // FindElement returns the element with id and the index of its page.
 func (d *Document) FindElement(id string) (Element, int, bool) {

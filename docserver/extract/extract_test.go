@@ -443,8 +443,14 @@ func TestKindOf(t *testing.T) {
 	if _, lang := KindOf("x.py"); lang != "python" {
 		t.Errorf("language of .py = %q", lang)
 	}
-	if FileType("A/B.XLSX") != "xlsx" || FileType("Makefile") != "makefile" {
-		t.Errorf("FileType wrong")
+	for name, want := range map[string]string{
+		"A/B.XLSX": "xlsx", "Makefile": "makefile", "GNUmakefile": "makefile", "Dockerfile": "dockerfile",
+		"LICENSE": "license", "COPYING3": "license", "LICENSE-MIT": "license", "LICENSE.md": "md",
+		"README": "text", "AUTHORS": "text", "a": "text", "fuzz/0cb1786dee0f090b": "text", "GPL-3": "text",
+	} {
+		if got := FileType(name); got != want {
+			t.Errorf("FileType(%q) = %q, want %q", name, got, want)
+		}
 	}
 }
 

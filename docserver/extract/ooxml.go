@@ -11,6 +11,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/richardlehane/mscfb"
+
 	"github.com/smcp-browse/smcp-browse/dpe"
 )
 
@@ -47,6 +49,9 @@ type pkg struct {
 func openPackage(p *parser, r io.ReaderAt, size int64) (*pkg, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
+		if oerr := oleContainer(r, size); oerr != nil {
+			return nil, oerr
+		}
 		return nil, fmt.Errorf("open package: %w", err)
 	}
 	pk := &pkg{ctx: p.ctx, zr: zr, files: make(map[string]*zip.File, len(zr.File)), max: p.opts.MaxZipEntry, left: p.opts.MaxUnpacked, total: p.opts.MaxUnpacked}
@@ -54,6 +59,35 @@ func openPackage(p *parser, r io.ReaderAt, size int64) (*pkg, error) {
 		pk.files[strings.ToLower(strings.TrimPrefix(f.Name, "/"))] = f
 	}
 	return pk, nil
+}
+
+// oleMagic starts an OLE compound file: what Office writes for an
+// encrypted OOXML document (the package, encrypted, is its
+// EncryptedPackage stream) and for the binary formats before 2007.
+var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+
+// ErrEncrypted is the reason of an Office document that is encrypted with
+// a password.
+var ErrEncrypted = errors.New("the document is encrypted: a password is needed to open it")
+
+// oleContainer explains a file that is not a zip package but an OLE
+// compound file: ErrEncrypted when it holds an EncryptedPackage stream,
+// else an older binary Office file. It returns nil for anything else.
+func oleContainer(r io.ReaderAt, size int64) error {
+	head := make([]byte, len(oleMagic))
+	if _, err := r.ReadAt(head, 0); err != nil || !bytes.Equal(head, oleMagic) {
+		return nil
+	}
+	cfb, err := mscfb.New(io.NewSectionReader(r, 0, size))
+	if err != nil {
+		return fmt.Errorf("an OLE compound file that cannot be read (%w), not an Office Open XML package", err)
+	}
+	for f, err := cfb.Next(); err == nil; f, err = cfb.Next() {
+		if f.Name == "EncryptedPackage" {
+			return ErrEncrypted
+		}
+	}
+	return errors.New("an older binary Office file (an OLE compound file, as .doc, .xls and .ppt are), not an Office Open XML package")
 }
 
 // errPartTooLarge reports a part over the decompressed size bound, and

@@ -2,25 +2,22 @@ package extract
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // goSpec reads Go's language specification, $(go env GOROOT)/doc/go_spec.html
 // (280 KB, 15 sections of one page-sized budget or more each).
 func goSpec(t *testing.T) []byte {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+	data, err := os.ReadFile(filepath.Join(testutil.GOROOT(t), "doc", "go_spec.html"))
 	if err != nil {
-		t.Skipf("go env GOROOT: %v", err)
-	}
-	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "doc", "go_spec.html"))
-	if err != nil {
-		t.Skipf("no go_spec.html in this Go installation: %v", err)
+		// Debian's golang-go leaves doc/ to golang-doc.
+		testutil.Missing(t, "no go_spec.html in this Go installation: "+err.Error())
 	}
 	return data
 }

@@ -2,11 +2,9 @@ package extract
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -14,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -21,56 +20,17 @@ import (
 	"github.com/smcp-browse/smcp-browse/docserver/internal/hostile"
 )
 
-// realPDFs returns the PDFs of testdata/pdf and up to max others found
-// under /usr/share/doc (also gzipped ones), by name.
-func realPDFs(t *testing.T, max int) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	local, _ := filepath.Glob("../../testdata/pdf/*.pdf")
-	for _, p := range local {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
+// manualPDFs are the manuals of the reference set (testdata/pdf and
+// /usr/share/doc) of under 600 KB: the set the line-structure checks run
+// on (the 397-page valgrind manual would triple their time under -race;
+// its text and code blocks are checked by the other tests).
+func manualPDFs(t *testing.T) []refPDF {
+	var out []refPDF
+	for _, r := range referencePDFs(t) {
+		if (r.from == "testdata/pdf" || strings.HasPrefix(r.from, "/usr/share/doc")) && len(r.data) < 600<<10 {
+			out = append(out, r)
 		}
-		out[filepath.Base(p)] = data
 	}
-	if len(out) == 0 {
-		t.Fatal("no PDFs in testdata/pdf")
-	}
-	extra := 0
-	filepath.WalkDir("/usr/share/doc", func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || extra >= max {
-			return nil
-		}
-		name := d.Name()
-		if !strings.HasSuffix(name, ".pdf") && !strings.HasSuffix(name, ".pdf.gz") {
-			return nil
-		}
-		if info, err := d.Info(); err != nil || info.Size() > 600<<10 {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil
-		}
-		if strings.HasSuffix(name, ".gz") {
-			zr, err := gzip.NewReader(bytes.NewReader(data))
-			if err != nil {
-				return nil
-			}
-			if data, err = io.ReadAll(io.LimitReader(zr, 16<<20)); err != nil {
-				return nil
-			}
-		}
-		if !bytes.HasPrefix(data, []byte("%PDF")) {
-			return nil
-		}
-		if _, dup := out[strings.TrimSuffix(name, ".gz")]; !dup {
-			out[p] = data
-			extra++
-		}
-		return nil
-	})
 	return out
 }
 
@@ -100,57 +60,143 @@ func documentText(doc *Document) string {
 	return b.String()
 }
 
-// The PDF engine's text keeps at least 95% of the words pdftotext
-// (poppler, the reference) finds in real manuals, and ligatures are
-// searchable as plain letters. ledongthuc/pdf read libtasn1.pdf as
-// "theΩ REALΩ type" with U+FFFD for bullets.
-func TestPDFTextMatchesPdftotext(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils; make test installs it in CI)")
+// pagesText is the text every page of a document shows: the lines of its
+// text, heading, code and list elements (pdftotext prints page text only,
+// not the document's title).
+func pagesText(doc *Document) string {
+	var b strings.Builder
+	for _, p := range doc.Pages {
+		for _, l := range elementLines(p) {
+			b.WriteString(l + "\n")
+		}
 	}
+	return b.String()
+}
+
+// recallPrecision compares the words of ours with the reference's:
+// recall is the share of the reference's words ours has, precision the
+// share of ours the reference has (text that is not in the file is as
+// wrong as text missing from it), with examples of each kind of miss.
+func recallPrecision(ref, ours map[string]int) (recall, precision float64, missing, extra []string) {
+	kept, refN, oursN := 0, 0, 0
+	for w, n := range ref {
+		refN += n
+		kept += min(n, ours[w])
+		if ours[w] < n {
+			missing = append(missing, w)
+		}
+	}
+	for w, n := range ours {
+		oursN += n
+		if ref[w] < n {
+			extra = append(extra, w)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	ratio := func(a, b int) float64 {
+		if b == 0 {
+			return 1
+		}
+		return float64(a) / float64(b)
+	}
+	return ratio(kept, refN), ratio(kept, oursN), missing, extra
+}
+
+// Where pdftotext reads a PDF without complaint but its text is not the
+// document's, the PDF is not held to it; the figures are logged.
+var pdftotextWrong = map[string]string{
+	"Fpdf_TransformBegin.pdf":          `mirrored and rotated words: pdftotext reads mirrored text backwards ("rorriM") and cuts rotated words`,
+	"rotated_text.pdf":                 `text turned by 90° and 180°: pdftotext cuts it into letter pairs ("hw", "ld")`,
+	"split_streams.pdf":                `"Test" drawn at a dozen angles: pdftotext cuts it into fragments ("Te st")`,
+	"text_in_page_marked.pdf":          `"Test" drawn at a dozen angles: pdftotext cuts it into fragments ("Te st")`,
+	"text_in_page_marked_indirect.pdf": `"Test" drawn at a dozen angles: pdftotext cuts it into fragments ("Te st")`,
+	"alpha_channel.pdf":                "subset TrueType fonts without a Unicode map: pdftotext prints their character codes (control characters); PDFium maps them through the fonts' glyphs",
+	"latin_extended.pdf":               `a table of characters: pdftotext reads the gap a wide glyph leaves as a space ("ĠġĢģĤĥĦ ħĨĩ")`,
+	"crc-doc.1.0.pdf": `its code listings are set letter by letter at fixed columns (LaTeX listings): pdftotext spaces every letter ("o c c u p i e s"), ` +
+		`PDFium's spacing cuts some words elsewhere ("Mul tiplyUnn o rm alized"); neither is the source text (the rest of the manual matches)`,
+}
+
+// Where we differ from pdftotext and pdftotext is right: known limits,
+// logged with their figures.
+var oursKnownWrong = map[string]string{
+	"Fpdf_ClippedTableCells.pdf": "cells whose text is clipped to the cell: PDFium's text API does not apply clip paths, so the hidden end of a cell's text is read (pdftotext drops it)",
+	"trailer_unterminated.pdf":   "a trailer dictionary left open: poppler repairs the file, PDFium refuses it",
+}
+
+// formFields are PDFs whose form fields hold values that the file draws
+// no appearance for: poppler draws one from the value (and a list box's
+// options); PDFium's flattening draws the file's appearance streams only.
+var formFields = []string{
+	"combobox_form.pdf", "listbox_form.pdf", "multiple_form_types.pdf", "text_form_color.pdf",
+	"text_form_multiple.pdf", "text_form_negative_fontsize.pdf", "freetext_annotation_without_da.pdf",
+}
+
+func init() {
+	for _, f := range formFields {
+		oursKnownWrong[f] = "form fields whose value the file draws no appearance for: poppler draws one from the value (and a list box's options); PDFium's flattening draws only the file's appearance streams"
+	}
+}
+
+// readsBadly reports whether pdftotext's complaints are about what
+// decides the text it prints: a font it cannot find (it then drops the
+// text set in it, where PDFium substitutes a font as Chrome does; a Tf
+// without a font name is the same) or
+// objects it cannot find. A stream's wrong /Length, which it repairs, is
+// not.
+func readsBadly(stderr []byte) bool {
+	s := strings.ToLower(string(stderr))
+	return strings.Contains(s, "font") || strings.Contains(s, "'tf'") || strings.Contains(s, "xref") || strings.Contains(s, "couldn't")
+}
+
+// The engine's text is pdftotext's, word for word: on every reference PDF
+// pdftotext reads cleanly (exit 0, no complaint about fonts, objects or
+// operators: see readsBadly), at least 97% of
+// its words are ours (recall) and at least 97% of ours are its
+// (precision). The old engine repeated characters where text runs met
+// ("{fafay,jeffff,…}", "Hello, world! Greetings, wo" before the real
+// line) and read libtasn1.pdf as "theΩ REALΩ type" before that.
+func TestPDFTextMatchesPdftotext(t *testing.T) {
 	if err := WarmPDFEngine(); err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range realPDFs(t, 6) {
-		cmd := exec.Command(pdftotext, "-enc", "UTF-8", "-", "-")
-		cmd.Stdin = bytes.NewReader(data)
-		ref, err := cmd.Output()
-		if err != nil {
-			t.Logf("%s: pdftotext fails (%v); skipped", name, err)
+	compared, notClean := 0, 0
+	for _, r := range referencePDFs(t) {
+		out, stderr, err := runPdftotext(t, r.name, r.data, "-enc", "UTF-8")
+		if err != nil || readsBadly(stderr) {
+			notClean++
+			t.Logf("%s: pdftotext does not read it cleanly (%v %.80q): not compared", r.name, err, stderr)
 			continue
 		}
-		refWords := words(string(ref))
-		total := 0
-		for _, n := range refWords {
-			total += n
-		}
-		if total < 200 {
-			continue // a scanned or drawing-only PDF: nothing to compare
-		}
-		start := time.Now()
-		doc, err := Parse(context.Background(), Source{Name: "x.pdf", Data: data}, Options{})
-		took := time.Since(start)
+		wrong, pdftotextIsWrong := pdftotextWrong[r.name]
+		known, oursIsWrong := oursKnownWrong[r.name]
+		doc, err := parseOnce(r.name, r.data)
 		if err != nil {
-			t.Errorf("%s: %v", name, err)
+			if oursIsWrong {
+				t.Logf("%s: %v (known: %s)", r.name, err, known)
+				continue
+			}
+			t.Errorf("%s (%s): pdftotext reads it, we fail: %v", r.name, r.from, err)
 			continue
 		}
-		got := words(documentText(doc))
-		kept := 0
-		var missing []string
-		for w, n := range refWords {
-			k := min(n, got[w])
-			kept += k
-			if k < n && len(missing) < 15 {
-				missing = append(missing, w)
+		recall, precision, missing, extra := recallPrecision(words(string(out)), words(pagesText(doc)))
+		msg := fmt.Sprintf("%s (%s): recall %.3f, precision %.3f", r.name, r.from, recall, precision)
+		switch {
+		case pdftotextIsWrong:
+			t.Logf("%s; not held to pdftotext: %s", msg, wrong)
+		case oursIsWrong:
+			t.Logf("%s; known: %s", msg, known)
+		case recall < 0.97 || precision < 0.97:
+			t.Errorf("%s; want both >= 0.97; missing e.g. %v, extra e.g. %v", msg, head(missing, 12), head(extra, 12))
+		default:
+			compared++
+			if testing.Verbose() {
+				t.Log(msg)
 			}
 		}
-		ratio := float64(kept) / float64(total)
-		t.Logf("%s: %d pages in %s; %.1f%% of pdftotext's %d words", name, len(doc.Pages), took.Round(time.Millisecond), 100*ratio, total)
-		if ratio < 0.95 {
-			t.Errorf("%s keeps %.1f%% of pdftotext's words; missing e.g. %v", name, 100*ratio, missing)
-		}
 	}
+	t.Logf("%d PDFs match pdftotext; %d not read cleanly by pdftotext; %d where pdftotext is wrong; %d known limits",
+		compared, notClean, len(pdftotextWrong), len(oursKnownWrong))
 }
 
 // A PDF whose page tree contains itself makes naive readers loop for ever;
@@ -194,6 +240,12 @@ func elementLines(p Page) []string {
 		if items, ok := e.Content["items"].([]string); ok {
 			for _, it := range items {
 				out = append(out, strings.Split(it, "\n")...)
+			}
+		}
+		if h, ok := e.Content["headers"].([]string); ok {
+			out = append(out, strings.Join(h, " "))
+			for _, r := range e.Content["rows"].([][]string) {
+				out = append(out, strings.Join(r, " "))
 			}
 		}
 	}
@@ -400,22 +452,17 @@ func share(p [2]int) float64 {
 // font sat higher than the text around it). Measured against pdftotext
 // -layout on the real PDFs of testdata/pdf.
 func TestPDFLineStructureMatchesPdftotext(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils; make test installs it in CI)")
-	}
 	if err := WarmPDFEngine(); err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range realPDFs(t, 6) {
-		cmd := exec.Command(pdftotext, "-bbox-layout", "-enc", "UTF-8", "-", "-")
-		cmd.Stdin = bytes.NewReader(data)
-		out, err := cmd.Output()
+	for _, r := range manualPDFs(t) {
+		name := r.name
+		out, _, err := runPdftotext(t, r.name, r.data, "-bbox-layout", "-enc", "UTF-8")
 		if err != nil {
 			t.Logf("%s: pdftotext fails (%v); skipped", name, err)
 			continue
 		}
-		doc, err := Parse(context.Background(), Source{Name: "x.pdf", Data: data}, Options{})
+		doc, err := parseOnce(r.name, r.data)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -441,7 +488,7 @@ func TestPDFLineStructureMatchesPdftotext(t *testing.T) {
 		// The PDFs of testdata/pdf are checked closely; the others found
 		// on the machine (which vary) loosely.
 		minKept, minJoined := 0.75, 0.6
-		if !strings.Contains(name, "/") {
+		if r.from == "testdata/pdf" {
 			minKept, minJoined = 0.9, 0.7
 		}
 		if share(kept) < minKept {
@@ -456,25 +503,78 @@ func TestPDFLineStructureMatchesPdftotext(t *testing.T) {
 }
 
 // BenchmarkParsePDF measures a full parse of each PDF of testdata/pdf
-// (the engine warmed up first, as a running server has it).
+// beside pdftotext's extraction of the same file, in the same loop (the
+// engine warmed up first, as a running server has it): ms-ours and
+// ms-pdftotext are medians over the iterations, x-pdftotext their ratio
+// (issue 21's target for the whole valgrind manual: at most 5).
 func BenchmarkParsePDF(b *testing.B) {
 	if err := WarmPDFEngine(); err != nil {
 		b.Fatal(err)
 	}
-	local, _ := filepath.Glob("../../testdata/pdf/*.pdf")
+	pdftotext, err := exec.LookPath("pdftotext")
+	if err != nil {
+		b.Fatal("pdftotext is not installed (apt-get install poppler-utils): the benchmark reports ratios to it")
+	}
+	local, _ := filepath.Glob("../../testdata/pdf/*.pdf*")
 	for _, p := range local {
-		data, err := os.ReadFile(p)
+		data, err := readMaybeGzipped(p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(filepath.Base(p), func(b *testing.B) {
+		file := filepath.Join(b.TempDir(), "x.pdf")
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strings.TrimSuffix(filepath.Base(p), ".gz"), func(b *testing.B) {
+			var ours, ref, oursCPU, refCPU []time.Duration
 			for b.Loop() {
+				start, cpu := time.Now(), processCPU()
 				if _, err := Parse(context.Background(), Source{Name: "x.pdf", Data: data}, Options{}); err != nil {
 					b.Fatal(err)
 				}
+				ours, oursCPU = append(ours, time.Since(start)), append(oursCPU, processCPU()-cpu)
+				b.StopTimer()
+				start = time.Now()
+				cmd := exec.Command(pdftotext, "-q", file, os.DevNull)
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+				ref, refCPU = append(ref, time.Since(start)), append(refCPU, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+				b.StartTimer()
 			}
+			reportRatio(b, ours, ref, oursCPU, refCPU)
 		})
 	}
+}
+
+// reportRatio reports the medians of our times and pdftotext's and their
+// ratio, in wall time and in CPU time (which a loaded machine disturbs
+// less).
+func reportRatio(b *testing.B, ours, ref, oursCPU, refCPU []time.Duration) {
+	mo, mr := median(ours), median(ref)
+	b.ReportMetric(float64(mo.Microseconds())/1000, "ms-ours")
+	b.ReportMetric(float64(mr.Microseconds())/1000, "ms-pdftotext")
+	b.ReportMetric(float64(mo)/float64(max(mr, 1)), "x-pdftotext")
+	b.ReportMetric(float64(median(oursCPU))/float64(max(median(refCPU), 1)), "x-pdftotext-cpu")
+}
+
+// processCPU is the CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// median is the median of some durations.
+func median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // Lines come in reading order, top to bottom, even where the producer drew
@@ -483,25 +583,15 @@ func BenchmarkParsePDF(b *testing.B) {
 // Of the consecutive pairs of pdftotext's lines that start one of ours,
 // at least 98% must come in the same order in ours.
 func TestPDFLinesInReadingOrder(t *testing.T) {
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Skip("pdftotext is not installed (apt-get install poppler-utils; make test installs it in CI)")
-	}
 	if err := WarmPDFEngine(); err != nil {
 		t.Fatal(err)
 	}
-	local, _ := filepath.Glob("../../testdata/pdf/*.pdf")
-	if len(local) == 0 {
-		t.Fatal("no PDFs in testdata/pdf")
-	}
-	for _, p := range local {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
+	for _, r := range manualPDFs(t) {
+		if r.from != "testdata/pdf" {
+			continue
 		}
-		cmd := exec.Command(pdftotext, "-bbox-layout", "-enc", "UTF-8", "-", "-")
-		cmd.Stdin = bytes.NewReader(data)
-		out, err := cmd.Output()
+		p := r.name
+		out, _, err := runPdftotext(t, r.name, r.data, "-bbox-layout", "-enc", "UTF-8")
 		if err != nil {
 			t.Fatalf("%s: pdftotext: %v", p, err)
 		}
@@ -509,7 +599,7 @@ func TestPDFLinesInReadingOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := Parse(context.Background(), Source{Name: "x.pdf", Data: data}, Options{})
+		doc, err := parseOnce(r.name, r.data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -555,6 +645,251 @@ func TestPDFLinesInReadingOrder(t *testing.T) {
 		t.Logf("%s: %d of %d line pairs in pdftotext's order (%.1f%%)", filepath.Base(p), inOrder, pairs, 100*share)
 		if pairs < 50 || share < 0.98 {
 			t.Errorf("%s: %.1f%% of %d line pairs in reading order, want ≥ 98%%; first: %v", filepath.Base(p), 100*share, pairs, wrong[:min(len(wrong), 5)])
+		}
+	}
+}
+
+// dedent removes the indentation lines share and trailing spaces.
+func dedent(lines []string) []string {
+	ind := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			n := len(l) - len(strings.TrimLeft(l, " "))
+			if ind < 0 || n < ind {
+				ind = n
+			}
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ")
+		if ind > 0 && len(l) >= ind {
+			l = l[ind:]
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// sameListing reports whether ours are the lines ref shows, line for line
+// (blank lines included), with the same words and the same indentation
+// structure: a line indented more, less or as much as another in one is
+// so in the other. (pdftotext -layout converts positions to columns with
+// the page's average character width, so its indentation is ours scaled,
+// not always ours.) exact tells that the lines are identical.
+func sameListing(ours, ref []string) (same, exact bool) {
+	o, r := dedent(ours), dedent(ref)
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+	exact = slices.Equal(o, r)
+	for k := range o {
+		if strings.Join(strings.Fields(o[k]), " ") != strings.Join(strings.Fields(r[k]), " ") {
+			return false, false
+		}
+		for j := range k {
+			if strings.TrimSpace(o[k]) == "" || strings.TrimSpace(o[j]) == "" {
+				continue
+			}
+			if a, b := indent(o[k])-indent(o[j]), indent(r[k])-indent(r[j]); (a > 0) != (b > 0) || (a < 0) != (b < 0) {
+				return false, false
+			}
+		}
+	}
+	return true, exact
+}
+
+// findListing looks for ours as consecutive lines of a pdftotext -layout
+// page.
+func findListing(ours, page []string) (same, exact bool) {
+	for i := 0; i+len(ours) <= len(page); i++ {
+		s, e := sameListing(ours, page[i:i+len(ours)])
+		if e {
+			return true, true
+		}
+		same = same || s
+	}
+	return same, false
+}
+
+// Code blocks keep their lines, blank lines and indentation as `pdftotext
+// -layout` shows them: the valgrind manual's C example on page 5 came out
+// as "void f(void)" / blank / "{" / blank with "f();" unindented and the
+// comments' alignment gone. Every code element of the 397-page manual
+// (Apache FOP) is looked for in pdftotext -layout's page; the ones that
+// differ are lines pdftotext cuts at the page's edge and a few where
+// their gap sizes differ.
+func TestPDFCodeBlocksKeepTheirLines(t *testing.T) {
+	r := refPDFNamed(t, "valgrind_manual.pdf")
+	if r == nil {
+		return
+	}
+	out, _, err := runPdftotext(t, r.name, r.data, "-layout", "-enc", "UTF-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := parseOnce(r.name, r.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := strings.Split(string(out), "\f")
+	blocks, same, exact := 0, 0, 0
+	var differ []string
+	for pi, p := range doc.Pages {
+		if pi >= len(pages) {
+			break
+		}
+		ref := strings.Split(pages[pi], "\n")
+		for _, e := range p.Elements {
+			code, ok := e.Content["code"].(string)
+			if !ok {
+				continue
+			}
+			blocks++
+			s, x := findListing(strings.Split(code, "\n"), ref)
+			if s {
+				same++
+			} else {
+				differ = append(differ, fmt.Sprintf("p%d %s %.60q", pi+1, e.ID, code))
+			}
+			if x {
+				exact++
+			}
+			if pi == 4 && strings.Contains(code, "#include <stdlib.h>") && !x {
+				t.Errorf("page 5's C example:\n%s\nwant it as pdftotext -layout shows it:\n%s", code, pages[pi])
+			}
+		}
+	}
+	t.Logf("%d code blocks: %d line for line with pdftotext -layout's indentation structure, %d identical", blocks, same, exact)
+	if blocks < 400 || float64(same) < 0.93*float64(blocks) {
+		t.Errorf("%d of %d code blocks keep their lines and indentation (want >= 93%%); e.g. %v", same, blocks, head(differ, 8))
+	}
+}
+
+// fieldSpans are the columns where the space-separated fields of a line
+// start and end.
+func fieldSpans(line string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(line); i++ {
+		if line[i] != ' ' && (i == 0 || line[i-1] == ' ') {
+			out = append(out, [2]int{i, i})
+		}
+		if line[i] != ' ' {
+			out[len(out)-1][1] = i
+		}
+	}
+	return out
+}
+
+// aligned reports whether two lines have their fields in the same
+// columns, each starting or ending (numbers set flush right) within a
+// column of the same place (as the PDF places them: pdftotext -layout
+// shows bzip2's "850k" a column right of "350k" too).
+func aligned(a, b string) bool {
+	fa, fb := fieldSpans(a), fieldSpans(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	near := func(x, y int) bool { return x-y <= 1 && y-x <= 1 }
+	for i := range fa {
+		if !near(fa[i][0], fb[i][0]) && !near(fa[i][1], fb[i][1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Tables keep their columns instead of running into one line: the bzip2
+// manual's table of block sizes (set in a monospaced font) is a code
+// block whose figures stand in aligned columns (the old engine printed
+// "-1 1200k 500k 350k 914704"), and fpdf's table of countries (a
+// proportional font) is a table element with its header and cells (it was
+// one paragraph of 80 words).
+func TestPDFTablesKeepTheirColumns(t *testing.T) {
+	bz := refPDFNamed(t, "bzip2-manual.pdf")
+	if bz == nil {
+		return
+	}
+	doc, err := parseOnce(bz.name, bz.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table string
+	for _, p := range doc.Pages {
+		for _, e := range p.Elements {
+			if c, ok := e.Content["code"].(string); ok && strings.Contains(c, "Decompress") && strings.Contains(c, "914704") {
+				table = c
+			}
+		}
+	}
+	var rows []string
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "-") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 9 {
+		t.Fatalf("bzip2's table of block sizes: %d rows of flags in\n%s", len(rows), table)
+	}
+	for _, r := range rows[1:] {
+		if !aligned(r, rows[0]) || len(fieldSpans(r)) != 5 {
+			t.Errorf("bzip2's table of block sizes is not in columns:\n%s", table)
+			break
+		}
+	}
+
+	fp := refPDFNamed(t, "Fpdf_CellFormat_tables.pdf")
+	if fp == nil {
+		return
+	}
+	if doc, err = parseOnce(fp.name, fp.data); err != nil {
+		t.Fatal(err)
+	}
+	els := doc.Pages[0].Elements
+	if len(els) != 1 || els[0].Category != "table" {
+		t.Fatalf("fpdf's table of countries: %d elements, the first %v", len(els), els[0])
+	}
+	headers, rowsOf := els[0].Content["headers"].([]string), els[0].Content["rows"].([][]string)
+	if !slices.Equal(headers, []string{"Country", "Capital", "Area (sq km)", "Pop. (thousands)"}) ||
+		len(rowsOf) != 15 || !slices.Equal(rowsOf[0], []string{"Austria", "Vienna", "83859", "8075"}) ||
+		!slices.Equal(rowsOf[14], []string{"United Kingdom", "London", "243820", "58862"}) {
+		t.Errorf("fpdf's table of countries: %q, rows %q", headers, rowsOf)
+	}
+}
+
+// Words are spaced as the PDF spaces them, by PDFium's reading of it: no
+// "- >" where libtasn1 prints "->" (the old engine wrote it 11 times, each
+// glyph being its own run), and no double space after a span set in
+// another font (518 paragraphs of the valgrind manual had one:
+// "with -g  to include").
+func TestPDFSpacingIsThePDFs(t *testing.T) {
+	for _, name := range []string{"libtasn1.pdf", "valgrind_manual.pdf", "bzip2-manual.pdf"} {
+		r := refPDFNamed(t, name)
+		if r == nil {
+			continue
+		}
+		doc, err := parseOnce(r.name, r.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		double := 0
+		for pi, p := range doc.Pages {
+			for _, e := range p.Elements {
+				if e.Category == "code" || e.Category == "table" {
+					continue // columns are spaces there
+				}
+				for _, l := range elementLines(Page{Elements: []Element{e}}) {
+					if strings.Contains(strings.TrimSpace(l), "  ") {
+						if double++; double <= 3 {
+							t.Errorf("%s p%d %s: two spaces in %q", name, pi+1, e.ID, l)
+						}
+					}
+					if strings.Contains(l, "- >") {
+						t.Errorf("%s p%d %s: %q", name, pi+1, e.ID, l)
+					}
+				}
+			}
+		}
+		if name == "libtasn1.pdf" && !strings.Contains(pagesText(&Document{Pages: doc.Pages[14:15]}), `value="TRUE" , len=1 -> boolean=TRUE.`) {
+			t.Errorf("libtasn1 p15 lacks its %q", `value="TRUE" , len=1 -> boolean=TRUE.`)
 		}
 	}
 }

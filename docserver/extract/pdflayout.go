@@ -41,6 +41,13 @@ type pdfRun struct {
 	size                     float64 // rendered font size; 0 when unknown
 	mono                     bool    // set in a monospaced font
 	known                    bool    // the font is known
+	// from and to are the run's first and last characters in PDFium's
+	// text; space tells that a space follows it there.
+	from, to int
+	space    bool
+	// starts are the left edges of its words (its text's space-separated
+	// fields), for cutting it at a table's columns.
+	starts []float64
 }
 
 // pdfLine is one line of text.
@@ -49,10 +56,12 @@ type pdfLine struct {
 	left, right float64
 	y           float64 // baseline of the line's main run
 	size        float64 // size of most of its characters (0: unknown)
-	mono        bool    // at least 90% of its characters are monospaced
+	mono        bool    // at least 90% of its characters are monospaced, and no bullet
+	monoText    bool    // at least 90% of its characters are monospaced
 	charW       float64 // average advance of one character
 	marker      string  // leading bullet ("" for none)
 	textLeft    float64 // where the text after the marker starts
+	runs        []pdfRun
 }
 
 // monoFontName matches the names of common monospaced fonts: TeX's CMTT,
@@ -127,6 +136,13 @@ func pdfPageLines(runs []pdfRun) []pdfLine {
 				lastLeft, lastRight = r.left, math.Max(lastRight, r.right)
 				continue
 			}
+			if sameBand && r.right <= cur[0].left+0.5 && r.right <= firstLeft(cur)+0.5 {
+				// Drawn after text to its right ("1" then "Page"): it
+				// goes before it on the line.
+				cur = slices.Insert(cur, 0, r)
+				top, bottom = math.Max(top, r.top), math.Min(bottom, r.bottom)
+				continue
+			}
 			flush()
 		}
 		cur = append(cur, r)
@@ -134,6 +150,15 @@ func pdfPageLines(runs []pdfRun) []pdfLine {
 	}
 	flush()
 	return lines
+}
+
+// firstLeft is the leftmost edge of some runs.
+func firstLeft(runs []pdfRun) float64 {
+	l := math.Inf(1)
+	for _, r := range runs {
+		l = math.Min(l, r.left)
+	}
+	return l
 }
 
 // makeLine builds a line from its runs.
@@ -150,13 +175,8 @@ func makeLine(runs []pdfRun) (pdfLine, bool) {
 	prevRight := 0.0
 	for i, r := range runs {
 		n := utf8.RuneCountInString(strings.TrimSpace(r.text))
-		if i > 0 {
-			em := math.Max(r.size, runHeight(r))
-			gap := r.left - prevRight
-			s := b.String()
-			if gap > 0.2*em && !strings.HasSuffix(s, " ") && !strings.HasPrefix(r.text, " ") {
-				b.WriteByte(' ')
-			}
+		if i > 0 && spaceBetween(runs[i-1], r, r.left-prevRight) {
+			b.WriteByte(' ')
 		}
 		b.WriteString(r.text)
 		prevRight = r.right
@@ -178,6 +198,7 @@ func makeLine(runs []pdfRun) (pdfLine, bool) {
 	if l.text == "" {
 		return pdfLine{}, false
 	}
+	l.runs = slices.Clone(runs)
 	best := -1
 	for s, n := range sizes {
 		if n > best || n == best && s > l.size {
@@ -191,7 +212,8 @@ func makeLine(runs []pdfRun) (pdfLine, bool) {
 	if monoRunes > 0 {
 		l.charW = monoW / float64(monoRunes)
 	}
-	l.mono = l.marker == "" && known > 0 && float64(mono) >= 0.9*float64(known)
+	l.monoText = known > 0 && float64(mono) >= 0.9*float64(known)
+	l.mono = l.marker == "" && l.monoText
 	l.textLeft = l.left
 	if l.marker != "" {
 		if t := strings.TrimSpace(runs[0].text); t == l.marker && len(runs) > 1 {
@@ -203,6 +225,22 @@ func makeLine(runs []pdfRun) (pdfLine, bool) {
 	return l, true
 }
 
+// spaceBetween reports whether a space separates run b from run a before
+// it on a line, gap points apart: PDFium's text decides where the two
+// follow each other in it (a space there, or none: "->" set in two fonts
+// stays "->"); runs that do not (a line PDFium broke, or drew out of
+// order) are spaced where a gap shows.
+func spaceBetween(a, b pdfRun, gap float64) bool {
+	em := math.Max(math.Max(a.size, b.size), math.Max(runHeight(a), runHeight(b)))
+	switch {
+	case b.from == a.to+1:
+		return gap > 0.3*em
+	case b.from == a.to+2 && a.space:
+		return true
+	}
+	return gap > 0.15*em
+}
+
 // em is the line's font size, or its character width's worth when the
 // size is unknown.
 func (l pdfLine) em() float64 {
@@ -212,13 +250,72 @@ func (l pdfLine) em() float64 {
 	return math.Max(2*l.charW, 1)
 }
 
-// pdfLayout turns the lines of a page into elements; levels maps heading
-// font sizes to heading levels, pitches font sizes to the document's
+// pdfProfile is a document's typography, learnt from a sample of its
+// pages: the body size (the size with the most text), the sizes of its
+// headings (at least 1.2 times the body size) and, per font size, the
 // usual distance between the baselines of two lines of a paragraph.
+type pdfProfile struct {
+	body     float64
+	headings []float64 // descending
+	pitches  map[float64]float64
+}
+
+// newPDFProfile learns a profile from the lines of some pages.
+func newPDFProfile(pages [][]pdfLine) pdfProfile {
+	sizes := map[float64]int{}
+	for _, ls := range pages {
+		for _, l := range ls {
+			if l.size > 0 && !l.mono {
+				sizes[l.size] += len(l.text)
+			}
+		}
+	}
+	p := pdfProfile{body: modeSize(sizes), pitches: linePitches(pages)}
+	for s := range sizes {
+		if p.body > 0 && s >= p.body*1.2 {
+			p.headings = append(p.headings, s)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(p.headings)))
+	return p
+}
+
+// headingLevel is the heading level (1-3) of text of a size, and whether
+// that size is a heading's: the sizes seen, largest first, are levels 1,
+// 2 and 3; a size the sample did not show takes the level after the seen
+// sizes larger than it.
+func (p *pdfProfile) headingLevel(size float64) (int, bool) {
+	if p.body <= 0 || size < p.body*1.2 {
+		return 0, false
+	}
+	larger := 0
+	for _, h := range p.headings {
+		if h == size {
+			break
+		}
+		if h > size {
+			larger++
+		}
+	}
+	return min(larger+1, 3), true
+}
+
+// modeSize is the font size with the most text.
+func modeSize(sizes map[float64]int) float64 {
+	best, n := 0.0, -1
+	for s, c := range sizes {
+		if c > n || (c == n && s < best) {
+			best, n = s, c
+		}
+	}
+	return best
+}
+
+// pdfLayout turns the lines of a page into elements with a document's
+// profile.
 type pdfLayout struct {
-	levels  map[float64]int
-	pitches map[float64]float64
-	lines   []pdfLine
+	prof  *pdfProfile
+	lines []pdfLine
 	// margins: prose lines' left edges (ascending) with the running
 	// maximum of their right edges, for the right margin of a column;
 	// their right edges (ascending), for justified edges.
@@ -263,11 +360,18 @@ func linePitches(pages [][]pdfLine) map[float64]float64 {
 }
 
 // layoutPDFPage lays out one page's lines as elements.
-func layoutPDFPage(lines []pdfLine, levels map[float64]int, pitches map[float64]float64) []Element {
-	lay := &pdfLayout{levels: levels, pitches: pitches, lines: lines}
+func layoutPDFPage(lines []pdfLine, prof *pdfProfile) []Element {
+	lay := &pdfLayout{prof: prof, lines: lines}
 	lay.margins()
-	for _, l := range lines {
-		lay.add(l)
+	for i := 0; i < len(lines); {
+		if el, next, ok := lay.tableAt(i); ok {
+			lay.close()
+			lay.out = append(lay.out, el)
+			i = next
+			continue
+		}
+		lay.add(lines[i])
+		i++
 	}
 	lay.close()
 	return lay.out
@@ -339,7 +443,7 @@ func (lay *pdfLayout) bodyLeft(l pdfLine) float64 {
 
 // heading reports whether a line is set as a heading.
 func (lay *pdfLayout) heading(l pdfLine) bool {
-	_, ok := lay.levels[l.size]
+	_, ok := lay.prof.headingLevel(l.size)
 	return ok && !l.mono && len(l.text) <= 200 && !leaderDots.MatchString(l.text)
 }
 
@@ -360,7 +464,7 @@ func (lay *pdfLayout) nextLine(l pdfLine) bool {
 		return false
 	}
 	limit := 1.35 * math.Max(p.em(), l.em())
-	if pitch, ok := lay.pitches[p.size]; ok && p.size == l.size {
+	if pitch, ok := lay.prof.pitches[p.size]; ok && p.size == l.size {
 		limit = 1.12*pitch + 0.3
 	}
 	gap := p.y - l.y
@@ -387,6 +491,13 @@ func (lay *pdfLayout) wraps(l pdfLine) (wrap, sure bool) {
 	return lay.margin(p)-p.right < need, false
 }
 
+// wrapsInto reports whether the last line wraps into l at l's left edge
+// (or the body's), as a paragraph's lines do.
+func (lay *pdfLayout) wrapsInto(l pdfLine) bool {
+	wrap, sure := lay.wraps(l)
+	return wrap && (sure || math.Abs(l.left-lay.last.left) <= 0.8*l.em())
+}
+
 // add lays out the next line.
 func (lay *pdfLayout) add(l pdfLine) {
 	switch {
@@ -395,13 +506,24 @@ func (lay *pdfLayout) add(l pdfLine) {
 			lay.appendText(" ", l)
 			return
 		}
-		lay.start("heading", Element{Category: dpe.Heading, Content: map[string]any{"level": lay.levels[l.size], "text": l.text}}, l)
+		level, _ := lay.prof.headingLevel(l.size)
+		lay.start("heading", Element{Category: dpe.Heading, Content: map[string]any{"level": level, "text": l.text}}, l)
 	case leaderDots.MatchString(l.text):
 		if lay.kind == "toc" && lay.follows(l, 3) {
 			lay.appendText("\n", l)
 			return
 		}
 		lay.start("toc", Element{Category: dpe.Text, Content: map[string]any{"text": l.text}}, l)
+	case l.mono && lay.kind == "text" && lay.nextLine(l) && lay.wrapsInto(l):
+		// Running text that happens to be mostly monospaced (a sentence
+		// of quoted literals) continues its paragraph: code is never
+		// wrapped into from the line above.
+		lay.addProse(l)
+	case l.monoText && lay.kind == "code" && lay.follows(l, 3.2) && sameSize(lay.last, l):
+		// A monospaced line in a listing is code even when it starts
+		// like a bullet ("* 3 Thread 6238" in gdb's output).
+		lay.code = append(lay.code, l)
+		lay.last, lay.n = l, lay.n+1
 	case l.mono:
 		if lay.kind == "code" && lay.follows(l, 3.2) && sameSize(lay.last, l) {
 			lay.code = append(lay.code, l)
@@ -546,9 +668,11 @@ func (lay *pdfLayout) close() {
 	lay.cur, lay.kind = nil, ""
 }
 
-// codeText is the text of a code block: its lines with their indentation
-// (from their left edges, in character widths) and a blank line where
-// the gap between two lines is larger than the block's usual line pitch.
+// codeText is the text of a code block as a monospaced listing shows it
+// (and `pdftotext -layout`): each run at its column (from its left edge,
+// in character widths, so indentation and aligned comments stay), and as
+// many blank lines as the gap between two lines holds beyond the block's
+// usual line pitch.
 func codeText(lines []pdfLine) string {
 	left, charW, pitch := math.Inf(1), 0.0, math.Inf(1)
 	for i, l := range lines {
@@ -565,15 +689,43 @@ func codeText(lines []pdfLine) string {
 		if i > 0 {
 			b.WriteByte('\n')
 			if g := lines[i-1].y - l.y; g > 1.5*pitch {
-				b.WriteByte('\n')
+				b.WriteString(strings.Repeat("\n", min(int(math.Round(g/pitch))-1, 3)))
 			}
 		}
-		if charW > 0 {
-			b.WriteString(strings.Repeat(" ", min(int(math.Round((l.left-left)/charW)), 80)))
-		}
-		b.WriteString(l.text)
+		b.WriteString(codeLine(l, left, charW))
 	}
 	return cleanPDFText(b.String())
+}
+
+// maxCodeColumn bounds the column a code line's run is placed at.
+const maxCodeColumn = 200
+
+// codeLine is one line of a code block whose left edge is left, in a font
+// charW wide.
+func codeLine(l pdfLine, left, charW float64) string {
+	if charW <= 0 || len(l.runs) == 0 {
+		return l.text
+	}
+	var b strings.Builder
+	col := 0
+	for k, r := range l.runs {
+		want := min(int(math.Round((r.left-left)/charW)), maxCodeColumn)
+		if k > 0 {
+			prev := l.runs[k-1]
+			if sp := spaceBetween(prev, r, r.left-prev.right); want <= col && sp {
+				want = col + 1
+			} else if want < col || !sp {
+				want = col
+			}
+		}
+		if want > col {
+			b.WriteString(strings.Repeat(" ", want-col))
+			col = want
+		}
+		b.WriteString(r.text)
+		col += utf8.RuneCountInString(r.text)
+	}
+	return b.String()
 }
 
 // cleanPDFText removes the soft hyphens PDFium leaves and what a terminal

@@ -158,10 +158,25 @@ func parseCode(p *parser, src []byte, lang string) (*Document, error) {
 			size += len(lines[end])
 			end++
 		}
+		// The page's code is its lines as they are, line breaks and
+		// blank lines included, so that the pages put together are the
+		// file. Only a single line longer than a page is cut, into parts.
 		code := strings.Join(lines[start:end], "")
-		for _, part := range chunkText(strings.TrimRight(code, "\n"), 2*p.opts.PageChars) {
+		parts := []string{code}
+		if len(code) > 2*p.opts.PageChars {
+			line, nl := strings.CutSuffix(code, "\n")
+			parts = chunkText(line, 2*p.opts.PageChars)
+			if nl {
+				parts[len(parts)-1] += "\n"
+			}
+		}
+		for i, part := range parts {
+			title := linesTitle(start+1, end)
+			if len(parts) > 1 {
+				title += fmt.Sprintf(" (part %d of %d)", i+1, len(parts))
+			}
 			doc.Pages = append(doc.Pages, Page{
-				Title:    linesTitle(start+1, end),
+				Title:    title,
 				Elements: []Element{{Category: dpe.Code, Content: map[string]any{"language": lang, "code": part}}},
 			})
 		}

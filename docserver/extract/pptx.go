@@ -105,119 +105,144 @@ func readPPTX(p *parser, ra io.ReaderAt, size int64, peek bool) (*Document, erro
 // readSlide reads one slide into a page; firstText is its first body text
 // (for the document summary).
 func readSlide(p *parser, pk *pkg, part string, index int) (Page, string) {
-	pg := Page{Title: "Slide " + strconv.Itoa(index+1)}
+	sr := &slideReader{p: p, pk: pk, pg: Page{Title: "Slide " + strconv.Itoa(index+1)}}
 	t, err := pk.tree(part)
 	if err != nil {
-		pg.Elements = append(pg.Elements, Element{Category: dpe.Text, Content: map[string]any{"text": "(this slide could not be read)"}})
-		return pg, ""
+		sr.pg.Elements = append(sr.pg.Elements, Element{Category: dpe.Text, Content: map[string]any{"text": "(this slide could not be read)"}})
+		return sr.pg, ""
 	}
-	rels := pk.rels(part)
-	firstText := ""
-	var title string
-	add := func(e Element) {
-		if len(pg.Elements) < p.opts.MaxElements && p.spend(contentBytes(e.Content)) {
-			pg.Elements = append(pg.Elements, e)
+	sr.rels = pk.rels(part)
+	if tree := t.first("spTree"); tree != nil {
+		sr.walk(tree)
+	}
+	if sr.title != "" {
+		sr.pg.Title = sr.title
+	}
+	sr.notes()
+	return sr.pg, sr.firstText
+}
+
+// slideReader builds the page of one slide.
+type slideReader struct {
+	p         *parser
+	pk        *pkg
+	rels      map[string]rel
+	pg        Page
+	title     string // the title placeholder's text
+	firstText string // the first body text
+}
+
+// add adds an element within the page's bounds and the output budget.
+func (sr *slideReader) add(e Element) {
+	if len(sr.pg.Elements) < sr.p.opts.MaxElements && sr.p.spend(contentBytes(e.Content)) {
+		sr.pg.Elements = append(sr.pg.Elements, e)
+	}
+}
+
+// walk reads the shapes of a shape tree (or group) in order.
+func (sr *slideReader) walk(n *xnode) {
+	for _, c := range n.children {
+		switch c.name {
+		case "sp":
+			sr.shape(c)
+		case "graphicFrame":
+			if tbl := c.first("tbl"); tbl != nil {
+				sr.table(tbl)
+			} else if ch := c.first("chart"); ch != nil {
+				sr.chart(ch)
+			}
+		case "pic":
+			alt := ""
+			if nv := c.first("cNvPr"); nv != nil {
+				alt = nv.attr("descr")
+				if alt == "" {
+					alt = nv.attr("name")
+				}
+			}
+			sr.add(Element{Category: dpe.Image, Content: map[string]any{"url": "", "alt": clean(alt), "description": clean(alt)}})
+		case "grpSp":
+			sr.walk(c)
 		}
 	}
-	var walk func(n *xnode)
-	walk = func(n *xnode) {
-		for _, c := range n.children {
-			switch c.name {
-			case "sp":
-				ph := c.first("ph")
-				phType := ""
-				if ph != nil {
-					phType = ph.attr("type")
-				}
-				body := c.child("txBody")
-				if body == nil {
-					continue
-				}
-				var paras []string
-				for _, s := range dmlParagraphs(body) {
-					if s = strings.TrimSpace(s); s != "" {
-						paras = append(paras, s)
-					}
-				}
-				if len(paras) == 0 {
-					continue
-				}
-				switch {
-				case phType == "title" || phType == "ctrTitle":
-					if title == "" {
-						title = collapse(strings.Join(paras, " "))
-						add(Element{Category: dpe.Heading, Content: map[string]any{"level": 1, "text": title}})
-					}
-				case len(paras) == 1:
-					add(Element{Category: dpe.Text, Content: map[string]any{"text": paras[0]}})
-					if firstText == "" {
-						firstText = paras[0]
-					}
-				default:
-					add(Element{Category: dpe.List, Content: map[string]any{"ordered": false, "items": paras}})
-					if firstText == "" {
-						firstText = strings.Join(paras, "; ")
-					}
-				}
-			case "graphicFrame":
-				if tbl := c.first("tbl"); tbl != nil {
-					var rows [][]string
-					for _, tr := range tbl.kids("tr") {
-						var cells []string
-						for _, tc := range tr.kids("tc") {
-							text := ""
-							if body := tc.child("txBody"); body != nil {
-								text = strings.TrimSpace(strings.Join(dmlParagraphs(body), "\n"))
-							}
-							if len(cells) < p.opts.MaxColumns {
-								cells = append(cells, truncate(text, p.opts.MaxCellChars))
-							}
-						}
-						if len(rows) <= p.opts.MaxRows {
-							rows = append(rows, cells)
-						}
-					}
-					if len(rows) > 0 {
-						for _, el := range tableElements(rows[0], rows[1:], p.opts.TableRowsPerPage, 0, 0) {
-							add(el)
-						}
-					}
-					continue
-				}
-				if ch := c.first("chart"); ch != nil {
-					if r, ok := rels[ch.relID()]; ok && strings.HasSuffix(r.typ, relChart) {
-						if el, ok := pk.chartInfo(r.target); ok {
-							add(el)
-						}
-					}
-				}
-			case "pic":
-				alt := ""
-				if nv := c.first("cNvPr"); nv != nil {
-					alt = nv.attr("descr")
-					if alt == "" {
-						alt = nv.attr("name")
-					}
-				}
-				add(Element{Category: dpe.Image, Content: map[string]any{"url": "", "alt": clean(alt), "description": clean(alt)}})
-			case "grpSp":
-				walk(c)
+}
+
+// shape reads a shape's text: the slide's title (its title placeholder),
+// a text (one paragraph) or a list (several).
+func (sr *slideReader) shape(c *xnode) {
+	phType := ""
+	if ph := c.first("ph"); ph != nil {
+		phType = ph.attr("type")
+	}
+	body := c.child("txBody")
+	if body == nil {
+		return
+	}
+	paras := nonBlank(dmlParagraphs(body))
+	switch {
+	case len(paras) == 0:
+	case phType == "title" || phType == "ctrTitle":
+		if sr.title == "" {
+			sr.title = collapse(strings.Join(paras, " "))
+			sr.add(Element{Category: dpe.Heading, Content: map[string]any{"level": 1, "text": sr.title}})
+		}
+	case len(paras) == 1:
+		sr.add(Element{Category: dpe.Text, Content: map[string]any{"text": paras[0]}})
+		if sr.firstText == "" {
+			sr.firstText = paras[0]
+		}
+	default:
+		sr.add(Element{Category: dpe.List, Content: map[string]any{"ordered": false, "items": paras}})
+		if sr.firstText == "" {
+			sr.firstText = strings.Join(paras, "; ")
+		}
+	}
+}
+
+// table reads an a:tbl; its first row is the header.
+func (sr *slideReader) table(tbl *xnode) {
+	opts := sr.p.opts
+	var rows [][]string
+	for _, tr := range tbl.kids("tr") {
+		var cells []string
+		for _, tc := range tr.kids("tc") {
+			text := ""
+			if body := tc.child("txBody"); body != nil {
+				text = strings.TrimSpace(strings.Join(dmlParagraphs(body), "\n"))
+			}
+			if len(cells) < opts.MaxColumns {
+				cells = append(cells, truncate(text, opts.MaxCellChars))
 			}
 		}
+		if len(rows) <= opts.MaxRows {
+			rows = append(rows, cells)
+		}
 	}
-	if tree := t.first("spTree"); tree != nil {
-		walk(tree)
+	if len(rows) > 0 {
+		for _, el := range tableElements(rows[0], rows[1:], opts.TableRowsPerPage, 0, 0) {
+			sr.add(el)
+		}
 	}
-	if title != "" {
-		pg.Title = title
+}
+
+// chart reads the chart a graphic frame refers to.
+func (sr *slideReader) chart(ch *xnode) {
+	if r, ok := sr.rels[ch.relID()]; ok && strings.HasSuffix(r.typ, relChart) {
+		if el, ok := sr.pk.chartInfo(r.target); ok {
+			sr.add(el)
+		}
 	}
-	for _, r := range rels {
+}
+
+// notes adds the slide's speaker notes (the body placeholders of its
+// notes slide) as an annotation.
+func (sr *slideReader) notes() {
+	for _, r := range sr.rels {
 		if !strings.HasSuffix(r.typ, relNotesSlide) {
 			continue
 		}
-		nt, err := pk.tree(r.target)
+		nt, err := sr.pk.tree(r.target)
 		if err != nil {
-			break
+			return
 		}
 		var notes []string
 		for _, sp := range nt.all("sp") {
@@ -225,18 +250,24 @@ func readSlide(p *parser, pk *pkg, part string, index int) (Page, string) {
 				continue
 			}
 			if body := sp.child("txBody"); body != nil {
-				for _, s := range dmlParagraphs(body) {
-					if s = strings.TrimSpace(s); s != "" {
-						notes = append(notes, s)
-					}
-				}
+				notes = append(notes, nonBlank(dmlParagraphs(body))...)
 			}
 		}
 		if len(notes) > 0 {
-			add(Element{Category: dpe.Annotation, Content: map[string]any{"text": strings.Join(notes, "\n"), "author": ""},
+			sr.add(Element{Category: dpe.Annotation, Content: map[string]any{"text": strings.Join(notes, "\n"), "author": ""},
 				Metadata: map[string]any{"kind": "speaker notes"}})
 		}
-		break
+		return
 	}
-	return pg, firstText
+}
+
+// nonBlank returns the paragraphs that are not blank, trimmed.
+func nonBlank(paras []string) []string {
+	var out []string
+	for _, s := range paras {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

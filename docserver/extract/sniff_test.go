@@ -73,7 +73,7 @@ func TestParseSniffedLicence(t *testing.T) {
 	if len(doc.Pages) == 0 || doc.Title == "" {
 		t.Fatalf("GPL-3: %d pages, title %q", len(doc.Pages), doc.Title)
 	}
-	if got := FileType("Apache-2.0"); got != "apache-2.0" {
+	if got := FileType("Apache-2.0"); got != "text" {
 		t.Errorf("FileType(Apache-2.0) = %q", got)
 	}
 	if _, err := Parse(t.Context(), Source{Name: "tool", Data: []byte("\x7fELF\x02\x01\x01\x00\x00\x00")}, Options{}); err == nil {

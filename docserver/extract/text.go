@@ -110,7 +110,7 @@ func elementSummary(e Element) string {
 		return truncate(fmt.Sprintf("List of %d items: %s", len(items), collapse(items[0])), elementSummaryChars)
 	case dpe.Code:
 		code := str("code")
-		lines := strings.Count(strings.TrimRight(code, "\n"), "\n") + 1
+		lines := strings.Count(strings.TrimSuffix(code, "\n"), "\n") + 1
 		lang := str("language")
 		if lang == "" {
 			return fmt.Sprintf("Code block, %d lines", lines)

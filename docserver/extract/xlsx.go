@@ -88,101 +88,26 @@ func workbookSummary(sheets []string) string {
 	return truncate(fmt.Sprintf("Workbook with %d sheets: %s", len(sheets), clean(strings.Join(sheets, ", "))), SummaryChars)
 }
 
-// readSheet reads the used range of one sheet.
+// readSheet reads the used range of one sheet: its rows as table elements,
+// each followed by the formulas of its cells.
 func readSheet(p *parser, f *excelize.File, pk *pkg, part, name string) (Page, bool, error) {
 	pg := Page{Title: clean(name)}
-	it, err := f.Rows(name)
+	rows, cut, err := readRows(p, f, name)
 	if err != nil {
 		return pg, false, err
 	}
-	defer it.Close()
-	var rows [][]string
-	cut := false
-	for it.Next() {
-		if len(rows) > p.opts.MaxRows || p.overBudget {
-			cut = true
-			break
-		}
-		if len(rows)%1024 == 0 {
-			if err := p.cancelled(); err != nil {
-				return pg, false, err
-			}
-		}
-		cols, err := it.Columns()
-		if err != nil {
-			return pg, false, err
-		}
-		if len(cols) > p.opts.MaxColumns {
-			cols = cols[:p.opts.MaxColumns]
-		}
-		for i, c := range cols {
-			cols[i] = truncate(clean(c), p.opts.MaxCellChars)
-		}
-		if cols == nil {
-			cols = []string{}
-		}
-		if !p.charge(rowBytes(cols)) {
-			cut = true
-			break
-		}
-		rows = append(rows, cols)
-	}
-	// The used range: drop leading empty rows and columns, trailing empty rows.
-	top := 0
-	for top < len(rows) && allEmpty(rows[top]) {
-		top++
-	}
-	bottom := len(rows)
-	for bottom > top && allEmpty(rows[bottom-1]) {
-		bottom--
-	}
-	rows = rows[top:bottom]
+	rows, top, left := usedRange(rows)
 	if len(rows) == 0 {
 		return pg, cut, nil
 	}
-	left := -1
-	for _, r := range rows {
-		for i, c := range r {
-			if strings.TrimSpace(c) != "" {
-				if left < 0 || i < left {
-					left = i
-				}
-				break
-			}
-		}
-	}
-	if left > 0 {
-		for i, r := range rows {
-			if len(r) > left {
-				rows[i] = r[left:]
-			} else {
-				rows[i] = []string{}
-			}
-		}
-	}
-	left = max(left, 0)
 	cols := 0
 	for _, r := range rows {
 		cols = max(cols, len(r))
 	}
 	formulas, hasFormulas := boundedSheetFormulas(p, pk, part, f, name, top+1, left, len(rows), cols)
-	// A formula's value shows in its cell: the cached one, or computed
-	// when the file was saved without calculation.
-	for _, fx := range formulas {
-		v, _ := fx.el.Content["value"].(string)
-		if v == "" || fx.row >= len(rows) {
-			continue
-		}
-		for len(rows[fx.row]) <= fx.col {
-			rows[fx.row] = append(rows[fx.row], "")
-		}
-		if rows[fx.row][fx.col] == "" {
-			rows[fx.row][fx.col] = v
-		}
-	}
-	headers, body := rows[0], rows[1:]
+	showFormulaValues(rows, formulas)
 	per := p.opts.TableRowsPerPage
-	chunks := tableElements(headers, body, per, top+1, left)
+	chunks := tableElements(rows[0], rows[1:], per, top+1, left)
 	for i, el := range chunks {
 		el.Metadata["sheet"] = clean(name)
 		el.Metadata["has_formulas"] = hasFormulas
@@ -202,6 +127,97 @@ func readSheet(p *parser, f *excelize.File, pk *pkg, part, name string) (Page, b
 		}
 	}
 	return pg, cut, nil
+}
+
+// readRows reads a sheet's rows within the bounds (rows, columns, cell
+// characters, the output budget); cut reports that a bound stopped it.
+func readRows(p *parser, f *excelize.File, name string) (rows [][]string, cut bool, err error) {
+	it, err := f.Rows(name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer it.Close()
+	for it.Next() {
+		if len(rows) > p.opts.MaxRows || p.overBudget {
+			return rows, true, nil
+		}
+		if len(rows)%1024 == 0 {
+			if err := p.cancelled(); err != nil {
+				return nil, false, err
+			}
+		}
+		cols, err := it.Columns()
+		if err != nil {
+			return nil, false, err
+		}
+		if len(cols) > p.opts.MaxColumns {
+			cols = cols[:p.opts.MaxColumns]
+		}
+		for i, c := range cols {
+			cols[i] = truncate(clean(c), p.opts.MaxCellChars)
+		}
+		if cols == nil {
+			cols = []string{}
+		}
+		if !p.charge(rowBytes(cols)) {
+			return rows, true, nil
+		}
+		rows = append(rows, cols)
+	}
+	return rows, false, nil
+}
+
+// usedRange drops a sheet's leading empty rows and columns and its
+// trailing empty rows; top is the number of rows dropped above and left
+// of columns dropped on the left.
+func usedRange(rows [][]string) (used [][]string, top, left int) {
+	for top < len(rows) && allEmpty(rows[top]) {
+		top++
+	}
+	bottom := len(rows)
+	for bottom > top && allEmpty(rows[bottom-1]) {
+		bottom--
+	}
+	rows = rows[top:bottom]
+	left = -1
+	for _, r := range rows {
+		for i, c := range r {
+			if strings.TrimSpace(c) != "" {
+				if left < 0 || i < left {
+					left = i
+				}
+				break
+			}
+		}
+	}
+	if left > 0 {
+		for i, r := range rows {
+			if len(r) > left {
+				rows[i] = r[left:]
+			} else {
+				rows[i] = []string{}
+			}
+		}
+	}
+	return rows, top, max(left, 0)
+}
+
+// showFormulaValues writes a formula's value in its cell when the cell
+// is empty: the cached one, or computed when the file was saved without
+// calculation.
+func showFormulaValues(rows [][]string, formulas []sheetFormula) {
+	for _, fx := range formulas {
+		v, _ := fx.el.Content["value"].(string)
+		if v == "" || fx.row >= len(rows) {
+			continue
+		}
+		for len(rows[fx.row]) <= fx.col {
+			rows[fx.row] = append(rows[fx.row], "")
+		}
+		if rows[fx.row][fx.col] == "" {
+			rows[fx.row][fx.col] = v
+		}
+	}
 }
 
 func allEmpty(r []string) bool {

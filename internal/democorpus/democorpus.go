@@ -16,7 +16,7 @@ import (
 
 // Modified returns the modification time given to extracted files. Embedded
 // files carry no time, so the demo shows the date the corpus generator writes
-// (internal/corpusgen) rather than the moment of extraction.
+// (cmd/corpusgen) rather than the moment of extraction.
 func Modified() time.Time { return time.Date(2026, 1, 15, 8, 30, 0, 0, time.UTC) }
 
 // FS returns the embedded corpus, rooted at the corpus folder.

@@ -25,6 +25,7 @@ import (
 	client "github.com/zishang520/socket.io/clients/socket/v3"
 	"github.com/zishang520/socket.io/v3/pkg/types"
 
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -104,30 +105,20 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.ReconnectMin <= 0 {
-		o.ReconnectMin = DefaultReconnectMin
-	}
+	o.Logger = opt.Logger(o.Logger)
+	opt.Default(&o.ReconnectMin, DefaultReconnectMin)
 	if o.ReconnectMax < o.ReconnectMin {
 		o.ReconnectMax = max(DefaultReconnectMax, o.ReconnectMin)
 	}
-	if o.Path == "" {
-		o.Path = DefaultPath
-	}
+	opt.Default(&o.Path, DefaultPath)
 	if !strings.HasPrefix(o.Path, "/") {
 		o.Path = "/" + o.Path
 	}
 	if !strings.HasSuffix(o.Path, "/") {
 		o.Path += "/"
 	}
-	if o.DialTimeout <= 0 {
-		o.DialTimeout = DefaultDialTimeout
-	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = DefaultCallTimeout
-	}
+	opt.Default(&o.DialTimeout, DefaultDialTimeout)
+	opt.Default(&o.CallTimeout, DefaultCallTimeout)
 }
 
 // Handler serves one server-to-client event that expects an answer. A

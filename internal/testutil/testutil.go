@@ -202,3 +202,14 @@ func StartServer(t testing.TB, args ...string) *ServerProcess {
 	}
 	return p
 }
+
+// GOROOT returns the Go installation's root as `go env GOROOT` reports it
+// (Go's own sources and docs are real files nobody here wrote).
+func GOROOT(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}

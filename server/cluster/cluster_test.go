@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/smcp-browse/smcp-browse/internal/redistest"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server/cluster"
 )
@@ -173,19 +174,11 @@ func TestDeadNodeReaped(t *testing.T) {
 	join(t, a, "s1", "pc1", protocol.RoleComputer, "o1")
 	join(t, b, "s2", "bot", protocol.RoleAgent, "o1")
 	crash(t, a)
-	deadline := time.Now().Add(wait)
-	for {
+	testutil.Eventually(t, wait, "the dead node's session reaped", func() bool {
 		evB.mu.Lock()
-		n := len(evB.reaped)
-		evB.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the dead node's session was never reaped")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		defer evB.mu.Unlock()
+		return len(evB.reaped) > 0
+	})
 	evB.mu.Lock()
 	defer evB.mu.Unlock()
 	if len(evB.reaped) != 1 || evB.reaped[0].Name != "pc1" || evB.reaped[0].Office != "o1" {
@@ -225,17 +218,10 @@ func TestFencedAfterRedisRestart(t *testing.T) {
 	first := id(a)
 	join(t, a, "s1", "pc1", protocol.RoleComputer, "o1")
 	r.Restart(100 * time.Millisecond)
-	deadline := time.Now().Add(wait)
-	for {
+	testutil.Eventually(t, wait, "the node registered again", func() bool {
 		now, leased := a.ID()
-		if leased && now != first {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the node never registered again")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return leased && now != first
+	})
 	ev.mu.Lock()
 	fenced := len(ev.fenced)
 	ev.mu.Unlock()
@@ -263,16 +249,10 @@ func TestRedisDown(t *testing.T) {
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("join took %s to fail", took)
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		if _, leased := a.ID(); !leased {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the node never fenced")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, wait, "the node fenced", func() bool {
+		_, leased := a.ID()
+		return !leased
+	})
 	if _, err := a.Join(context.Background(), cluster.Member{SID: "s1", Name: "pc1", Role: protocol.RoleComputer, Office: "o1"}); !errors.Is(err, cluster.ErrFenced) {
 		t.Fatalf("join while fenced: %v, want ErrFenced", err)
 	}

@@ -13,7 +13,6 @@
 package cluster
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 )
 
@@ -126,12 +126,10 @@ type Node struct {
 // New returns a node for the Redis at o.URL; it connects nothing yet
 // (Start does).
 func New(o Options) (*Node, error) {
-	o.Prefix = cmp.Or(o.Prefix, DefaultPrefix)
-	o.TTL = cmp.Or(o.TTL, DefaultTTL)
-	o.OpTimeout = cmp.Or(o.OpTimeout, DefaultOpTimeout)
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
+	opt.Default(&o.Prefix, DefaultPrefix)
+	opt.Default(&o.TTL, DefaultTTL)
+	opt.Default(&o.OpTimeout, DefaultOpTimeout)
+	o.Logger = opt.Logger(o.Logger)
 	ro, err := clientOptions(o.URL, o.OpTimeout)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/tui/keymap"
 	"github.com/smcp-browse/smcp-browse/tui/styles"
 )
@@ -49,21 +50,11 @@ func New(b Backend, o Options) *Common {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = defaultTimeout
-	}
-	if o.Debounce <= 0 {
-		o.Debounce = defaultDebounce
-	}
-	if o.DesktopSize <= 0 {
-		o.DesktopSize = defaultDesktopSize
-	}
-	if o.Pager == "" {
-		o.Pager = "less"
-	}
-	if o.Editor == "" {
-		o.Editor = "vi"
-	}
+	opt.Default(&o.Timeout, defaultTimeout)
+	opt.Default(&o.Debounce, defaultDebounce)
+	opt.Default(&o.DesktopSize, defaultDesktopSize)
+	opt.Default(&o.Pager, "less")
+	opt.Default(&o.Editor, "vi")
 	keys := keymap.DefaultKeyMap()
 	if o.KeyMap != nil {
 		keys = *o.KeyMap

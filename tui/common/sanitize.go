@@ -123,22 +123,35 @@ func SanitizePage(p *protocol.DPEPage) *protocol.DPEPage {
 }
 
 // SanitizeMatch sanitizes a search match, moving its offsets onto the
-// cleaned line (or dropping the highlight when the match cannot be found).
+// cleaned line (or dropping a highlight that cannot be found there).
 func SanitizeMatch(m protocol.SearchMatch) protocol.SearchMatch {
 	m.URI, m.DocRef, m.Title, m.FileType = Sanitize(m.URI), Sanitize(m.DocRef), Sanitize(m.Title), Sanitize(m.FileType)
 	m.Path, m.Server, m.ElementID = Sanitize(m.Path), Sanitize(m.Server), Sanitize(m.ElementID)
-	if clean := Sanitize(m.Line); clean != m.Line {
-		// The offsets point into the text as sent: find the match again in
-		// the cleaned line, or drop the highlight.
-		match := ""
-		if m.Start >= 0 && m.End <= len(m.Line) && m.Start < m.End {
-			match = Sanitize(m.Line[m.Start:m.End])
+	clean := Sanitize(m.Line)
+	if clean == m.Line {
+		return m
+	}
+	// The offsets point into the text as sent: a match starts where the
+	// cleaned text before it ends, and must read the same there.
+	moved := func(a, b int) (int, int, bool) {
+		if a < 0 || b > len(m.Line) || a >= b {
+			return 0, 0, false
 		}
-		m.Line, m.Start, m.End = clean, 0, 0
-		if i := strings.Index(clean, match); match != "" && i >= 0 {
-			m.Start, m.End = i, i+len(match)
+		x := len(Sanitize(m.Line[:a]))
+		y := x + len(Sanitize(m.Line[a:b]))
+		return x, y, x < y && y <= len(clean) && clean[x:y] == Sanitize(m.Line[a:b])
+	}
+	var hl [][2]int
+	for _, h := range m.Highlights {
+		if x, y, ok := moved(h[0], h[1]); ok {
+			hl = append(hl, [2]int{x, y})
 		}
 	}
+	start, end, ok := moved(m.Start, m.End)
+	if !ok {
+		start, end = 0, 0
+	}
+	m.Line, m.Start, m.End, m.Highlights = clean, start, end, hl
 	return m
 }
 

@@ -54,3 +54,25 @@ func TestSanitizeStructures(t *testing.T) {
 // FuzzSanitize checks the properties the screen relies on for any input:
 // no escape or control character survives, the result is valid UTF-8,
 // sanitizing is idempotent, and text without controls is left alone.
+
+// A search match whose line loses control sequences keeps every highlight
+// on the text it marked; one the cleaning broke is dropped.
+func TestSanitizeMatchMovesEveryHighlight(t *testing.T) {
+	line := "a\x1b[31mb Budget, \x07the budget"
+	first, second := strings.Index(line, "Budget"), strings.LastIndex(line, "budget")
+	m := SanitizeMatch(protocol.SearchMatch{Line: line, Start: first, End: first + 6,
+		Highlights: [][2]int{{first, first + 6}, {second, second + 6}, {1, 4}}})
+	if m.Line != "ab Budget, the budget" {
+		t.Fatalf("line %q", m.Line)
+	}
+	if got := m.Line[m.Start:m.End]; got != "Budget" {
+		t.Errorf("start/end mark %q", got)
+	}
+	var marked []string
+	for _, h := range m.Highlights {
+		marked = append(marked, m.Line[h[0]:h[1]])
+	}
+	if strings.Join(marked, "|") != "Budget|budget" {
+		t.Errorf("highlights mark %q: want the two words, the one inside the escape dropped", marked)
+	}
+}

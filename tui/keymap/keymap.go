@@ -14,6 +14,8 @@ type KeyMap struct {
 	Nav NavKeys
 	// Catalog keys apply to a Computer's catalog.
 	Catalog CatalogKeys
+	// Search keys apply to the content search.
+	Search SearchKeys
 	// Document keys apply to a document's page index.
 	Document DocumentKeys
 	// Page keys apply to a rendered page.
@@ -46,6 +48,13 @@ type NavKeys struct {
 // CatalogKeys filter, sort and search a catalog.
 type CatalogKeys struct {
 	Filter, FileType, Sort, Search key.Binding
+}
+
+// SearchKeys act on the content search.
+type SearchKeys struct {
+	// Literal switches between the ranked word search and the literal
+	// one.
+	Literal key.Binding
 }
 
 // DocumentKeys act on a document's page index.
@@ -110,6 +119,9 @@ func DefaultKeyMap() KeyMap {
 			FileType: b([]string{"t"}, "t", "file type"),
 			Sort:     b([]string{"S"}, "S", "sort"),
 			Search:   b([]string{"F"}, "F", "search content"),
+		},
+		Search: SearchKeys{
+			Literal: b([]string{"ctrl+l"}, "ctrl+l", "words/literal"),
 		},
 		Document: DocumentKeys{
 			Outline: b([]string{"T"}, "T", "outline"),

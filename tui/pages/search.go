@@ -3,6 +3,7 @@ package pages
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -24,11 +25,16 @@ import (
 
 // searchScreen searches the content of a Computer's documents through the
 // protocol (client:search_finder, this project's Finder extension). The
-// Computer answers a bounded step at a time with a cursor; the screen asks
-// for the next step until the search is complete, shows its progress, and
-// stops when the user presses esc (nothing more is asked). Results read
-// "document · page · matching line"; enter opens the page with the match
-// highlighted.
+// Computer answers a bounded step at a time with a cursor, best matches
+// first (ranked by its document servers' full-text indexes); the screen
+// asks for the next step until it has a screenful and more (and again when
+// the cursor nears the end of what it has), shows its progress, and stops
+// when the user presses esc (nothing more is asked). While an index is
+// being built it says how far ("indexing 3,214/9,580") and that the
+// answer is partly from the index, partly scanned. Results read "score ·
+// document · path · page · matching line" with every match highlighted;
+// enter opens the page with the match highlighted. ctrl+l switches to the
+// literal search (every line holding the text, unranked) and back.
 type searchScreen struct {
 	c        *common.Common
 	comp     string
@@ -40,10 +46,15 @@ type searchScreen struct {
 	editing bool
 
 	query     string
+	literal   bool // a literal search, not a ranked word search
 	seq       int  // bumped by every new search and by a stop
 	running   bool // a step is on its way
 	stopped   bool // the user stopped it
+	paused    bool // it has what it wants for now; more when the cursor nears the end
+	want      int  // matches to collect before pausing
 	complete  bool
+	indexing  *protocol.SearchIndexing
+	indexed   int
 	cursor    string
 	scanned   int
 	total     int
@@ -56,8 +67,12 @@ type searchScreen struct {
 	docsFound map[string]bool
 }
 
-// searchMaxResults bounds the matches one search collects.
-const searchMaxResults = 1000
+// Bounds of the matches one search collects: it pauses after
+// searchBatch more (a few screens) and stops at searchMaxResults.
+const (
+	searchBatch      = 100
+	searchMaxResults = 1000
+)
 
 type searchStepMsg struct {
 	owner *searchScreen
@@ -70,12 +85,23 @@ type searchStepMsg struct {
 // to fileType when it is not empty.
 func NewSearch(c *common.Common, computer, fileType string) *searchScreen {
 	ti := textinput.New()
-	ti.Prompt = "search for: "
-	ti.Placeholder = "words or a phrase in the documents' text"
 	ti.CharLimit = protocol.SearchMaxQuery
 	s := &searchScreen{c: c, comp: computer, live: live.New(computer, false), fileType: fileType, input: ti, editing: true}
+	s.setMode(false)
 	s.styleInput()
 	return s
+}
+
+// setMode chooses the ranked word search or the literal one.
+func (s *searchScreen) setMode(literal bool) {
+	s.literal = literal
+	if literal {
+		s.input.Prompt = "find literally: "
+		s.input.Placeholder = "text in the documents' lines, as typed"
+	} else {
+		s.input.Prompt = "search for: "
+		s.input.Placeholder = `words, "a phrase", pre* (ctrl+l: literal)`
+	}
 }
 
 func (s *searchScreen) styleInput() { s.c.Styles.StyleInput(&s.input) }
@@ -99,6 +125,7 @@ func (s *searchScreen) start(q string) tea.Cmd {
 	s.seq++
 	s.results, s.cursor, s.scanned, s.total, s.unread, s.steps = nil, "", 0, 0, 0, 0
 	s.running, s.stopped, s.complete, s.capped, s.err = true, false, false, false, ""
+	s.paused, s.want, s.indexing, s.indexed = false, searchBatch, nil, 0
 	s.docsFound = map[string]bool{}
 	s.nav = list.Nav{}
 	s.nav.SetHeight(max(s.h-4, 1))
@@ -107,7 +134,7 @@ func (s *searchScreen) start(q string) tea.Cmd {
 
 // stepCmd asks the Computer for the next step of the search.
 func (s *searchScreen) stepCmd() tea.Cmd {
-	q := protocol.SearchQuery{Query: s.query, FileType: s.fileType, Cursor: s.cursor}
+	q := protocol.SearchQuery{Query: s.query, Literal: s.literal, FileType: s.fileType, Cursor: s.cursor}
 	comp, seq, owner := s.comp, s.seq, s
 	return common.Call(s.c, func(ctx context.Context, b common.Backend) (*protocol.SearchFinderRet, error) {
 		ret, err := b.SearchFinder(ctx, comp, q)
@@ -137,6 +164,7 @@ func (s *searchScreen) Update(msg tea.Msg) tea.Cmd {
 		return s.key(msg)
 	case tea.MouseWheelMsg:
 		s.nav.Update(msg, s.c.Keys)
+		return s.more()
 	}
 	return nil
 }
@@ -150,6 +178,7 @@ func (s *searchScreen) onStep(msg searchStepMsg) tea.Cmd {
 	}
 	ret := msg.ret
 	s.scanned, s.total, s.unread = ret.ScannedDocuments, ret.TotalDocuments, ret.Unreadable
+	s.indexing, s.indexed = ret.Indexing, ret.IndexedDocuments
 	for _, m := range ret.Matches {
 		if len(s.results) >= searchMaxResults {
 			s.capped = true
@@ -167,12 +196,39 @@ func (s *searchScreen) onStep(msg searchStepMsg) tea.Cmd {
 	if s.capped {
 		return nil
 	}
+	if len(s.results) >= s.want {
+		s.paused = true
+		return nil
+	}
 	s.running = true
+	return s.stepCmd()
+}
+
+// more asks for the next matches of a paused search when the cursor nears
+// the end of those it has.
+func (s *searchScreen) more() tea.Cmd {
+	from, to := s.nav.Visible()
+	if !s.paused || s.nav.Cursor < len(s.results)-max(to-from, 10) {
+		return nil
+	}
+	s.paused, s.running = false, true
+	s.want = len(s.results) + searchBatch
 	return s.stepCmd()
 }
 
 func (s *searchScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.c.Keys
+	if key.Matches(msg, k.Search.Literal) {
+		s.setMode(!s.literal)
+		s.c.Notice = "word search: ranked, whole words"
+		if s.literal {
+			s.c.Notice = "literal search: every line holding the text"
+		}
+		if s.editing || s.query == "" {
+			return nil
+		}
+		return s.start(s.query)
+	}
 	if s.editing {
 		switch {
 		case key.Matches(msg, k.Modal.Submit):
@@ -222,10 +278,12 @@ func (s *searchScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	s.nav.Update(msg, k)
-	return nil
+	return s.more()
 }
 
-// openCmd opens the page of a match with the query highlighted at it.
+// openCmd opens the page of a match with what matched highlighted at it
+// (the query itself for a literal search; the word found, say "Budget"
+// for "budget" or "reading" for "read*", for a word search).
 func (s *searchScreen) openCmd(m protocol.SearchMatch) tea.Cmd {
 	u, err := dpe.Parse(m.URI)
 	if err != nil || u.Level() != dpe.LevelPage {
@@ -233,6 +291,9 @@ func (s *searchScreen) openCmd(m protocol.SearchMatch) tea.Cmd {
 		return nil
 	}
 	comp, query := s.comp, s.query
+	if !s.literal && m.Start < m.End && m.End <= len(m.Line) {
+		query = m.Line[m.Start:m.End]
+	}
 	c := s.c
 	return common.Call(s.c, func(ctx context.Context, b common.Backend) (common.FollowedMsg, error) {
 		doc, err := b.ReadDocument(ctx, comp, u.DocumentURI())
@@ -264,7 +325,7 @@ func (s *searchScreen) View() string {
 	if s.editing {
 		lines = append(lines, s.input.View())
 	} else {
-		lines = append(lines, st.Prompt.Render("search for: ")+st.Keyword.Render(s.query))
+		lines = append(lines, st.Prompt.Render(s.input.Prompt)+st.Keyword.Render(s.query))
 	}
 	lines = append(lines, s.progressLine())
 	if s.err != "" {
@@ -274,7 +335,7 @@ func (s *searchScreen) View() string {
 		lines = append(lines, "", st.Muted.Render("  No document contains “"+s.query+"”."))
 	}
 	from, to := s.nav.Visible()
-	titleW, pathW, lineW := s.columns()
+	scoreW, titleW, pathW, lineW := s.columns()
 	var paths []string
 	if pathW > 0 {
 		for _, m := range s.results[from:to] {
@@ -287,16 +348,17 @@ func (s *searchScreen) View() string {
 		if pathW > 0 {
 			path = common.Cell(paths[i-from], pathW) + " "
 		}
-		lines = append(lines, s.row(s.results[i], i == s.nav.Cursor, titleW, path, lineW))
+		lines = append(lines, s.row(s.results[i], i == s.nav.Cursor, scoreW, titleW, path, lineW))
 	}
 	return strings.Join(common.PadLines(lines, s.h), "\n")
 }
 
-// progressLine says how far the search got.
+// progressLine says how far the search got, and how far the index is
+// built while it is.
 func (s *searchScreen) progressLine() string {
 	st := s.c.Styles
 	if s.query == "" {
-		return st.Muted.Render("The Computer searches the text of its documents, a bounded step at a time; esc stops.")
+		return st.Muted.Render("The Computer searches the text of its documents, best matches first; esc stops.")
 	}
 	docs := common.Count(len(s.docsFound), "page")
 	n := common.Count(len(s.results), "match")
@@ -312,6 +374,8 @@ func (s *searchScreen) progressLine() string {
 		line = "done: " + common.Itoa(s.total) + " documents searched · " + n + " on " + docs
 	case s.capped:
 		line = "stopped at the first " + common.Itoa(searchMaxResults) + " matches (" + of + ")"
+	case s.paused:
+		line = "best " + n + " · " + of + " · more as you scroll"
 	case s.stopped:
 		line = "stopped: " + of + " · " + n + " on " + docs
 	default:
@@ -320,15 +384,34 @@ func (s *searchScreen) progressLine() string {
 	if s.unread > 0 {
 		line += " · " + common.Count(s.unread, "document") + " could not be read"
 	}
-	return st.Muted.Render(line)
+	out := st.Muted.Render(line)
+	if ix := s.indexing; ix != nil && !s.literal {
+		// The pages the index does not hold yet were scanned: they come
+		// last, unranked (·).
+		out += st.Muted.Render(" · ") + st.Warning.Render("indexing "+thousands(ix.Indexed)+"/"+thousands(ix.Total)+", partly from the index")
+	}
+	return out
+}
+
+// thousands writes n with comma separators (9,580).
+func thousands(n int) string {
+	s := common.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // whereW is the width of a result's "p. N" column.
 const whereW = 7
 
-// columns returns the widths of the results' title, path (0 when no
-// result has a path) and line columns.
-func (s *searchScreen) columns() (titleW, pathW, lineW int) {
+// scoreW is the width of a result's score column.
+const scoreW = 6
+
+// columns returns the widths of the results' score (0 when no result is
+// ranked: a literal search), title, path (0 when no result has a path) and
+// line columns.
+func (s *searchScreen) columns() (scoreCol, titleW, pathW, lineW int) {
 	w := s.w - 2
 	titleW = min(max(w/4, 10), 36)
 	if slices.ContainsFunc(s.results, func(m protocol.SearchMatch) bool { return m.Path != "" }) {
@@ -336,33 +419,53 @@ func (s *searchScreen) columns() (titleW, pathW, lineW int) {
 		// the more room.
 		titleW, pathW = min(max(w/6, 10), 28), min(max(w/4, 12), 40)
 	}
+	if slices.ContainsFunc(s.results, func(m protocol.SearchMatch) bool { return m.Score > 0 }) {
+		scoreCol = scoreW
+	}
 	lineW = w - titleW - whereW - 2
 	if pathW > 0 {
 		lineW -= pathW + 1
 	}
-	return titleW, pathW, max(lineW, 10)
+	if scoreCol > 0 {
+		lineW -= scoreCol + 1
+	}
+	return scoreCol, titleW, pathW, max(lineW, 10)
 }
 
-// row draws a result: document title, its path (already cut to its
-// column, with the space after it), page, and the line with the match
-// highlighted.
-func (s *searchScreen) row(m protocol.SearchMatch, sel bool, titleW int, path string, lineW int) string {
+// row draws a result: its score (· for a page found by scanning),
+// document title, its path (already cut to its column, with the space
+// after it), page, and the line with every match highlighted.
+func (s *searchScreen) row(m protocol.SearchMatch, sel bool, scoreCol, titleW int, path string, lineW int) string {
 	st := s.c.Styles
 	where := common.CellLeft("p. "+common.Itoa(m.PageIndex+1), whereW)
 	title := common.OneLine(m.Title)
 	if title == "" {
 		title = m.DocRef
 	}
-	text, start, end := matchWindow(oneLineKeep(m.Line), m.Start, m.End, lineW)
-	var shown string
-	if start < end {
-		shown = lipgloss.StyleRanges(common.Cell(text, lineW), lipgloss.NewRange(start, end, st.Match))
-	} else {
-		shown = common.Cell(text, lineW)
+	score := ""
+	if scoreCol > 0 {
+		sc := "·"
+		if m.Score > 0 {
+			sc = strconv.FormatFloat(m.Score, 'f', 2, 64)
+		}
+		score = common.CellLeft(sc, scoreCol) + " "
 	}
-	row := common.Cell(title, titleW) + " " + st.Muted.Render(path+where) + " " + shown
+	spans := m.Highlights
+	if len(spans) == 0 && m.Start < m.End {
+		spans = [][2]int{{m.Start, m.End}}
+	}
+	text, cells := matchWindow(oneLineKeep(m.Line), spans, lineW)
+	shown := common.Cell(text, lineW)
+	if len(cells) > 0 {
+		var ranges []lipgloss.Range
+		for _, c := range cells {
+			ranges = append(ranges, lipgloss.NewRange(c[0], c[1], st.Match))
+		}
+		shown = lipgloss.StyleRanges(shown, ranges...)
+	}
+	row := st.Muted.Render(score) + common.Cell(title, titleW) + " " + st.Muted.Render(path+where) + " " + shown
 	if sel {
-		return st.Selected.Render("▸ "+ansi.Strip(common.Cell(title, titleW)+" "+path+where+" ")) + shown
+		return st.Selected.Render("▸ "+ansi.Strip(score+common.Cell(title, titleW)+" "+path+where+" ")) + shown
 	}
 	return "  " + row
 }
@@ -378,26 +481,42 @@ func oneLineKeep(s string) string {
 	}, s)
 }
 
-// matchWindow cuts line to at most w cells around the match at byte
-// offsets [start, end) and returns the cell range of the match in the cut.
-func matchWindow(line string, start, end, w int) (string, int, int) {
-	if start < 0 || end > len(line) || start >= end {
-		return ansi.Truncate(line, w, "…"), 0, 0
+// matchWindow cuts line to at most w cells around the first match and
+// returns the cell ranges of the matches (byte offsets [start, end) in
+// line) that show in the cut.
+func matchWindow(line string, spans [][2]int, w int) (string, [][2]int) {
+	spans = slices.DeleteFunc(slices.Clone(spans), func(sp [2]int) bool {
+		return sp[0] < 0 || sp[1] > len(line) || sp[0] >= sp[1]
+	})
+	if len(spans) == 0 {
+		return ansi.Truncate(line, w, "…"), nil
 	}
-	pre := line[:start]
-	// Keep about a third of the room before the match.
+	first := spans[0][0]
+	pre, cut := line[:first], 0
+	// Keep about a third of the room before the first match.
 	if ansi.StringWidth(pre) > w/3 {
 		r := []rune(pre)
 		for len(r) > 0 && ansi.StringWidth(string(r)) > w/3-1 {
 			r = r[1:]
 		}
+		cut = first - len(string(r))
 		pre = "…" + string(r)
 	}
-	out := pre + line[start:]
-	s := ansi.StringWidth(pre)
-	e := s + ansi.StringWidth(line[start:end])
-	out = ansi.Truncate(out, w, "…")
-	return out, min(s, w), min(e, w)
+	out := ansi.Truncate(pre+line[first:], w, "…")
+	shift := ansi.StringWidth(pre) - ansi.StringWidth(line[cut:first])
+	var cells [][2]int
+	for _, sp := range spans {
+		if sp[0] < cut {
+			continue
+		}
+		a := shift + ansi.StringWidth(line[cut:sp[0]])
+		b := a + ansi.StringWidth(line[sp[0]:sp[1]])
+		if a >= w {
+			break
+		}
+		cells = append(cells, [2]int{a, min(b, w)})
+	}
+	return out, cells
 }
 
 func (s *searchScreen) Crumb() string {
@@ -410,7 +529,9 @@ func (s *searchScreen) Crumb() string {
 func (s *searchScreen) Keys() help.KeyMap {
 	k := s.c.Keys
 	if s.editing {
-		return k.ModalHelp()
+		h := k.ModalHelp()
+		h.Short = append(h.Short, k.Search.Literal)
+		return h
 	}
 	stop := k.Nav.Back
 	if s.running {
@@ -418,8 +539,8 @@ func (s *searchScreen) Keys() help.KeyMap {
 	}
 	edit := key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "new search"))
 	return keymap.HelpKeys{
-		Short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Enter, stop, edit, k.Global.Refresh, k.Global.Help, k.Global.Quit},
-		Full:  [][]key.Binding{k.ListHelp(), {edit, k.Global.Refresh}},
+		Short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Enter, stop, edit, k.Search.Literal, k.Global.Refresh, k.Global.Help, k.Global.Quit},
+		Full:  [][]key.Binding{k.ListHelp(), {edit, k.Search.Literal, k.Global.Refresh}},
 	}
 }
 

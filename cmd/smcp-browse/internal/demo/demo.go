@@ -23,6 +23,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/internal/democorpus"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/protocol"
 	"github.com/smcp-browse/smcp-browse/server"
 )
@@ -33,6 +34,9 @@ const (
 	DefaultComputer     = "demo-computer"
 	DefaultHost         = "local.demo.docs"
 	DefaultStartTimeout = 30 * time.Second
+	// innerSlack is how much longer than the agent the embedded Server and
+	// Computer wait for their peers.
+	innerSlack = 5 * time.Second
 	// DocServerName is the bundle name of the demo's document server.
 	DocServerName = "docs"
 )
@@ -54,6 +58,9 @@ type Options struct {
 	// Handlers receive the agent's notifications.
 	Handlers agent.Handlers
 	// Timeout bounds each agent request (default agent.DefaultTimeout).
+	// The embedded Server and Computer wait a little longer for their
+	// peers, so that a slow read ends on the agent's own deadline, the
+	// one the user sets.
 	Timeout time.Duration
 	// StartTimeout bounds Start (default 30 s).
 	StartTimeout time.Duration
@@ -119,7 +126,8 @@ func Start(ctx context.Context, opts Options) (sys *System, err error) {
 		return sys, fmt.Errorf("demo: listen on loopback: %w", err)
 	}
 	sys.URL = "http://" + ln.Addr().String()
-	srv := server.New(server.Options{Logger: log.With("role", "server")})
+	inner := opts.Timeout + innerSlack
+	srv := server.New(server.Options{Logger: log.With("role", "server"), RequestTimeout: inner})
 	sys.srvErr = make(chan error, 1)
 	go func() { sys.srvErr <- srv.Serve(runCtx, ln) }()
 
@@ -129,9 +137,10 @@ func Start(ctx context.Context, opts Options) (sys *System, err error) {
 	}
 	comp, err := computer.New(config.Config{}, computer.Options{
 		Name: opts.Computer, Office: opts.Office, ServerURL: sys.URL,
-		Logger:  log.With("role", "computer"),
-		Servers: []config.Server{config.NewStdio(DocServerName, opts.Executable, args...)},
-		Version: opts.Version,
+		Logger:         log.With("role", "computer"),
+		Servers:        []config.Server{config.NewStdio(DocServerName, opts.Executable, args...)},
+		Version:        opts.Version,
+		RequestTimeout: inner,
 	})
 	if err != nil {
 		return sys, fmt.Errorf("demo: computer: %w", err)
@@ -158,24 +167,13 @@ func Start(ctx context.Context, opts Options) (sys *System, err error) {
 }
 
 func withDefaults(o Options) Options {
-	if o.Host == "" {
-		o.Host = DefaultHost
-	}
-	if o.Office == "" {
-		o.Office = DefaultOffice
-	}
-	if o.Computer == "" {
-		o.Computer = DefaultComputer
-	}
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = DefaultStartTimeout
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.LogLevel == "" {
-		o.LogLevel = "info"
-	}
+	opt.Default(&o.Host, DefaultHost)
+	opt.Default(&o.Office, DefaultOffice)
+	opt.Default(&o.Computer, DefaultComputer)
+	opt.Default(&o.Timeout, agent.DefaultTimeout)
+	opt.Default(&o.StartTimeout, DefaultStartTimeout)
+	o.Logger = opt.Logger(o.Logger)
+	opt.Default(&o.LogLevel, "info")
 	return o
 }
 

@@ -6,7 +6,7 @@
 // and python-pptx, so that they come from writers this project did not
 // write. Output is deterministic: fixed contents, fixed dates.
 //
-//	go run ./internal/corpusgen -out testdata/corpus
+//	go run ./cmd/corpusgen -out testdata/corpus
 package main
 
 import (

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
+
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
+	"github.com/smcp-browse/smcp-browse/internal/shorten"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// Bounds of the search command.
+const (
+	searchDefaultLimit = 20
+	// searchLineCells is the width of the LINE column around the match.
+	searchLineCells = 100
+)
+
+// newSearchCmd searches a Computer's documents' text (client:search_finder).
+func newSearchCmd() *cobra.Command {
+	var (
+		cf            connFlags
+		fileType      string
+		limit         int
+		jsonOut       bool
+		literal       bool
+		caseSensitive bool
+		cursor        string
+	)
+	cmd := &cobra.Command{
+		Use:   "search QUERY (--demo [--docs DIR] | --server URL --office ID --computer NAME) [flags]",
+		Short: "Search the text of a computer's documents, best matches first",
+		Long: `search asks a computer to search the text of its documents
+(client:search_finder) and prints the best --limit matches, one row per page:
+score, title, path (relative to the document server's folder), page (from 1)
+and the page's best matching line.
+
+QUERY is words that must all be on a page, whole and in any case; "a phrase"
+in quotes finds words in that order; pre* finds words that start with pre.
+Matches are ranked by the document servers' full-text indexes (BM25; a word
+of a document's title or headings weighs more). --literal finds QUERY as a
+literal string instead, in every line that holds it, unranked, in path
+order (--case-sensitive implies it).
+
+search prints a settled answer: while a document server is still building its
+index, the answer is partly scanned (those pages score 0 and come last), so
+search asks again until the indexes are built, at most --timeout; then it
+prints what it has, says so on stderr ("error 408: ...") and exits with
+status 1. When there are more matches, stderr says how to continue
+(--cursor).
+
+--json prints the SearchFinderRet as received (the matches of every answer it
+took, the other fields of the last). Errors and exit statuses are those of ls.`,
+		Example: `  smcp-browse search --demo budget
+  smcp-browse search --demo '"written approval"' --json
+  smcp-browse search --demo --docs ~/notes 'kube*' --type md --limit 50
+  smcp-browse search --server http://127.0.0.1:9000 --office team --computer laptop --literal 'TODO('`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cf.check(true); err != nil {
+				return report(cmd, err, false)
+			}
+			query := strings.TrimSpace(args[0])
+			switch {
+			case query == "":
+				return report(cmd, usageErrorf("QUERY must not be empty"), false)
+			case len(query) > protocol.SearchMaxQuery:
+				return report(cmd, usageErrorf("QUERY is longer than %d bytes", protocol.SearchMaxQuery), false)
+			case limit < 0 || limit > protocol.SearchMaxMatches:
+				return report(cmd, usageErrorf("--limit must be between 0 and %d", protocol.SearchMaxMatches), false)
+			}
+			q := protocol.SearchQuery{Query: query, Literal: literal || caseSensitive, CaseSensitive: caseSensitive,
+				FileType: fileType, Cursor: cursor, MaxMatches: cmp.Or(limit, searchDefaultLimit)}
+			raw, ret, unsettled, err := runSearch(cmd.Context(), &cf, q)
+			if err != nil {
+				return report(cmd, err, jsonOut)
+			}
+			if jsonOut {
+				if err := writeRawJSON(cmd.OutOrStdout(), raw); err != nil {
+					return err
+				}
+			} else {
+				out := cmd.OutOrStdout()
+				printMatches(out, cmd.ErrOrStderr(), ret, isTerminal(out))
+			}
+			return reportUnsettled(cmd, unsettled)
+		},
+	}
+	cmd.SetFlagErrorFunc(flagError)
+	cf.register(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVar(&fileType, "type", "", "only documents of this file type (md, pdf, xlsx, ...)")
+	f.IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many matches (default %d, at most %d)", searchDefaultLimit, protocol.SearchMaxMatches))
+	f.BoolVar(&jsonOut, "json", false, "print the SearchFinderRet JSON as received")
+	f.BoolVar(&literal, "literal", false, "find QUERY as a literal string in every line, unranked")
+	f.BoolVar(&caseSensitive, "case-sensitive", false, "a literal search that matches case")
+	f.StringVar(&cursor, "cursor", "", "continue a search where a previous one stopped (its next_cursor)")
+	return cmd
+}
+
+// runSearch opens a session and collects q.MaxMatches matches (or all
+// there are), asking with the cursor while an answer falls short, and
+// again from the start while an index is being built (see settleFinder),
+// at most --timeout. raw is the last answer with the matches of all.
+func runSearch(ctx context.Context, cf *connFlags, q protocol.SearchQuery) (raw json.RawMessage, ret *protocol.SearchFinderRet, unsettled error, err error) {
+	err = cf.withFinderUpdates(ctx, func(s *session, _ <-chan struct{}) error {
+		deadline := time.Now().Add(cf.timeout)
+		for {
+			raw, ret, err = collectSearch(ctx, s, q, deadline)
+			if err != nil {
+				return err
+			}
+			if ret.Indexing == nil {
+				unsettled = nil
+				return nil
+			}
+			unsettled = protocol.Errorf(protocol.CodeTimeout,
+				"the search index is not built after %v (%d of %d documents indexed): the answer above is partly from scanning, unranked; raise --timeout to wait longer",
+				cf.timeout, ret.Indexing.Indexed, ret.Indexing.Total).
+				WithDetails(map[string]any{"indexed": ret.Indexing.Indexed, "total": ret.Indexing.Total})
+			wait := min(time.Until(deadline), 500*time.Millisecond)
+			if wait <= 0 {
+				return nil
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+		}
+	})
+	return raw, ret, unsettled, err
+}
+
+// collectSearch asks until it has q.MaxMatches matches, the search ends,
+// or the deadline passes (after the first answer).
+func collectSearch(ctx context.Context, s *session, q protocol.SearchQuery, deadline time.Time) (json.RawMessage, *protocol.SearchFinderRet, error) {
+	var all []json.RawMessage
+	var last map[string]json.RawMessage
+	var ret protocol.SearchFinderRet
+	var lastRaw json.RawMessage
+	steps := 0
+	for steps = 1; ; steps++ {
+		actx, cancel := context.WithDeadline(ctx, deadline)
+		if time.Until(deadline) <= 0 {
+			cancel()
+			actx, cancel = context.WithTimeout(ctx, time.Second)
+		}
+		raw, err := s.agent.SearchFinderJSON(actx, s.computer, q)
+		cancel()
+		if err != nil {
+			return nil, nil, wrapf(err, "search_finder %s", s.computer)
+		}
+		lastRaw = raw
+		var step struct {
+			Matches []json.RawMessage `json:"matches"`
+		}
+		if err := json.Unmarshal(raw, &last); err != nil {
+			return nil, nil, protocol.Errorf(protocol.CodeInternalError, "the computer answered the search with something else: %v", err)
+		}
+		_ = json.Unmarshal(raw, &step)
+		_ = json.Unmarshal(raw, &ret)
+		all = append(all, step.Matches...)
+		if len(all) >= q.MaxMatches || ret.NextCursor == "" || !time.Now().Before(deadline) {
+			break
+		}
+		q.Cursor = ret.NextCursor
+		q.MaxMatches -= len(step.Matches)
+	}
+	matches, err := json.Marshal(all)
+	if err != nil {
+		return nil, nil, err
+	}
+	if all == nil {
+		matches = []byte("[]")
+	}
+	raw := lastRaw // one answer: printed exactly as received
+	if steps > 1 {
+		last["matches"] = matches
+		if raw, err = json.Marshal(last); err != nil {
+			return nil, nil, err
+		}
+	}
+	ret.Matches = nil
+	if err := json.Unmarshal(matches, &ret.Matches); err != nil {
+		return nil, nil, protocol.Errorf(protocol.CodeInternalError, "the computer answered the search with something else: %v", err)
+	}
+	return raw, &ret, nil
+}
+
+// printMatches writes the matches as an aligned table on out and a summary
+// on errOut. Document text is untrusted: it is stripped of control
+// sequences and kept on one line; on a terminal the matches are shown in
+// reverse video.
+func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal bool) {
+	if len(ret.Matches) == 0 {
+		fmt.Fprintf(errOut, "no matches in %d documents\n", ret.TotalDocuments)
+	} else {
+		rows := [][]string{{"SCORE", "TITLE", "PATH", "PAGE", "LINE"}}
+		paths := make([]string, len(ret.Matches))
+		for i, m := range ret.Matches {
+			paths[i] = clean(m.Path)
+		}
+		// Cut in the middle, keeping what tells same-named files apart
+		// (two example_test.go).
+		paths = shorten.Paths(paths, 48)
+		for i, m := range ret.Matches {
+			score := "-" // found by scanning: unranked
+			if m.Score > 0 {
+				score = strconv.FormatFloat(m.Score, 'f', 3, 64)
+			}
+			rows = append(rows, []string{
+				score,
+				ansi.Truncate(clean(m.Title), 40, "…"),
+				paths[i],
+				strconv.Itoa(m.PageIndex + 1),
+				matchLine(m, terminal),
+			})
+		}
+		writeTable(out, rows)
+		fmt.Fprintf(errOut, "%s in %d documents", count(len(ret.Matches), "match", "matches"), ret.TotalDocuments)
+	}
+	if ret.Unreadable > 0 {
+		fmt.Fprintf(errOut, " (%d could not be read)", ret.Unreadable)
+	}
+	if len(ret.Matches) > 0 {
+		fmt.Fprintln(errOut)
+	}
+	if ret.Indexing != nil {
+		fmt.Fprintf(errOut, "partly from the index: %d of %d documents indexed, the rest scanned\n", ret.Indexing.Indexed, ret.Indexing.Total)
+	}
+	if ret.NextCursor != "" {
+		fmt.Fprintf(errOut, "more: --cursor %s\n", ret.NextCursor)
+	}
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// matchLine is a match's line for the LINE column: one line, cleaned, cut
+// to searchLineCells around its first match, every match in reverse video
+// on a terminal.
+func matchLine(m protocol.SearchMatch, terminal bool) string {
+	line := m.Line
+	hl := m.Highlights
+	if len(hl) == 0 && m.Start < m.End {
+		hl = [][2]int{{m.Start, m.End}}
+	}
+	var b strings.Builder
+	at := 0
+	from := 0 // cells before the first match
+	for i, h := range hl {
+		if h[0] < at || h[1] > len(line) || h[0] >= h[1] {
+			continue
+		}
+		b.WriteString(oneCell(line[at:h[0]]))
+		if i == 0 {
+			from = ansi.StringWidth(b.String())
+		}
+		match := oneCell(line[h[0]:h[1]])
+		if terminal {
+			match = "\x1b[7m" + match + "\x1b[27m"
+		}
+		b.WriteString(match)
+		at = h[1]
+	}
+	b.WriteString(oneCell(line[at:]))
+	s := strings.TrimRight(b.String(), " ")
+	trimmed := strings.TrimLeft(s, " ")
+	from -= len(s) - len(trimmed)
+	s = trimmed
+	if cut := from - searchLineCells/4; cut > 0 && ansi.StringWidth(s) > searchLineCells {
+		s = "…" + ansi.TruncateLeft(s, cut+1, "")
+	}
+	return ansi.Truncate(s, searchLineCells, "…")
+}
+
+// oneCell makes a piece of untrusted text safe for one table cell: no
+// control sequences, invisible characters shown, line breaks and tabs as
+// spaces (not trimmed: pieces are joined).
+func oneCell(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, sanitize.Title(s))
+}

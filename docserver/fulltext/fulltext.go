@@ -1,0 +1,548 @@
+// Package fulltext is the document server's full-text index: the text of
+// every page of the served documents in a Bleve index (scorch segments on
+// disk, BM25 ranking), with a record per file of the version it holds, so
+// that an unchanged file is never extracted again.
+//
+// One page is one index document: the document's title (on its first page
+// only, so that a title word finds the document once), the page's headings
+// and its text, each analyzed by Words. A file's record and its pages are
+// written in one batch, which scorch makes visible and persists as a
+// unit: an index cut short (a crash, kill -9) holds each file as it was
+// before or after its batch, never half of it, and the records say which
+// files are missing.
+//
+// An index that does not open (damaged, another schema) is removed and
+// built again; one that another process holds open is replaced by one in
+// memory for this process.
+package fulltext
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// Field names of the index documents.
+const (
+	fieldKind       = "kind" // "page" or "file"
+	fieldRel        = "rel"
+	fieldPage       = "page"
+	fieldTitle      = "title"     // indexed, on a document's first page
+	fieldDocTitle   = "doc_title" // stored, on every page
+	fieldHeadings   = "headings"
+	fieldBody       = "body"
+	fieldElements   = "els"
+	fieldFileType   = "file_type"
+	fieldSeq        = "seq"
+	fieldVersion    = "version"
+	fieldPages      = "pages"
+	fieldIndexed    = "indexed"
+	fieldUnreadable = "unreadable"
+)
+
+// schemaVersion changes when the index's layout or analysis changes; an
+// index of another version is built again.
+const schemaVersion = 1
+
+// metaFile records what an index directory holds.
+const metaFile = "meta.json"
+
+// DefaultLockWait is how long Open waits for an index another process holds.
+const DefaultLockWait = 500 * time.Millisecond
+
+// Options configure Open.
+type Options struct {
+	// Dir holds the index ("" for an index in memory).
+	Dir string
+	// Schema names what produced the text (the extractors' version): an
+	// index made under another is built again.
+	Schema string
+	// Root is the folder whose documents are indexed, recorded so that
+	// RemoveStale can tell an index whose folder is gone.
+	Root string
+	// LockWait bounds the wait for an index another process holds
+	// (default DefaultLockWait); then an index in memory is used.
+	LockWait time.Duration
+	Logger   *slog.Logger
+}
+
+// Record is what the index holds of one file.
+type Record struct {
+	// Version is the caller's key of the file version indexed.
+	Version string
+	// Pages counts the document's pages; Indexed the leading pages in the
+	// index (fewer when the document's text passed the bound).
+	Pages, Indexed int
+	// Unreadable says why the file could not be read ("" when it was).
+	Unreadable string
+	// Seq orders the writes: a page written by a later batch has a
+	// higher Seq.
+	Seq uint64
+}
+
+// Page is the text of one page to index.
+type Page struct {
+	Headings string
+	Body     string
+	// Elements is stored with the page (see the caller's encoding).
+	Elements string
+}
+
+// Doc is one file's text to index: its leading pages (all of them unless
+// the text passed a bound), or why it cannot be read.
+type Doc struct {
+	Rel, Version, FileType, Title string
+	Pages                         []Page
+	TotalPages                    int
+	Unreadable                    string
+}
+
+// Index is an open full-text index.
+type Index struct {
+	idx    bleve.Index
+	dir    string // "" in memory
+	memory bool   // in memory although a directory was asked (held elsewhere)
+	log    *slog.Logger
+
+	// mu orders writes against views: a view sees the records and the
+	// index of the same moment.
+	mu      sync.RWMutex
+	records map[string]Record
+	seq     uint64
+}
+
+type meta struct {
+	Schema string `json:"schema"`
+	Root   string `json:"root"`
+}
+
+// Open opens the index in opts.Dir, or creates it; see the package
+// comment for what happens to an index that does not open.
+func Open(opts Options) (*Index, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.LockWait <= 0 {
+		opts.LockWait = DefaultLockWait
+	}
+	ix := &Index{dir: opts.Dir, log: opts.Logger, records: map[string]Record{}}
+	if opts.Dir == "" {
+		return ix, ix.openMemory()
+	}
+	want := meta{Schema: fmt.Sprintf("%d/%s", schemaVersion, opts.Schema), Root: opts.Root}
+	path := filepath.Join(opts.Dir, "index")
+	cfg := map[string]any{"bolt_timeout": opts.LockWait.String()}
+	if readMeta(opts.Dir) == want {
+		idx, err := bleve.OpenUsing(path, cfg)
+		if err == nil {
+			ix.idx = idx
+			if err = ix.loadRecords(); err == nil {
+				return ix, nil
+			}
+			idx.Close()
+		}
+		if isLocked(err) {
+			ix.log.Warn("search index in use by another process; indexing in memory", "dir", opts.Dir)
+			ix.memory = true
+			return ix, ix.openMemory()
+		}
+		ix.log.Warn("search index does not open; building it again", "dir", opts.Dir, "err", err)
+	}
+	if err := os.RemoveAll(opts.Dir); err != nil {
+		return nil, fmt.Errorf("fulltext: remove %s: %w", opts.Dir, err)
+	}
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("fulltext: %w", err)
+	}
+	idx, err := bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fulltext: create %s: %w", path, err)
+	}
+	ix.idx = idx
+	// The meta file is written last: a directory without it is not an
+	// index yet.
+	if err := writeMeta(opts.Dir, want); err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+func (ix *Index) openMemory() error {
+	idx, err := bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return fmt.Errorf("fulltext: index in memory: %w", err)
+	}
+	ix.idx = idx
+	return nil
+}
+
+// isLocked reports whether err is bolt's timeout on a file another
+// process holds.
+func isLocked(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "timeout")
+}
+
+func readMeta(dir string) meta {
+	var m meta
+	b, err := os.ReadFile(filepath.Join(dir, metaFile))
+	if err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	return m
+}
+
+func writeMeta(dir string, m meta) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, metaFile+".tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("fulltext: write meta: %w", err)
+	}
+	return os.Rename(tmp, filepath.Join(dir, metaFile))
+}
+
+// newMapping is the index's mapping: page and file documents, told apart
+// by kind, no dynamic fields, BM25 scoring.
+func newMapping() mapping.IndexMapping {
+	text := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzerName
+		f.Store = store
+		f.IncludeTermVectors = true // phrases need positions
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	keyword := func(index, store bool) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Index = index
+		f.Store = store
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	number := func(index bool) *mapping.FieldMapping {
+		f := bleve.NewNumericFieldMapping()
+		f.Index = index
+		f.Store = true
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fieldKind, keyword(true, false))
+	doc.AddFieldMappingsAt(fieldRel, keyword(false, true))
+	doc.AddFieldMappingsAt(fieldPage, number(false))
+	doc.AddFieldMappingsAt(fieldTitle, text(false))
+	doc.AddFieldMappingsAt(fieldDocTitle, keyword(false, true))
+	doc.AddFieldMappingsAt(fieldHeadings, text(false))
+	doc.AddFieldMappingsAt(fieldBody, text(true))
+	doc.AddFieldMappingsAt(fieldElements, keyword(false, true))
+	doc.AddFieldMappingsAt(fieldFileType, keyword(true, false))
+	doc.AddFieldMappingsAt(fieldSeq, number(true))
+	doc.AddFieldMappingsAt(fieldVersion, keyword(false, true))
+	doc.AddFieldMappingsAt(fieldPages, number(false))
+	doc.AddFieldMappingsAt(fieldIndexed, number(false))
+	doc.AddFieldMappingsAt(fieldUnreadable, keyword(false, true))
+
+	m := bleve.NewIndexMapping()
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = analyzerName
+	m.ScoringModel = index.BM25Scoring
+	m.IndexDynamic = false
+	m.StoreDynamic = false
+	m.DocValuesDynamic = false
+	return m
+}
+
+func pageID(rel string, page int) string { return "p:" + strconv.Itoa(page) + ":" + rel }
+func fileID(rel string) string           { return "f:" + rel }
+
+// loadRecords reads every file record.
+func (ix *Index) loadRecords() error {
+	q := query.NewTermQuery("file")
+	q.SetField(fieldKind)
+	const step = 10_000
+	var after []string
+	for {
+		req := bleve.NewSearchRequestOptions(q, step, 0, false)
+		req.SortBy([]string{"_id"})
+		req.Fields = []string{fieldRel, fieldVersion, fieldPages, fieldIndexed, fieldUnreadable, fieldSeq}
+		if after != nil {
+			req.SetSearchAfter(after)
+		}
+		res, err := ix.idx.Search(req)
+		if err != nil {
+			return fmt.Errorf("fulltext: read records: %w", err)
+		}
+		for _, h := range res.Hits {
+			rel, _ := h.Fields[fieldRel].(string)
+			if rel == "" {
+				return fmt.Errorf("fulltext: record %q has no path", h.ID)
+			}
+			r := Record{Version: str(h.Fields[fieldVersion]), Pages: num(h.Fields[fieldPages]),
+				Indexed: num(h.Fields[fieldIndexed]), Unreadable: str(h.Fields[fieldUnreadable]), Seq: uint64(num(h.Fields[fieldSeq]))}
+			ix.records[rel] = r
+			ix.seq = max(ix.seq, r.Seq)
+		}
+		if len(res.Hits) < step {
+			return nil
+		}
+		after = res.Hits[len(res.Hits)-1].Sort
+	}
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func num(v any) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
+// Put writes documents in one batch: each replaces what the index held of
+// its file.
+func (ix *Index) Put(docs ...Doc) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	seq := ix.seq + 1
+	b := ix.idx.NewBatch()
+	recs := make(map[string]Record, len(docs))
+	for _, d := range docs {
+		old := ix.records[d.Rel]
+		if r, ok := recs[d.Rel]; ok {
+			old = r
+		}
+		for p := len(d.Pages); p < old.Indexed; p++ {
+			b.Delete(pageID(d.Rel, p))
+		}
+		for p, pg := range d.Pages {
+			f := map[string]any{
+				fieldKind: "page", fieldRel: d.Rel, fieldPage: float64(p), fieldHeadings: pg.Headings,
+				fieldBody: pg.Body, fieldElements: pg.Elements, fieldFileType: strings.ToLower(d.FileType),
+				fieldSeq: float64(seq), fieldDocTitle: d.Title,
+			}
+			if p == 0 {
+				f[fieldTitle] = d.Title
+			}
+			if err := b.Index(pageID(d.Rel, p), f); err != nil {
+				return fmt.Errorf("fulltext: index %s page %d: %w", d.Rel, p, err)
+			}
+		}
+		r := Record{Version: d.Version, Pages: d.TotalPages, Indexed: len(d.Pages), Unreadable: d.Unreadable, Seq: seq}
+		if err := b.Index(fileID(d.Rel), map[string]any{
+			fieldKind: "file", fieldRel: d.Rel, fieldVersion: r.Version, fieldPages: float64(r.Pages),
+			fieldIndexed: float64(r.Indexed), fieldUnreadable: r.Unreadable, fieldSeq: float64(seq),
+		}); err != nil {
+			return fmt.Errorf("fulltext: index record of %s: %w", d.Rel, err)
+		}
+		recs[d.Rel] = r
+	}
+	if err := ix.idx.Batch(b); err != nil {
+		return fmt.Errorf("fulltext: write batch: %w", err)
+	}
+	for rel, r := range recs {
+		ix.records[rel] = r
+	}
+	ix.seq = seq
+	return nil
+}
+
+// Delete removes files from the index.
+func (ix *Index) Delete(rels ...string) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	b := ix.idx.NewBatch()
+	var gone []string
+	for _, rel := range rels {
+		old, ok := ix.records[rel]
+		if !ok {
+			continue
+		}
+		for p := range old.Indexed {
+			b.Delete(pageID(rel, p))
+		}
+		b.Delete(fileID(rel))
+		gone = append(gone, rel)
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	if err := ix.idx.Batch(b); err != nil {
+		return fmt.Errorf("fulltext: delete: %w", err)
+	}
+	for _, rel := range gone {
+		delete(ix.records, rel)
+	}
+	return nil
+}
+
+// View calls fn with a consistent view of the index: no write happens
+// while it runs.
+func (ix *Index) View(fn func(View) error) error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return fn(View{ix})
+}
+
+// Records returns a copy of every file record.
+func (ix *Index) Records() map[string]Record {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make(map[string]Record, len(ix.records))
+	for k, v := range ix.records {
+		out[k] = v
+	}
+	return out
+}
+
+// View is the index at one moment.
+type View struct{ ix *Index }
+
+// Seq is the Seq of the latest write.
+func (v View) Seq() uint64 { return v.ix.seq }
+
+// Record returns the record of a file.
+func (v View) Record(rel string) (Record, bool) {
+	r, ok := v.ix.records[rel]
+	return r, ok
+}
+
+// Filter narrows a search.
+type Filter struct {
+	// FileType keeps pages of documents of that type ("" for all).
+	FileType string
+	// MaxSeq keeps pages written up to that Seq (0 for all).
+	MaxSeq uint64
+}
+
+// Hit is one page that matches a query.
+type Hit struct {
+	Rel      string
+	Page     int
+	Score    float64
+	Title    string // the document's title
+	Body     string
+	Elements string
+}
+
+// Hits is one window of a search's ranked pages.
+type Hits struct {
+	Total int // pages that match
+	Hits  []Hit
+}
+
+// Search returns the pages matching q ranked best first (ties in path
+// and page order), from the from-th, at most size of them.
+func (v View) Search(ctx context.Context, q Query, f Filter, from, size int) (Hits, error) {
+	bq := query.NewBooleanQuery(nil, nil, nil)
+	bq.AddMust(q.bleveQuery())
+	var filters []query.Query
+	if f.FileType != "" {
+		t := query.NewTermQuery(strings.ToLower(f.FileType))
+		t.SetField(fieldFileType)
+		filters = append(filters, t)
+	}
+	if f.MaxSeq > 0 {
+		most, yes := float64(f.MaxSeq), true
+		r := query.NewNumericRangeInclusiveQuery(nil, &most, nil, &yes)
+		r.SetField(fieldSeq)
+		filters = append(filters, r)
+	}
+	if len(filters) > 0 {
+		bq.AddFilter(query.NewConjunctionQuery(filters))
+	}
+	req := bleve.NewSearchRequestOptions(bq, size, from, false)
+	req.Sort = search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{}}
+	req.Fields = []string{fieldRel, fieldPage, fieldDocTitle, fieldBody, fieldElements}
+	res, err := v.ix.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return Hits{}, fmt.Errorf("fulltext: search: %w", err)
+	}
+	out := Hits{Total: int(res.Total), Hits: make([]Hit, 0, len(res.Hits))}
+	for _, h := range res.Hits {
+		out.Hits = append(out.Hits, Hit{
+			Rel: str(h.Fields[fieldRel]), Page: num(h.Fields[fieldPage]), Score: h.Score,
+			Title: str(h.Fields[fieldDocTitle]), Body: str(h.Fields[fieldBody]), Elements: str(h.Fields[fieldElements]),
+		})
+	}
+	return out, nil
+}
+
+// Stats is the size of an index.
+type Stats struct {
+	Files       int    `json:"files"`
+	DiskBytes   int64  `json:"disk_bytes"`
+	MemoryBytes int64  `json:"memory_bytes"`
+	Where       string `json:"where"` // "disk" or "memory"
+}
+
+// Stats measures the index.
+func (ix *Index) Stats() Stats {
+	ix.mu.RLock()
+	st := Stats{Files: len(ix.records), Where: "disk"}
+	ix.mu.RUnlock()
+	if ix.dir == "" || ix.memory {
+		st.Where = "memory"
+	} else {
+		st.DiskBytes = dirSize(ix.dir)
+	}
+	if adv, err := ix.idx.Advanced(); err == nil {
+		if m, ok := adv.(interface{ MemoryUsed() uint64 }); ok {
+			// Scorch's accounting can dip below zero while segments are
+			// handed from the persister to the merger: unknown then.
+			st.MemoryBytes = max(int64(m.MemoryUsed()), 0)
+		}
+	}
+	return st
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// Close closes the index (persisting what is written).
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.idx == nil {
+		return nil
+	}
+	err := ix.idx.Close()
+	ix.idx = nil
+	if err != nil && !errors.Is(err, bleve.ErrorIndexClosed) {
+		return fmt.Errorf("fulltext: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,322 @@
+package docserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/smcp-browse/smcp-browse/docserver/fulltext"
+)
+
+// waitIndexed waits until the server's index holds every document.
+func waitIndexed(t testing.TB, s *Server, within time.Duration) IndexStatus {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		st := s.IndexStatus()
+		if st.State == IndexReady && st.Indexed == st.Total {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index not built within %v: %+v", within, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// searchAll runs a search to its end and returns every match.
+func searchAll(t testing.TB, c *client.Client, args map[string]any) ([]SearchMatch, SearchResult) {
+	t.Helper()
+	var all []SearchMatch
+	var last SearchResult
+	for steps := 0; ; steps++ {
+		if steps > 1000 {
+			t.Fatal("the search never ends")
+		}
+		res, raw := callSearch(t, c, args)
+		if raw.IsError {
+			t.Fatalf("search %v: %v", args, raw.Content)
+		}
+		all = append(all, res.Matches...)
+		last = res
+		if res.NextCursor == "" {
+			return all, last
+		}
+		next := map[string]any{}
+		for k, v := range args {
+			next[k] = v
+		}
+		next["cursor"] = res.NextCursor
+		args = next
+	}
+}
+
+// TestSearchRanked: with the index built, a search answers from it alone,
+// best first, and a title word puts its document on top.
+func TestSearchRanked(t *testing.T) {
+	s, c, _ := startInProcess(t, copyCorpus(t), Options{})
+	callSearch(t, c, map[string]any{"query": "warm up"}) // a search starts the build
+	st := waitIndexed(t, s, 60*time.Second)
+	if st.DiskBytes <= 0 || st.Where != "disk" {
+		t.Errorf("index status %+v: want its size on disk", st)
+	}
+
+	res, _ := callSearch(t, c, map[string]any{"query": "budget"})
+	if res.Indexed != res.Total || res.Scanned != res.Total || res.NextCursor != "" || res.Index.State != IndexReady {
+		t.Errorf("a built index answers for every document at once: %+v", res)
+	}
+	if len(res.Matches) < 2 || res.Matches[0].Path != "reports/budget.xlsx" || res.Matches[0].PageIndex != 0 {
+		t.Fatalf("the document titled Budget is not first: %+v", res.Matches)
+	}
+	for i, m := range res.Matches {
+		if m.Score <= 0 || i > 0 && m.Score > res.Matches[i-1].Score {
+			t.Errorf("match %d: score %v after %v: not ranked", i, m.Score, res.Matches[max(i-1, 0)].Score)
+		}
+		if !strings.EqualFold(m.Line[m.Start:m.End], "budget") && m.Line[m.Start:m.End] != "Budget" {
+			t.Errorf("match %d highlights %q in %q", i, m.Line[m.Start:m.End], m.Line)
+		}
+	}
+
+	// A phrase, in its order only; a prefix; the PDF's page and element.
+	res, _ = callSearch(t, c, map[string]any{"query": `"written approval"`})
+	if len(res.Matches) != 1 || res.Matches[0].Path != "reports/handbook.pdf" || res.Matches[0].PageIndex != 1 ||
+		res.Matches[0].ElementID == "" || res.Matches[0].Line[res.Matches[0].Start:res.Matches[0].End] != "written approval" {
+		t.Errorf("phrase: %+v", res.Matches)
+	}
+	if res, _ = callSearch(t, c, map[string]any{"query": `"approval written"`}); len(res.Matches) != 0 {
+		t.Errorf("a phrase out of order matched %+v", res.Matches)
+	}
+	res, _ = callSearch(t, c, map[string]any{"query": "approv*"})
+	if len(res.Matches) == 0 || !slices.ContainsFunc(res.Matches, func(m SearchMatch) bool { return m.Path == "reports/handbook.pdf" }) {
+		t.Errorf("prefix: %+v", res.Matches)
+	}
+	// Words must all be on the page; whole words only.
+	if res, _ = callSearch(t, c, map[string]any{"query": "approv"}); len(res.Matches) != 0 {
+		t.Errorf("part of a word matched %+v", res.Matches)
+	}
+	res, _ = callSearch(t, c, map[string]any{"query": "PAYROLL", "fileType": "docx"})
+	if len(res.Matches) != 1 || res.Matches[0].Path != "guides/onboarding.docx" || res.Total != 1 {
+		t.Errorf("a DOCX table cell: %+v", res)
+	}
+	if _, raw := callSearch(t, c, map[string]any{"query": "*** ---"}); !raw.IsError {
+		t.Error("a query without words is not refused")
+	}
+}
+
+// indexSome builds the index of a server that was not started, with the
+// documents whose path keep accepts, and returns it.
+func indexSome(t *testing.T, s *Server, keep func(rel string) bool) *fulltext.Index {
+	t.Helper()
+	ft, err := fulltext.Open(fulltext.Options{Schema: s.text.schema, Root: s.rootDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.text.ft = ft
+	close(s.text.ready)
+	for _, e := range s.index.snapshot() {
+		if !keep(e.rel) {
+			continue
+		}
+		doc, err := s.wholeDocument(context.Background(), e, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ft.Put(indexDoc(e, doc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ft
+}
+
+// TestSearchWhileIndexing: while the index holds only some documents, a
+// search returns their pages ranked, then scans the others (score 0) and
+// says how many the index answered for; together they are exactly what
+// the whole index finds.
+func TestSearchWhileIndexing(t *testing.T) {
+	dir := copyCorpus(t)
+	full, err := New(dir, Options{Host: testHost, CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	indexSome(t, full, func(string) bool { return true })
+	part, err := New(dir, Options{Host: testHost, CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer part.Close()
+	indexSome(t, part, func(rel string) bool { return strings.HasPrefix(rel, "reports/") })
+
+	key := func(m SearchMatch) string { return fmt.Sprintf("%s#%d", m.Path, m.PageIndex) }
+	for _, q := range []string{"the", "budget", "revenue", `"written approval"`, "team*"} {
+		want, err := full.Search(context.Background(), SearchParams{Query: q, MaxMatches: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []SearchMatch
+		p := SearchParams{Query: q, MaxMatches: 3, MaxDocuments: 2}
+		var res SearchResult
+		for steps := 0; ; steps++ {
+			res, err = part.Search(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, res.Matches...)
+			if res.NextCursor == "" || steps > 100 {
+				break
+			}
+			p.Cursor = res.NextCursor
+		}
+		if res.Indexed == 0 || res.Indexed >= res.Total || res.Scanned != res.Total {
+			t.Errorf("%s: indexed %d scanned %d of %d", q, res.Indexed, res.Scanned, res.Total)
+		}
+		var a, b []string
+		for _, m := range want.Matches {
+			a = append(a, key(m))
+		}
+		zero := false
+		for i, m := range got {
+			b = append(b, key(m))
+			ranked := strings.HasPrefix(m.Path, "reports/")
+			if ranked != (m.Score > 0) || zero && m.Score > 0 || i > 0 && m.Score > got[i-1].Score {
+				t.Errorf("%s: %s score %v: indexed pages first, ranked, then the scanned ones at 0", q, key(m), m.Score)
+			}
+			zero = zero || m.Score == 0
+		}
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			t.Errorf("%s: partial index found %q, whole index %q", q, b, a)
+		}
+	}
+}
+
+// TestSearchIndexFollowsTheWatcher: an edited file is found by its new
+// words (from the index) soon after the edit, a deleted one is gone.
+func TestSearchIndexFollowsTheWatcher(t *testing.T) {
+	dir := copyCorpus(t)
+	s, c, _ := startInProcess(t, dir, Options{})
+	callSearch(t, c, map[string]any{"query": "start"})
+	waitIndexed(t, s, 60*time.Second)
+
+	path := filepath.Join(dir, "notes", "meeting.txt")
+	edited := time.Now()
+	writeFile(t, path, "Agenda: the zeppelin budget\n")
+	var took time.Duration
+	for {
+		res, _ := callSearch(t, c, map[string]any{"query": "zeppelin"})
+		if len(res.Matches) == 1 && res.Matches[0].Score > 0 && res.Indexed == res.Total {
+			took = time.Since(edited)
+			break
+		}
+		if time.Since(edited) > 20*time.Second {
+			t.Fatalf("the edit is not in the index: %+v", res)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("edited file found from the index %v after the write", took)
+	if res, _ := callSearch(t, c, map[string]any{"query": "attendees"}); slices.ContainsFunc(res.Matches, func(m SearchMatch) bool { return m.Path == "notes/meeting.txt" }) {
+		t.Errorf("the old text is still found: %+v", res.Matches)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, _ := callSearch(t, c, map[string]any{"query": "zeppelin"})
+		if len(res.Matches) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a deleted file is still found: %+v", res.Matches)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, ok := s.text.index().Records()["notes/meeting.txt"]; ok {
+		// The record goes with the next plan; give it the time it takes.
+		waitIndexed(t, s, 20*time.Second)
+		if _, ok := s.text.index().Records()["notes/meeting.txt"]; ok {
+			t.Error("the deleted file's record stays in the index")
+		}
+	}
+}
+
+// TestSearchIndexSurvivesARestart: a second server over the same folder
+// and cache answers from the index without parsing a single file.
+func TestSearchIndexSurvivesARestart(t *testing.T) {
+	dir := copyCorpus(t)
+	cache := t.TempDir()
+	s1, c1, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	callSearch(t, c1, map[string]any{"query": "budget"})
+	waitIndexed(t, s1, 60*time.Second)
+	want, _ := callSearch(t, c1, map[string]any{"query": "budget"})
+	s1.Close()
+
+	s2, c2, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	got, _ := callSearch(t, c2, map[string]any{"query": "budget"})
+	if got.Indexed != got.Total || len(got.Matches) != len(want.Matches) || got.Matches[0].Path != want.Matches[0].Path {
+		t.Errorf("after a restart: %+v\nbefore: %+v", got, want)
+	}
+	waitIndexed(t, s2, 30*time.Second)
+	if n := s2.parsesRun.Load(); n != 0 {
+		t.Errorf("%d files parsed again after a restart over unchanged files", n)
+	}
+}
+
+// TestSearchIndexBounds: a file over the size bound is counted as
+// unreadable, not read; a document whose text passes the index's bound is
+// indexed in part and its other pages are still found, by scanning.
+func TestSearchIndexBounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes large files")
+	}
+	dir := t.TempDir()
+	huge, err := os.Create(filepath.Join(dir, "huge.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := huge.Truncate(1 << 30); err != nil { // sparse: 1 GiB that takes no disk
+		t.Fatal(err)
+	}
+	huge.Close()
+	// 12 MiB of text in distinct words: more than a document may put in
+	// the index (8 MiB); the last line's word must still be found.
+	var b strings.Builder
+	for i := 0; b.Len() < 12<<20; i++ {
+		fmt.Fprintf(&b, "w%07x alpha beta gamma delta\n", i)
+	}
+	b.WriteString("omegaword at the very end\n")
+	writeFile(t, filepath.Join(dir, "big.txt"), b.String())
+	writeFile(t, filepath.Join(dir, "small.md"), "# Small\n\nomegaword here too\n")
+
+	s, c, _ := startInProcess(t, dir, Options{MaxFileSize: 64 << 20})
+	callSearch(t, c, map[string]any{"query": "start"})
+	st := waitIndexed(t, s, 120*time.Second)
+	t.Logf("index of a 12 MiB text file and a 1 GiB one: %+v", st)
+	if st.DiskBytes > 64<<20 {
+		t.Errorf("the index takes %d MiB on disk", st.DiskBytes>>20)
+	}
+	rec := s.text.index().Records()
+	if r := rec["big.txt"]; r.Indexed == 0 || r.Indexed >= r.Pages {
+		t.Errorf("big.txt record %+v: want indexed in part", r)
+	}
+	if r := rec["huge.txt"]; r.Unreadable == "" {
+		t.Errorf("huge.txt record %+v: want unreadable", r)
+	}
+	matches, res := searchAll(t, c, map[string]any{"query": "omegaword"})
+	var paths []string
+	for _, m := range matches {
+		paths = append(paths, m.Path)
+	}
+	slices.Sort(paths)
+	if !slices.Equal(paths, []string{"big.txt", "small.md"}) || res.Unreadable != 1 {
+		t.Errorf("found in %q, unreadable %d: want big.txt (scanned past the bound) and small.md", paths, res.Unreadable)
+	}
+}

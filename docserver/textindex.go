@@ -1,0 +1,486 @@
+package docserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/docserver/fulltext"
+	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
+
+// The full-text index (package fulltext) holds the text of every page as
+// format=text shows it, NFKC-normalised (extract.SearchForm), in a Bleve
+// index beside the catalog cache ($XDG_CACHE_HOME/smcp-browse/docs/
+// <folder>.search), keyed by each file's size and modification time so an
+// unchanged file is never extracted again. It is built in the background
+// once the catalog has been listed (or a search asks, or a few seconds
+// after Start), one document at a time, giving way to reads in progress;
+// the watcher's changes go to the front of its queue. Its progress and
+// size are in every dpe_search answer.
+//
+// Bounds: a document's text is indexed up to indexMaxDocText (its later
+// pages are searched by scanning), a batch holds at most indexBatchText of
+// text, and extraction goes through the same memory gate, size bound and
+// deadline as a read.
+
+// Bounds and timing of the index build.
+const (
+	indexMaxDocText  = 8 << 20
+	indexBatchText   = 1 << 20
+	indexBatchDocs   = 128
+	indexStartDelay  = 3 * time.Second
+	indexYieldMax    = 2 * time.Second
+	indexProgressLog = 10 * time.Second
+)
+
+// Index states reported in IndexStatus.State.
+const (
+	IndexOpening  = "opening"
+	IndexBuilding = "building"
+	IndexReady    = "ready"
+	IndexOff      = "off" // the index could not be opened: every search scans
+)
+
+// IndexStatus is how far the full-text index is built, and its size.
+type IndexStatus struct {
+	State       string `json:"state"`
+	Indexed     int    `json:"indexed"` // documents whose current version is in the index
+	Total       int    `json:"total"`
+	DiskBytes   int64  `json:"disk_bytes"`
+	MemoryBytes int64  `json:"memory_bytes"`
+	Where       string `json:"where,omitempty"` // "disk" or "memory"
+}
+
+// textIndex builds and keeps the full-text index of a Server.
+type textIndex struct {
+	s      *Server
+	dir    string // "" in memory
+	schema string
+
+	ready   chan struct{} // closed once ft is set (or failed)
+	ft      *fulltext.Index
+	started atomic.Bool
+	listed  chan struct{} // closed by the first listing or search
+	once    sync.Once
+	wake    chan struct{}
+	done    chan struct{}
+
+	mu       sync.Mutex
+	touched  map[string]bool   // paths the watcher changed, indexed first
+	failed   map[string]string // rel → version whose parse timed out (not retried)
+	state    string
+	indexed  int
+	total    int
+	reading  atomic.Int64 // reads in progress: the build gives way to them
+	lastStat fulltext.Stats
+}
+
+func newTextIndex(s *Server, cacheDir string) *textIndex {
+	t := &textIndex{
+		s: s, state: IndexOpening,
+		schema: fmt.Sprintf("extract-%d/%+v", diskCacheVersion, s.opts.Extract),
+		ready:  make(chan struct{}), listed: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		touched: map[string]bool{}, failed: map[string]string{},
+	}
+	if cacheDir != "" {
+		t.dir = filepath.Join(cacheDir, cacheName(s.rootDir, s.host)+".search")
+	}
+	return t
+}
+
+// start runs the index's goroutine (once).
+func (t *textIndex) start(ctx context.Context) {
+	if t.started.Swap(true) {
+		return
+	}
+	go t.run(ctx)
+}
+
+// markListed says the catalog has been listed: the build may start.
+func (t *textIndex) markListed() { t.once.Do(func() { close(t.listed) }) }
+
+// touch queues paths the watcher saw change (or appear, or go).
+func (t *textIndex) touch(rels []string) {
+	if len(rels) == 0 {
+		return
+	}
+	t.mu.Lock()
+	for _, r := range rels {
+		t.touched[r] = true
+	}
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// indexOpenWait bounds how long a search waits for the index to open
+// (opening reads its file records: milliseconds for thousands of files).
+const indexOpenWait = 3 * time.Second
+
+// opened returns the index once it is open, waiting at most
+// indexOpenWait (or until ctx ends); nil when it is not open by then, is
+// not started, or could not be opened.
+func (t *textIndex) opened(ctx context.Context) *fulltext.Index {
+	if !t.started.Load() {
+		return t.index()
+	}
+	wait := time.NewTimer(indexOpenWait)
+	defer wait.Stop()
+	select {
+	case <-t.ready:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	return t.index()
+}
+
+// index returns the open index, or nil while it opens (or when it could
+// not be opened).
+func (t *textIndex) index() *fulltext.Index {
+	select {
+	case <-t.ready:
+		return t.ft
+	default:
+		return nil
+	}
+}
+
+// IndexStatus reports how far the full-text index is built, and its size.
+func (s *Server) IndexStatus() IndexStatus { return s.text.status() }
+
+// status reports the build's progress and the index's size.
+func (t *textIndex) status() IndexStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return IndexStatus{State: t.state, Indexed: t.indexed, Total: t.total,
+		DiskBytes: t.lastStat.DiskBytes, MemoryBytes: t.lastStat.MemoryBytes, Where: t.lastStat.Where}
+}
+
+func (t *textIndex) setState(state string) {
+	t.mu.Lock()
+	t.state = state
+	t.mu.Unlock()
+}
+
+// close waits for the goroutine and closes the index.
+func (t *textIndex) close() error {
+	if t.started.Load() {
+		<-t.done
+	}
+	if ft := t.index(); ft != nil {
+		return ft.Close()
+	}
+	return nil
+}
+
+// run opens the index, waits for the catalog to be listed, then keeps the
+// index up to date until ctx ends.
+func (t *textIndex) run(ctx context.Context) {
+	defer close(t.done)
+	s := t.s
+	ft, err := fulltext.Open(fulltext.Options{Dir: t.dir, Schema: t.schema, Root: s.rootDir, Logger: s.log})
+	if err != nil {
+		s.log.Warn("search index unavailable; searches scan the documents", "err", err)
+		t.setState(IndexOff)
+		close(t.ready)
+		return
+	}
+	t.ft = ft
+	close(t.ready)
+	if t.dir != "" {
+		others, _ := filepath.Glob(filepath.Join(filepath.Dir(t.dir), "*.search"))
+		others = slices.DeleteFunc(others, func(d string) bool { return d == t.dir })
+		for _, d := range fulltext.RemoveStale(others) {
+			s.log.Info("removed the search index of a folder that is gone", "dir", d)
+		}
+	}
+	t.plan(ft) // counts what is indexed already
+	t.refresh(ft)
+	start := time.NewTimer(indexStartDelay)
+	select {
+	case <-t.listed:
+	case <-start.C:
+	case <-ctx.Done():
+	}
+	start.Stop()
+	for ctx.Err() == nil {
+		work := t.plan(ft)
+		if len(work) == 0 {
+			t.setState(IndexReady)
+			t.refresh(ft)
+			select {
+			case <-t.wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		t.setState(IndexBuilding)
+		t.build(ctx, ft, work)
+	}
+}
+
+// versionOf is the key of a file version in the index.
+func versionOf(f fileInfo) string {
+	return strconv.FormatInt(f.size, 10) + ":" + strconv.FormatInt(f.mtime.UnixNano(), 10)
+}
+
+// plan removes the records of files no longer served and returns the
+// entries to (re)index, those the watcher touched first.
+func (t *textIndex) plan(ft *fulltext.Index) []*entry {
+	entries := t.s.index.snapshot()
+	recs := ft.Records()
+	t.mu.Lock()
+	touched := t.touched
+	t.touched = map[string]bool{}
+	failed := t.failed
+	t.mu.Unlock()
+	served := make(map[string]bool, len(entries))
+	var first, rest []*entry
+	indexed := 0
+	for _, e := range entries {
+		served[e.rel] = true
+		v := e.version()
+		if r, ok := recs[e.rel]; ok && r.Version == v {
+			indexed++
+			continue
+		}
+		if failed[e.rel] == v {
+			continue
+		}
+		if touched[e.rel] {
+			first = append(first, e)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	var gone []string
+	for rel := range recs {
+		if !served[rel] {
+			gone = append(gone, rel)
+		}
+	}
+	if err := ft.Delete(gone...); err != nil {
+		t.s.log.Warn("search index: cannot remove deleted files", "err", err)
+	}
+	t.mu.Lock()
+	t.indexed, t.total = indexed, len(entries)
+	t.mu.Unlock()
+	return append(first, rest...)
+}
+
+// build indexes entries in batches until they are done, ctx ends or the
+// watcher touches a file (which the next plan puts first).
+func (t *textIndex) build(ctx context.Context, ft *fulltext.Index, work []*entry) {
+	s := t.s
+	var batch []fulltext.Doc
+	size := 0
+	lastLog := time.Now()
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		if err := ft.Put(batch...); err != nil {
+			s.log.Warn("search index: write failed", "err", err)
+		} else {
+			t.mu.Lock()
+			t.indexed += len(batch)
+			t.mu.Unlock()
+		}
+		batch, size = batch[:0], 0
+		if time.Since(lastLog) > indexProgressLog {
+			lastLog = time.Now()
+			st := t.status()
+			s.log.Info("indexing", "indexed", st.Indexed, "total", st.Total)
+		}
+	}
+	for _, e := range work {
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-t.wake:
+			flush()
+			t.wakeAgain()
+			return
+		default:
+		}
+		t.yield(ctx)
+		d, ok := t.extract(ctx, e)
+		if !ok {
+			continue
+		}
+		batch = append(batch, d)
+		for _, p := range d.Pages {
+			size += len(p.Body) + len(p.Headings)
+		}
+		if size >= indexBatchText || len(batch) >= indexBatchDocs {
+			flush()
+		}
+	}
+	flush()
+}
+
+// wakeAgain re-arms the wake-up that build consumed.
+func (t *textIndex) wakeAgain() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// yield waits (a bounded time) while reads are in progress.
+func (t *textIndex) yield(ctx context.Context) {
+	deadline := time.Now().Add(indexYieldMax)
+	for t.reading.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// extract reads one file version into an index document. ok is false
+// when nothing is to be written (the file went away, the server is
+// closing, the parse timed out).
+func (t *textIndex) extract(ctx context.Context, e *entry) (fulltext.Doc, bool) {
+	s := t.s
+	fresh, err := s.current(e.docRef)
+	if err != nil {
+		return fulltext.Doc{}, false // gone: the watcher tells
+	}
+	doc, err := s.wholeDocument(ctx, fresh, false)
+	var timedOut errTimedOut
+	switch {
+	case err == nil:
+		return indexDoc(fresh, doc), true
+	case ctx.Err() != nil || isContextErr(err) || errors.Is(err, fs.ErrNotExist):
+		return fulltext.Doc{}, false
+	case errors.As(err, &timedOut):
+		// Perhaps the machine's load: not recorded, not retried until
+		// the file changes or the server restarts.
+		t.mu.Lock()
+		t.failed[fresh.rel] = versionOf(fresh.fileInfo)
+		t.mu.Unlock()
+		return fulltext.Doc{}, false
+	default:
+		return fulltext.Doc{Rel: fresh.rel, Version: versionOf(fresh.fileInfo), FileType: fresh.fileType,
+			Unreadable: unreadableReason(err)}, true
+	}
+}
+
+// refresh measures the index for status.
+func (t *textIndex) refresh(ft *fulltext.Index) {
+	st := ft.Stats()
+	t.mu.Lock()
+	t.lastStat = st
+	t.mu.Unlock()
+}
+
+// wholeDocument returns the parsed document of a file version for work on
+// its whole text: the scan of a search (cache: kept in the document cache,
+// as a read) or the index build (not kept: building must not push the
+// documents being read out of the cache). This is the one place that
+// gets a document's whole text.
+func (s *Server) wholeDocument(ctx context.Context, e *entry, cache bool) (*extract.Document, error) {
+	if cache {
+		_, h, err := s.parsed(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		return h.whole(ctx)
+	}
+	k := keyOf(e.fileInfo)
+	if h, ok := s.docs.peek(k); ok {
+		return h.whole(ctx)
+	}
+	if it, ok := s.peeks.get(k); ok && it.err != nil {
+		return nil, it.err
+	}
+	doc, err := s.parse(e.fileInfo)
+	s.parsesRun.Add(1)
+	if err == nil {
+		s.disk.update(k, func(d *diskEntry) { d.Info = infoOf(doc) })
+	}
+	return doc, err
+}
+
+// pageText is one page's text as the index holds it.
+type pageText struct {
+	headings string
+	body     string // format=text of the page, NFKC-normalised
+	elements string // "ID OFFSET" lines: where each element starts in body
+}
+
+// textOfPage renders a page as format=text does, normalised for search,
+// with where each element's text starts.
+func textOfPage(pg extract.Page) pageText {
+	els := make([]protocol.DPEElementDetail, len(pg.Elements))
+	// The page's own title is not indexed: it is often made up ("Lines
+	// 1–200", "Page 15") and not in the text a reader sees.
+	var heads []string
+	for i, el := range pg.Elements {
+		els[i] = protocol.DPEElementDetail{ElementID: el.ID, Category: string(el.Category), Summary: el.Summary, Content: el.Content}
+		if el.Category == dpe.Heading {
+			if h, _ := el.Content["text"].(string); h != "" {
+				heads = append(heads, h)
+			}
+		}
+	}
+	body := extract.SearchForm(dpe.RenderPageText(protocol.DPEPage{Elements: els}))
+	var where strings.Builder
+	at := 0
+	for _, el := range els {
+		text := extract.SearchForm(dpe.RenderElementText(el))
+		if text == "" {
+			continue
+		}
+		if i := strings.Index(body[at:], text); i >= 0 {
+			fmt.Fprintf(&where, "%s %d\n", el.ElementID, at+i)
+			at += i
+		}
+	}
+	return pageText{headings: extract.SearchForm(strings.Join(heads, "\n")), body: body, elements: where.String()}
+}
+
+// elementAt returns the element whose text holds the byte offset off of
+// the page's body, from the page's "ID OFFSET" lines.
+func elementAt(elements string, off int) string {
+	id := ""
+	for line := range strings.Lines(elements) {
+		name, at, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		n, err := strconv.Atoi(at)
+		if !ok || err != nil || n > off {
+			break
+		}
+		id = name
+	}
+	return id
+}
+
+// indexDoc is a parsed document as the index holds it: its leading pages
+// up to indexMaxDocText of text.
+func indexDoc(e *entry, doc *extract.Document) fulltext.Doc {
+	d := fulltext.Doc{Rel: e.rel, Version: versionOf(e.fileInfo), FileType: e.fileType,
+		Title: extract.SearchForm(doc.Title), TotalPages: len(doc.Pages)}
+	left := indexMaxDocText
+	for _, pg := range doc.Pages {
+		pt := textOfPage(pg)
+		n := len(pt.body) + len(pt.headings)
+		if n > left {
+			break
+		}
+		left -= n
+		d.Pages = append(d.Pages, fulltext.Page{Headings: pt.headings, Body: pt.body, Elements: pt.elements})
+	}
+	return d
+}

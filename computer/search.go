@@ -89,8 +89,7 @@ type stream struct {
 	conn   *mcpclient.Conn
 	pos    serverPos
 	buf    []protocol.SearchMatch
-	taken  int  // matches of buf returned in this step
-	asked  bool // asked in this step
+	taken  int // matches of buf returned in this step
 	next   string
 	end    bool    // its answer was the last: nothing follows buf
 	bound  float64 // no later match of it scores higher

@@ -47,19 +47,6 @@ func words(text string) map[string]int {
 	return m
 }
 
-// documentText is all the text of a parsed document: its title and the
-// lines of every page.
-func documentText(doc *Document) string {
-	var b strings.Builder
-	b.WriteString(doc.Title + "\n")
-	for _, p := range doc.Pages {
-		for _, l := range elementLines(p) {
-			b.WriteString(l + "\n")
-		}
-	}
-	return b.String()
-}
-
 // pagesText is the text every page of a document shows: the lines of its
 // text, heading, code and list elements (pdftotext prints page text only,
 // not the document's title).

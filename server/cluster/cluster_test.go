@@ -474,3 +474,38 @@ func TestFramesAfterSubscriptionKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestFramesAfterPublisherKilled: when the connection a node publishes
+// frames on was closed while idle (CLIENT KILL, Redis restarted, a proxy
+// restarting), the next frames go on a new connection: the first one
+// after is neither lost nor failed, over a unix socket or TCP.
+func TestFramesAfterPublisherKilled(t *testing.T) {
+	for _, transport := range []struct {
+		name  string
+		start func(testing.TB) *redistest.Redis
+	}{{"unix", redistest.Start}, {"tcp", redistest.StartTCP}} {
+		t.Run(transport.name, func(t *testing.T) {
+			r := transport.start(t)
+			admin := redis.NewClient(mustParse(t, r.URL))
+			defer admin.Close()
+			evB := &events{}
+			a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
+			for round := range 3 {
+				if err := sendWaiting(a, id(b), fmt.Sprint("before-", round), 200*time.Millisecond); err != nil {
+					t.Fatal(err)
+				}
+				receives(t, evB, fmt.Sprint("before-", round))
+				if err := admin.Do(context.Background(), "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(50 * time.Millisecond) // the close reaches the node
+				a.SendAsync(id(b), []byte(fmt.Sprint("unasked-", round)), nil)
+				if err := sendWaiting(a, id(b), fmt.Sprint("asked-", round), 200*time.Millisecond); err != nil {
+					t.Fatalf("round %d: the first frame asking for an answer after the kill: %v", round, err)
+				}
+				receives(t, evB, fmt.Sprint("unasked-", round))
+				receives(t, evB, fmt.Sprint("asked-", round))
+			}
+		})
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"runtime"
 	"strconv"
 	"sync"
@@ -86,11 +85,19 @@ type publisher struct {
 	free   [][]byte // arrays of frames written, for FrameBuffer
 
 	// sendLoop's own.
-	conn net.Conn
+	conn *redisConn
 	rd   *bufio.Reader
-	skip bool   // conn takes CLIENT REPLY SKIP
-	buf  []byte // the batch being written
+	skip bool      // conn takes CLIENT REPLY SKIP
+	used time.Time // when conn last wrote a batch
+	buf  []byte    // the batch being written
 }
+
+// idleCheck: a connection idle this long is checked (a peek, no wait)
+// before a batch goes on it, so that one Redis closed meanwhile (restarted,
+// CLIENT KILL, a proxy gone) is replaced rather than written to in vain.
+// Under load, batches follow each other closer than that and are not
+// checked: a close then shows at the next write or read.
+const idleCheck = time.Millisecond
 
 func newPublisher(n *Node) *publisher {
 	return &publisher{n: n, log: &ratelog.Logger{Log: n.log}, wake: make(chan struct{}, 1),
@@ -169,6 +176,10 @@ func (p *publisher) publish() bool {
 		p.spare = all[:0]
 	}()
 	batch := all
+	if p.conn != nil && time.Since(p.used) >= idleCheck && closedUnder(p.conn.Conn) {
+		_ = p.conn.Close()
+		p.conn = nil
+	}
 	if p.conn == nil {
 		if err := p.dial(); err != nil {
 			p.fail(batch, err)
@@ -194,6 +205,7 @@ func (p *publisher) publish() bool {
 		p.n.published.Add(int64(k))
 		batch = batch[k:]
 	}
+	p.used = time.Now()
 	if cap(p.buf) > maxKeptQueue {
 		p.buf = nil
 	}

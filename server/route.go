@@ -141,14 +141,8 @@ func (s *Server) release(sess *session, event, reqID string) {
 	s.inFlight.Add(-1)
 }
 
-// logged is what has a logger built on demand: a request, or a
-// loggerFunc.
+// logged is what has a logger built on demand: a request.
 type logged interface{ logger() *slog.Logger }
-
-// loggerFunc is a logged function.
-type loggerFunc func() *slog.Logger
-
-func (f loggerFunc) logger() *slog.Logger { return f() }
 
 // routed holds the only fields of a client:* request the Server decodes;
 // the rest of the payload is forwarded as it came.

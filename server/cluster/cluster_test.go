@@ -509,3 +509,25 @@ func TestFramesAfterPublisherKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenWithoutChannelAccess: a Redis user whose ACL denies the node's
+// channel cannot run a node: Open fails and says why, rather than a node
+// that never hears a frame.
+func TestOpenWithoutChannelAccess(t *testing.T) {
+	r := redistest.Start(t)
+	admin := redis.NewClient(mustParse(t, r.URL))
+	defer admin.Close()
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", "node", "on", ">s3cret", "~*", "resetchannels", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	url := strings.Replace(r.URL, "unix://", "unix://node:s3cret@", 1)
+	n, err := cluster.Open(context.Background(), cluster.Options{URL: url, OnFrame: func([]byte) {}})
+	if err == nil {
+		_ = n.Close(context.Background())
+		t.Fatal("a node opened without access to its channel")
+	}
+	if !strings.Contains(err.Error(), "NOPERM") {
+		t.Fatalf("Open: %v, want Redis's NOPERM", err)
+	}
+	t.Log(err)
+}

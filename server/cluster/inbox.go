@@ -47,7 +47,7 @@ func (s *subscription) dial() (*redisConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Write(appendCommand(nil, "SUBSCRIBE", s.channel)); err == nil {
+	if _, err = c.Write(appendCommand(nil, "SUBSCRIBE", s.channel)); err == nil {
 		err = s.confirmed(c)
 	}
 	if err != nil {

@@ -331,7 +331,7 @@ func (p *publisher) answered(w outFrame, answer []byte) {
 		err = ErrNotDelivered
 	default:
 		p.n.sendFailed.Add(1)
-		err = p.n.unavailable("send", fmt.Errorf("Redis answered %q", answer))
+		err = p.n.unavailable("send", fmt.Errorf("answer %q from Redis", answer))
 	}
 	if w.failed != nil {
 		w.failed(err)

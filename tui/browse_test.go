@@ -227,6 +227,24 @@ func TestLiveUpdateKeepsSelectionAndSaysWhatChanged(t *testing.T) {
 	hs.requireNotContains("A1 合同")
 }
 
+// TestCursorMovedDuringAReloadStays: a reload remembers the selected
+// document to keep it selected; a move the user makes while the reload is
+// in flight is the newer choice and must not be undone when the answer
+// lands (TestProgramPager lost a "j" this way under load).
+func TestCursorMovedDuringAReloadStays(t *testing.T) {
+	f := newFake()
+	hs := startOn(t, f, "laptop", 100, 30)
+	hs.requireContains("1–7 of 7")
+	release := f.holdCalls("get_finder")
+	hs.send(common.UpdateFinderMsg{Computer: "laptop"})
+	hs.settle() // the reload's get_finder waits at the gate
+	hs.press("j", "j", "j")
+	hs.requireContains("▸ 2026 年度报告")
+	release()
+	hs.settle()
+	hs.requireContains("▸ 2026 年度报告")
+}
+
 func TestLivePageReloadKeepsScroll(t *testing.T) {
 	f := newFake()
 	big := bigTablePage(300)

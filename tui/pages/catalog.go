@@ -334,6 +334,7 @@ func (s *catalogScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return common.PopCmd
 	}
 	if s.list.nav.Update(msg, k) {
+		s.reselect()
 		return s.movedCmd()
 	}
 	return nil

@@ -56,6 +56,20 @@ func (s *catalogScreen) refreshCmd(live bool) tea.Cmd {
 	return s.restartCmd(true)
 }
 
+// reselect makes the document the user just moved to the one a reload in
+// flight keeps selected: the move is newer than the selection the reload
+// remembered when it started, and must not be undone when it lands.
+func (s *catalogScreen) reselect() {
+	rl := s.reload
+	if rl == nil {
+		return
+	}
+	if d, ok := s.list.selected(); ok {
+		rl.selURI, rl.selIndex = d.URI, s.list.nav.Cursor
+		rl.seek, rl.sought = nil, false
+	}
+}
+
 // notifiedCmd reloads for a notify:update_finder: a live refresh that
 // says nothing when nothing visible changed.
 func (s *catalogScreen) notifiedCmd() tea.Cmd {

@@ -13,6 +13,8 @@ FUZZTIME    ?= 10s
 # nothing else.
 FUZZMINTIME ?= 1s
 FUZZPKGS    ?= ./...
+# Fuzz targets run this many at a time, sharing the cores.
+FUZZJOBS    ?= 2
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: all build test test-deps unit bench benchstat fuzz lint demo e2e interop node-deps redis-deps cluster soak clean
@@ -73,28 +75,13 @@ bench:
 benchstat:
 	$(GO) run $(BENCHSTAT) $(OLD) $(NEW)
 
-# Short, bounded runs of every fuzz target. A package whose tests do not
-# build fails the target. Go 1.26's fuzz coordinator can end a duration run
+# Short, bounded runs of every fuzz target, FUZZJOBS at a time
+# (scripts/fuzz.sh). A fuzz target whose package does not build fails. Go 1.26's fuzz coordinator can end a duration run
 # with a bare "context deadline exceeded" and no failing input
 # (golang/go#75804, fixed in Go 1.27); that case alone is reported and
 # ignored, anything else (a written failing input) fails.
 fuzz:
-	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	for pkg in $$($(GO) list $(FUZZPKGS)); do \
-	  list=$$($(GO) test -list '^Fuzz' $$pkg) || { echo "fuzz: cannot list $$pkg"; exit 1; }; \
-	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
-	  for f in $$(echo "$$list" | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$f"; \
-	    before=$$(ls "$$dir/testdata/fuzz/$$f" 2>/dev/null | wc -l); \
-	    { rc=0; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || rc=$$?; echo $$rc > "$$tmp/rc"; } 2>&1 | tee "$$tmp/out"; \
-	    if [ "$$(cat "$$tmp/rc")" != 0 ]; then \
-	      after=$$(ls "$$dir/testdata/fuzz/$$f" 2>/dev/null | wc -l); \
-	      if [ "$$after" = "$$before" ] && grep -q 'context deadline exceeded' "$$tmp/out" && ! grep -q 'Failing input written' "$$tmp/out"; then \
-	        echo "fuzz: $$f hit the Go fuzz coordinator's deadline race (golang/go#75804), no failing input; ignored"; \
-	      else exit 1; fi; \
-	    fi; \
-	  done; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINTIME=$(FUZZMINTIME) FUZZJOBS=$(FUZZJOBS) scripts/fuzz.sh $(FUZZPKGS)
 
 lint:
 	@files=$$(git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$$f" ] && echo "$$f"; done); \

@@ -17,11 +17,27 @@ const MaxWordBytes = 128
 // analyzerName names the analyzer of every text field.
 const analyzerName = "smcp-words"
 
+// prefixAnalyzerName names the analyzer of the prefix fields (see
+// PrefixRunes).
+const prefixAnalyzerName = "smcp-prefixes"
+
+// PrefixRunes is the longest prefix indexed on its own: each word is also
+// indexed by its first 1 to PrefixRunes characters, so a search for a
+// prefix that short is one term, not the thousands of words that start
+// with it ("m*", "te*", "test*" over Go's source: 7,708, 10,517 and
+// 10,069 words).
+const PrefixRunes = 4
+
 func init() {
 	// Bleve finds analyzers by name (the name is stored in the index's
 	// mapping), so the analyzer is registered once, at start-up.
 	if err := registry.RegisterAnalyzer(analyzerName, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
 		return wordAnalyzer{}, nil
+	}); err != nil {
+		panic(err)
+	}
+	if err := registry.RegisterAnalyzer(prefixAnalyzerName, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
+		return prefixAnalyzer{}, nil
 	}); err != nil {
 		panic(err)
 	}
@@ -99,6 +115,27 @@ func (wordAnalyzer) Analyze(input []byte) analysis.TokenStream {
 			typ = analysis.Ideographic
 		}
 		out = append(out, &analysis.Token{Start: w.Start, End: w.End, Term: []byte(w.Term), Position: pos, Type: typ})
+	})
+	return out
+}
+
+// prefixAnalyzer indexes each word of Words by its leading 1 to
+// PrefixRunes characters (a shorter word by all of its own): the word
+// "map" as "m", "ma" and "map". Only which pages hold a prefix and how
+// often is kept (no positions), for the prefix query and its score.
+type prefixAnalyzer struct{}
+
+func (prefixAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	var out analysis.TokenStream
+	pos := 0
+	Words(string(input), func(w Word) {
+		pos++
+		t := []byte(w.Term) // the prefixes share it (nothing changes a term)
+		for end, k := 0, 0; end < len(t) && k < PrefixRunes; k++ {
+			_, size := utf8.DecodeRune(t[end:])
+			end += size
+			out = append(out, &analysis.Token{Start: w.Start, End: w.End, Term: t[:end:end], Position: pos, Type: analysis.AlphaNumeric})
+		}
 	})
 	return out
 }

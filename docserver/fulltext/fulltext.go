@@ -240,13 +240,10 @@ func newMapping() mapping.IndexMapping {
 	// prefixes indexes a text field's words again, by their prefixes, in
 	// a field of its own: the pages and counts, no positions.
 	prefixes := func(field string) *mapping.FieldMapping {
-		f := bleve.NewTextFieldMapping()
+		f := text(false)
 		f.Name = prefixField(field)
 		f.Analyzer = prefixAnalyzerName
-		f.Store = false
 		f.IncludeTermVectors = false
-		f.IncludeInAll = false
-		f.DocValues = false
 		return f
 	}
 	keyword := func(index, store bool) *mapping.FieldMapping {

@@ -37,7 +37,7 @@ func init() {
 		panic(err)
 	}
 	if err := registry.RegisterAnalyzer(prefixAnalyzerName, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
-		return prefixAnalyzer{}, nil
+		return wordAnalyzer{prefixes: true}, nil
 	}); err != nil {
 		panic(err)
 	}
@@ -102,39 +102,30 @@ func term(w string) string {
 	return strings.ToLower(w)
 }
 
-// wordAnalyzer is Words as a Bleve analyzer.
-type wordAnalyzer struct{}
+// wordAnalyzer is Words as a Bleve analyzer. With prefixes, it gives
+// each word's leading 1 to PrefixRunes characters instead (a shorter
+// word all of its own): "map" as "m", "ma" and "map", for the prefix
+// fields.
+type wordAnalyzer struct{ prefixes bool }
 
-func (wordAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	var out analysis.TokenStream
-	pos := 0
-	Words(string(input), func(w Word) {
-		pos++
-		typ := analysis.AlphaNumeric
-		if r, _ := utf8.DecodeRuneInString(w.Term); single(r) {
-			typ = analysis.Ideographic
-		}
-		out = append(out, &analysis.Token{Start: w.Start, End: w.End, Term: []byte(w.Term), Position: pos, Type: typ})
-	})
-	return out
-}
-
-// prefixAnalyzer indexes each word of Words by its leading 1 to
-// PrefixRunes characters (a shorter word by all of its own): the word
-// "map" as "m", "ma" and "map". Only which pages hold a prefix and how
-// often is kept (no positions), for the prefix query and its score.
-type prefixAnalyzer struct{}
-
-func (prefixAnalyzer) Analyze(input []byte) analysis.TokenStream {
+func (a wordAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	var out analysis.TokenStream
 	pos := 0
 	Words(string(input), func(w Word) {
 		pos++
 		t := []byte(w.Term) // the prefixes share it (nothing changes a term)
+		typ := analysis.AlphaNumeric
+		if r, _ := utf8.DecodeRune(t); single(r) {
+			typ = analysis.Ideographic
+		}
 		for end, k := 0, 0; end < len(t) && k < PrefixRunes; k++ {
-			_, size := utf8.DecodeRune(t[end:])
-			end += size
-			out = append(out, &analysis.Token{Start: w.Start, End: w.End, Term: t[:end:end], Position: pos, Type: analysis.AlphaNumeric})
+			if a.prefixes {
+				_, size := utf8.DecodeRune(t[end:])
+				end += size
+			} else {
+				end = len(t) // the word, once
+			}
+			out = append(out, &analysis.Token{Start: w.Start, End: w.End, Term: t[:end:end], Position: pos, Type: typ})
 		}
 	})
 	return out

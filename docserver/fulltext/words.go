@@ -103,16 +103,28 @@ func term(w string) string {
 }
 
 // wordAnalyzer is Words as a Bleve analyzer. With prefixes, it gives
-// each word's leading 1 to PrefixRunes characters instead (a shorter
-// word all of its own): "map" as "m", "ma" and "map", for the prefix
-// fields.
+// the leading 1 to PrefixRunes characters of each distinct word instead
+// (a shorter word all of its own): "map" as "m", "ma" and "map", for the
+// prefix fields. A prefix's frequency on a page is then the number of
+// different words that start with it, as a query of all those words
+// would count them, at a fraction of the tokens of every occurrence.
 type wordAnalyzer struct{ prefixes bool }
 
 func (a wordAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	var out analysis.TokenStream
+	var seen map[string]bool
+	if a.prefixes {
+		seen = map[string]bool{}
+	}
 	pos := 0
 	Words(string(input), func(w Word) {
 		pos++
+		if a.prefixes {
+			if seen[w.Term] {
+				return
+			}
+			seen[w.Term] = true
+		}
 		t := []byte(w.Term) // the prefixes share it (nothing changes a term)
 		typ := analysis.AlphaNumeric
 		if r, _ := utf8.DecodeRune(t); single(r) {

@@ -53,6 +53,32 @@ func (h *handle) pages(ctx context.Context, from, to int) ([]extract.Page, error
 	return h.doc.Pages[from:to], nil
 }
 
+// summaries describes pages [from, to) for a page index: a PDF from what
+// it knows without reading a page (lazyPDF.summaries).
+func (h *handle) summaries(from, to int) []pageSummary {
+	from, to = max(from, 0), min(to, h.pageCount())
+	if from >= to {
+		return nil
+	}
+	if h.pdf != nil {
+		return h.pdf.summaries(from, to)
+	}
+	out := make([]pageSummary, 0, to-from)
+	for _, pg := range h.doc.Pages[from:to] {
+		out = append(out, pageSummary{title: pg.Title, elements: len(pg.Elements)})
+	}
+	return out
+}
+
+// bookmarkCount is the number of the document's own outline entries that
+// point to a page (a PDF's bookmarks; 0 for other formats).
+func (h *handle) bookmarkCount() int {
+	if h.pdf != nil {
+		return h.pdf.bookmarkCount()
+	}
+	return 0
+}
+
 // whole returns the document with every page (see Server.WholeDocument).
 func (h *handle) whole(ctx context.Context) (*extract.Document, error) {
 	if h.pdf != nil {

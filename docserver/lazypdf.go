@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // A PDF is opened once per file version (page count, outline, metadata
-// and a profile learnt from a dozen sampled pages: enough for Level 0 and
-// Level 1) and its pages are read on one worker goroutine, in this order:
+// and a profile learnt from a dozen sampled pages, which are kept as read:
+// enough for Level 0 and Level 1, and for a page index — depth=pages —
+// that reads no page: see summaries) and its pages are read on one worker
+// goroutine, in this order:
 //
 //  1. pages a reader is waiting for, oldest request first;
 //  2. the neighbours of the last page asked for (the next two and the one
@@ -32,11 +35,12 @@ const pdfLinger = 3 * time.Second
 
 // lazyPDF is an open PDF whose pages are read as they are asked for.
 type lazyPDF struct {
-	s    *Server
-	rel  string
-	info extract.PDFInfo
-	cost int64 // the memory reservation of an attached engine
-	src  int64 // the file's size (held in memory to re-attach)
+	s     *Server
+	rel   string
+	info  extract.PDFInfo
+	marks map[int][]extract.OutlineEntry // the bookmarks, by page
+	cost  int64                          // the memory reservation of an attached engine
+	src   int64                          // the file's size (held in memory to re-attach)
 
 	eng     sync.Mutex // held while the engine works: f and release
 	f       *extract.PDF
@@ -103,8 +107,20 @@ func (s *Server) openPDF(f fileInfo) (*handle, error) {
 		}
 		return nil, fmt.Errorf("parse pdf: %w", err)
 	}
+	sampled, err := pdf.SampledPages(ctx)
+	if err != nil {
+		pdf.Close()
+		release()
+		return nil, fmt.Errorf("parse pdf: %w", err)
+	}
 	pi := pdf.Info()
-	l := &lazyPDF{s: s, rel: f.rel, info: pi, cost: cost, src: int64(len(data)), f: pdf, release: release, slots: map[int]*pageSlot{}}
+	l := &lazyPDF{s: s, rel: f.rel, info: pi, marks: pi.BookmarksByPage(), cost: cost, src: int64(len(data)), f: pdf, release: release, slots: map[int]*pageSlot{}}
+	for i, pg := range sampled {
+		done := make(chan struct{})
+		close(done)
+		l.slots[i] = &pageSlot{done: done, page: pg}
+		l.bytes += pageBytes(pg)
+	}
 	s.attachedPDFs.add(l)
 	l.mu.Lock()
 	l.idleLocked()
@@ -148,6 +164,40 @@ func (l *lazyPDF) pages(ctx context.Context, from, to int) ([]extract.Page, erro
 		out = append(out, pg)
 	}
 	return out, nil
+}
+
+// pageSummary is what a page index says of a page.
+type pageSummary struct {
+	title     string
+	elements  int // protocol.ElementsNotCounted for a page not read
+	bookmarks []extract.OutlineEntry
+}
+
+// summaries describes pages [from, to) from what is known without reading
+// any: a page read (or sampled) has its title and element count; another
+// is titled by the outline (the title its read gives it) or "Page N", its
+// elements not counted yet.
+func (l *lazyPDF) summaries(from, to int) []pageSummary {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]pageSummary, 0, max(to-from, 0))
+	for i := from; i < to; i++ {
+		ps := pageSummary{title: l.info.UnreadPageTitle(i), elements: protocol.ElementsNotCounted, bookmarks: l.marks[i]}
+		if slot := l.slots[i]; slot != nil && isDone(slot.done) && slot.err == nil {
+			ps.title, ps.elements = slot.page.Title, len(slot.page.Elements)
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// bookmarkCount is the number of bookmarks that point to a page.
+func (l *lazyPDF) bookmarkCount() int {
+	n := 0
+	for _, m := range l.marks {
+		n += len(m)
+	}
+	return n
 }
 
 // whole returns the document with every page, starting the background

@@ -350,7 +350,8 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 }
 
 // document is the Level 1 read; depth=pages adds the page index window
-// (offset default 0, limit default 20).
+// (offset default 0, limit default 20), which reads no page: a PDF's
+// pages not read yet have their outline title and no element count.
 func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument, error) {
 	if u.Query.Depth != dpe.DepthPages {
 		return s.level1(ctx, u.DocRef)
@@ -377,22 +378,23 @@ func (s *Server) document(ctx context.Context, u dpe.URI) (protocol.DPEDocument,
 	}
 	d := s.metadataOf(e, h.info)
 	total := h.pageCount()
-	pages, err := h.pages(ctx, off, off+lim)
-	if err != nil {
-		return protocol.DPEDocument{}, err
-	}
 	d.Pages = []protocol.DPEPageSummary{}
-	for k, pg := range pages {
+	for k, ps := range h.summaries(off, off+lim) {
 		i := off + k
-		d.Pages = append(d.Pages, protocol.DPEPageSummary{
+		sum := protocol.DPEPageSummary{
 			PageIndex:    i,
-			Title:        pg.Title,
-			ElementCount: len(pg.Elements),
+			Title:        ps.title,
+			ElementCount: ps.elements,
 			URI:          dpe.Page(s.host, e.docRef, i).String(),
 			DocRef:       e.docRef,
-		})
+		}
+		for _, b := range ps.bookmarks {
+			sum.Bookmarks = append(sum.Bookmarks, protocol.DPEBookmark{Title: b.Title, Level: b.Depth + 1})
+		}
+		d.Pages = append(d.Pages, sum)
 	}
 	d.PageOffset, d.PageLimit, d.PageTotal = &off, &lim, &total
+	d.BookmarkCount = h.bookmarkCount()
 	return d, nil
 }
 

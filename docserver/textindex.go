@@ -389,10 +389,14 @@ func (t *textIndex) refresh(ft *fulltext.Index) {
 // wholeDocument returns the parsed document of a file version for work on
 // its whole text: the scan of a search (cache: kept in the document cache,
 // as a read) or the index build (not kept: building must not push the
-// documents being read out of the cache). This is the one place that
-// gets a document's whole text.
+// documents being read out of the cache). A PDF always goes through its
+// page-by-page handle, kept like a read: its whole text is read behind
+// the pages its readers ask for, on one engine (a parse of its own would
+// hold the engine's memory reservation, and a reader opening the file
+// would wait for every page of it). This is the one place that gets a
+// document's whole text.
 func (s *Server) wholeDocument(ctx context.Context, e *entry, cache bool) (*extract.Document, error) {
-	if cache {
+	if cache || e.kind == extract.KindPDF {
 		_, h, err := s.parsed(ctx, e)
 		if err != nil {
 			return nil, err

@@ -80,7 +80,7 @@ func RenderDocumentMarkdown(d protocol.DPEDocument) string {
 	case d.PageOffset != nil:
 		fmt.Fprintf(&b, "\n## Pages (%d–%d of %d)\n\n", *d.PageOffset, *d.PageOffset+len(d.Pages)-1, deref(d.PageTotal))
 		for _, p := range d.Pages {
-			fmt.Fprintf(&b, "%d. [%s](%s) — %s\n", p.PageIndex, linkText(p.Title), destination(p.URI), plural(p.ElementCount, "element"))
+			fmt.Fprintf(&b, "%d. [%s](%s) — %s\n", p.PageIndex, linkText(p.Title), destination(p.URI), elementCount(p.ElementCount))
 		}
 	}
 	return b.String()
@@ -105,7 +105,7 @@ func RenderDocumentText(d protocol.DPEDocument) string {
 	}
 	fmt.Fprintf(&b, "File: %s\n", d.FileURI)
 	for _, p := range d.Pages {
-		fmt.Fprintf(&b, "  %d  %s (%s)\n", p.PageIndex, OneLine(p.Title), plural(p.ElementCount, "element"))
+		fmt.Fprintf(&b, "  %d  %s (%s)\n", p.PageIndex, OneLine(p.Title), elementCount(p.ElementCount))
 	}
 	return b.String()
 }
@@ -115,6 +115,15 @@ func deref(p *int) int {
 		return 0
 	}
 	return *p
+}
+
+// elementCount says a page index entry's element count ("not read yet"
+// for protocol.ElementsNotCounted).
+func elementCount(n int) string {
+	if n < 0 {
+		return "not read yet"
+	}
+	return plural(n, "element")
 }
 
 func plural(n int, word string) string {

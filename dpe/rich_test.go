@@ -138,3 +138,19 @@ func TestRenderLevels(t *testing.T) {
 		t.Errorf("document text:\n%s", txt)
 	}
 }
+
+// A page index entry of a page the server has not read yet (a PDF read
+// page by page) says so, instead of "-1 elements".
+func TestRenderUnreadPages(t *testing.T) {
+	off, total := 0, 2
+	doc := protocol.DPEDocument{Title: "Manual", FileType: "pdf", PageCount: 2, PageOffset: &off, PageTotal: &total,
+		Pages: []protocol.DPEPageSummary{
+			{PageIndex: 0, Title: "Contents", ElementCount: 3, URI: "dpe://h/m/pages/0"},
+			{PageIndex: 1, Title: "Page 2", ElementCount: protocol.ElementsNotCounted, URI: "dpe://h/m/pages/1"},
+		}}
+	for name, out := range map[string]string{"markdown": RenderDocumentMarkdown(doc), "text": RenderDocumentText(doc)} {
+		if strings.Contains(out, "-1") || !strings.Contains(out, "3 elements") || !strings.Contains(out, "not read yet") {
+			t.Errorf("%s:\n%s", name, out)
+		}
+	}
+}

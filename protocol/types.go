@@ -230,11 +230,27 @@ type DPEDocumentSummary struct {
 
 // DPEPageSummary is one entry of a Level 1 page index.
 type DPEPageSummary struct {
-	PageIndex    int    `json:"page_index"`
-	Title        string `json:"title"`
+	PageIndex int    `json:"page_index"`
+	Title     string `json:"title"`
+	// ElementCount is the page's number of elements, or ElementsNotCounted
+	// for a page the server has not read yet (an extension: a PDF's pages
+	// are read as readers ask for them).
 	ElementCount int    `json:"element_count"`
 	URI          string `json:"uri"`
 	DocRef       string `json:"doc_ref,omitempty"`
+	// Bookmarks are the document's own outline entries that point to the
+	// page, in outline order (an extension: a PDF's bookmarks).
+	Bookmarks []DPEBookmark `json:"bookmarks,omitempty"`
+}
+
+// ElementsNotCounted is the element_count of a page not read yet.
+const ElementsNotCounted = -1
+
+// DPEBookmark is an entry of a document's own outline (a PDF's bookmarks):
+// its title and level (1 for the top level).
+type DPEBookmark struct {
+	Title string `json:"title"`
+	Level int    `json:"level"`
 }
 
 // DPEElementDetail is an element as returned inside a Level 2 page or as a
@@ -268,6 +284,10 @@ type DPEDocument struct {
 	PageTotal    *int             `json:"page_total,omitempty"`
 	// Unreadable, when set, says the document cannot be read and why.
 	Unreadable string `json:"unreadable,omitempty"`
+	// BookmarkCount, in a depth=pages read, is the number of the
+	// document's own outline entries that point to a page (an extension:
+	// its pages' Bookmarks list them).
+	BookmarkCount int `json:"bookmark_count,omitempty"`
 }
 
 // MarshalJSON writes the document; a depth=pages read (PageOffset set)

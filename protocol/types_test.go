@@ -44,6 +44,11 @@ func TestWireNames(t *testing.T) {
 		{"DPEDocument depth=pages", DPEDocument{DocRef: "d", URI: "u", FileURI: "f", FileType: "pdf", Title: "T", PageCount: 5,
 			Pages: []DPEPageSummary{{PageIndex: 0, Title: "p", ElementCount: 1, URI: "u/pages/0", DocRef: "d"}}, PageOffset: intp(0), PageLimit: intp(20), PageTotal: intp(5)},
 			`{"doc_ref":"d","uri":"u","file_uri":"f","file_type":"pdf","title":"T","page_count":5,"page_offset":0,"page_limit":20,"page_total":5,"pages":[{"page_index":0,"title":"p","element_count":1,"uri":"u/pages/0","doc_ref":"d"}]}`},
+		{"DPEDocument depth=pages of a PDF with bookmarks, a page not read", DPEDocument{DocRef: "d", URI: "u", FileURI: "f", FileType: "pdf", Title: "T", PageCount: 5,
+			Pages:      []DPEPageSummary{{PageIndex: 3, Title: "Intro", ElementCount: ElementsNotCounted, URI: "u/pages/3", Bookmarks: []DPEBookmark{{Title: "Intro", Level: 1}, {Title: "Scope", Level: 2}}}},
+			PageOffset: intp(3), PageLimit: intp(1), PageTotal: intp(5), BookmarkCount: 9},
+			`{"doc_ref":"d","uri":"u","file_uri":"f","file_type":"pdf","title":"T","page_count":5,"page_offset":3,"page_limit":1,"page_total":5,"bookmark_count":9,` +
+				`"pages":[{"page_index":3,"title":"Intro","element_count":-1,"uri":"u/pages/3","bookmarks":[{"title":"Intro","level":1},{"title":"Scope","level":2}]}]}`},
 		{"DPEPage", DPEPage{PageIndex: 0, Title: "概览", DocRef: "d", URI: "u", Elements: []DPEElementDetail{}, ElementCount: 0},
 			`{"page_index":0,"title":"概览","doc_ref":"d","uri":"u","elements":[],"element_count":0}`},
 		{"UpdateComputerConfigReq", UpdateComputerConfigReq{Computer: "c"}, `{"computer":"c"}`},
@@ -209,8 +214,8 @@ func TestDPEDocumentPagesWindowAlwaysHasPages(t *testing.T) {
 func TestDPEDocumentMarshalKeepsEveryField(t *testing.T) {
 	in := DPEDocument{DocRef: "d", URI: "u", FileURI: "f", FileType: "pdf", Title: "T",
 		PageCount: 3, Keywords: []string{"k"}, Summary: "s", LastModified: "lm",
-		Pages:      []DPEPageSummary{{PageIndex: 1, Title: "p", ElementCount: 2, URI: "u/pages/1", DocRef: "d"}},
-		PageOffset: intp(1), PageLimit: intp(1), PageTotal: intp(3), Unreadable: "u"}
+		Pages:      []DPEPageSummary{{PageIndex: 1, Title: "p", ElementCount: 2, URI: "u/pages/1", DocRef: "d", Bookmarks: []DPEBookmark{{Title: "p", Level: 1}}}},
+		PageOffset: intp(1), PageLimit: intp(1), PageTotal: intp(3), Unreadable: "u", BookmarkCount: 1}
 	v := reflect.ValueOf(in)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

@@ -46,6 +46,11 @@ type fakeDoc struct {
 	sum   protocol.DPEDocumentSummary
 	pages []protocol.DPEPage
 	meta  map[string]map[string]any // element id -> metadata
+	// As a document server says of a PDF read page by page: its own
+	// bookmarks by page, and the pages it has not read (their page index
+	// entries count no elements).
+	bookmarks map[int][]protocol.DPEBookmark
+	unread    map[int]bool
 }
 
 func (f *fakeBackend) Office() string { return f.office }
@@ -236,9 +241,16 @@ func (f *fakeBackend) ReadDocument(ctx context.Context, computer string, u dpe.U
 		doc.Pages = []protocol.DPEPageSummary{}
 		for i := offset; i < min(offset+limit, total); i++ {
 			p := d.pages[i]
-			doc.Pages = append(doc.Pages, protocol.DPEPageSummary{PageIndex: i, Title: p.Title, ElementCount: len(p.Elements), URI: p.URI, DocRef: s.DocRef})
+			ps := protocol.DPEPageSummary{PageIndex: i, Title: p.Title, ElementCount: len(p.Elements), URI: p.URI, DocRef: s.DocRef, Bookmarks: d.bookmarks[i]}
+			if d.unread[i] {
+				ps.ElementCount = protocol.ElementsNotCounted
+			}
+			doc.Pages = append(doc.Pages, ps)
 		}
 		doc.PageOffset, doc.PageLimit, doc.PageTotal = &offset, &limit, &total
+		for _, m := range d.bookmarks {
+			doc.BookmarkCount += len(m)
+		}
 	}
 	return roundTrip(doc)
 }

@@ -170,6 +170,42 @@ func TestDocumentOutlineOpensThePageAtTheHeading(t *testing.T) {
 	hs.requireContains("● Details") // the page under the cursor (page 2)
 }
 
+// A PDF with bookmarks: its outline is its bookmarks, read from the page
+// index without reading a page (a big PDF's pages are read one by one as
+// a reader asks), indented by level, each with its page; a page the
+// server has not read lists no element count. Choosing a bookmark opens
+// its page.
+func TestDocumentOutlineIsThePDFsBookmarks(t *testing.T) {
+	doc := mkDoc(testHost, "manual", "docs", "pdf", "Manual", nil, "", testNow,
+		protocol.DPEPage{Title: "Cover", Elements: longPage(1, 1).Elements},
+		protocol.DPEPage{Title: "Page 2"},
+		protocol.DPEPage{Title: "Chapter One"})
+	doc.bookmarks = map[int][]protocol.DPEBookmark{
+		0: {{Title: "Cover", Level: 1}},
+		2: {{Title: "Chapter One", Level: 1}, {Title: "Scope\x1b[31m of it", Level: 2}},
+	}
+	doc.unread = map[int]bool{1: true, 2: true}
+	hs, f := withDocs(t, 100, 30, doc)
+	hs.press("enter")
+	hs.requireContains("Chapter One")
+	if strings.Contains(hs.screen(), "-1 element") {
+		t.Fatalf("a page not read shows a count:\n%s", hs.screen())
+	}
+	hs.press("T")
+	hs.requireContains("Outline · Manual", "Cover", "Chapter One", "  Scope of it", "p. 3")
+	if strings.Contains(hs.screen(), "p. 2") {
+		t.Errorf("the bookmark outline lists a page without a bookmark:\n%s", hs.screen())
+	}
+	if n := f.countCalls("read_json dpe://com.smcp.docs/manual/pages/"); n != 0 {
+		t.Fatalf("the bookmark outline read %d pages: %v", n, f.callLog())
+	}
+	hs.typeText("scope")
+	hs.press("enter")
+	if got := hs.pageTitle(); !strings.HasPrefix(got, "Page 3/3") {
+		t.Fatalf("opened %q, want page 3", got)
+	}
+}
+
 // linkDocs is a folder of documents that link to each other.
 func linkDocs() []fakeDoc {
 	guide := mkDoc(testHost, "guide", "docs", "md", "Guide", nil, "", testNow,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -91,6 +93,55 @@ func (ps *Parser) OpenPDF(ctx context.Context, src Source) (*PDF, error) {
 // Info returns what opening the PDF learnt.
 func (f *PDF) Info() PDFInfo { return f.info }
 
+// BookmarksByPage groups the outline's entries by the page they point to,
+// in outline order (entries that point nowhere, or past the pages served,
+// are left out).
+func (in PDFInfo) BookmarksByPage() map[int][]OutlineEntry {
+	out := map[int][]OutlineEntry{}
+	for _, o := range in.Outline {
+		if o.Page >= 0 && o.Page < in.Pages {
+			out[o.Page] = append(out[o.Page], o)
+		}
+	}
+	return out
+}
+
+// outlineTitle is the title the outline gives page i: the first entry
+// that points to it ("" for none).
+func (in PDFInfo) outlineTitle(i int) string {
+	for _, o := range in.Outline {
+		if o.Page == i && o.Title != "" {
+			return o.Title
+		}
+	}
+	return ""
+}
+
+// UnreadPageTitle is the title of page i as far as it is known without
+// reading it: the outline's title for it (the one a read gives it too),
+// else "Page N".
+func (in PDFInfo) UnreadPageTitle(i int) string {
+	if t := in.outlineTitle(i); t != "" {
+		return t
+	}
+	return "Page " + strconv.Itoa(i+1)
+}
+
+// SampledPages returns the pages opening the PDF read to learn its
+// profile, laid out as Page returns them (no engine call: their lines
+// are held), so that they need not be read again.
+func (f *PDF) SampledPages(ctx context.Context) (map[int]Page, error) {
+	out := make(map[int]Page, len(f.lines))
+	for _, i := range slices.Sorted(maps.Keys(f.lines)) {
+		pg, err := f.Page(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = pg
+	}
+	return out, nil
+}
+
 // PagesRead counts the pages read from the engine so far (the sampled
 // ones included).
 func (f *PDF) PagesRead() int { return f.read }
@@ -111,6 +162,19 @@ func (f *PDF) Detach() {
 func (f *PDF) Close() {
 	f.Detach()
 	f.lines = nil
+}
+
+// settle ends the engine's watch of the context of the work just done
+// (the engine outlives it: a PDF read page by page keeps it between
+// pages, and the end of that context must not stop the next page). An
+// engine that context stopped meanwhile is given back.
+func (f *PDF) settle() {
+	if f.eng == nil {
+		return
+	}
+	if f.eng.watch(context.Background()); f.eng.broken {
+		f.Detach()
+	}
 }
 
 // attach takes an engine instance and opens the file on it.
@@ -137,6 +201,7 @@ func (f *PDF) open(ctx context.Context, samples int) error {
 	if err := f.attach(ctx); err != nil {
 		return err
 	}
+	defer f.settle()
 	d := f.doc
 	f.info.Title = clean(collapse(d.meta(ctx, "Title")))
 	if s := clean(d.meta(ctx, "Subject")); s != "" {
@@ -229,6 +294,7 @@ func (f *PDF) readLines(ctx context.Context, i int) (pageLines, error) {
 	if err := f.attach(ctx); err != nil {
 		return pageLines{}, err
 	}
+	defer f.settle()
 	f.read++
 	runs, err := f.doc.pageRuns(ctx, i)
 	if err != nil {
@@ -285,11 +351,8 @@ func (f *PDF) layout(i int, pl pageLines, p *parser) Page {
 			pg.Title = e.Content["text"].(string)
 		}
 	}
-	for _, o := range f.info.Outline {
-		if o.Page == i && o.Title != "" {
-			pg.Title = o.Title
-			break
-		}
+	if t := f.info.outlineTitle(i); t != "" {
+		pg.Title = t
 	}
 	if pg.Title == "" {
 		pg.Title = "Page " + strconv.Itoa(i+1)

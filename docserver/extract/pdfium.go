@@ -11,22 +11,23 @@ import (
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/smcp-browse/smcp-browse/docserver/extract/internal/wasmstop"
 )
 
 // The engine binding. go-pdfium's request/response API costs several
 // WebAssembly calls per PDFium call (it allocates and frees guest memory
 // for every out-parameter), and its page-text helper makes three calls
 // per character: the valgrind manual's 1,038,366 characters took ~50 ms a
-// page. Every call into wazero with interruption enabled also starts a
-// goroutine (about 0.5-1 µs). So PDF reads call PDFium's exported C
-// functions directly on the instance's module, with one scratch buffer
-// for out-parameters, and make as few calls as PDFium's API allows: a
-// page's text in one FPDFText_GetText, and boxes only for the characters
-// layout needs (see pageText).
+// page. So PDF reads call PDFium's exported C functions directly on the
+// instance's module, with one scratch buffer for out-parameters, and make
+// as few calls as PDFium's API allows: a page's text in one
+// FPDFText_GetText, and boxes only for the characters layout needs (see
+// pageText).
 //
 // Every call carries the context of the work it belongs to: when that
-// context ends, wazero closes the module mid-call (the runtime is built
-// WithCloseOnContextDone), the call fails, and the instance is killed
+// context ends, the instance's stop flag is raised (watch), the running
+// code traps at its next loop, the call fails, and the instance is killed
 // instead of returned to the pool. go-pdfium's instance wrapper is never
 // called while the engine works, so killing it cannot race with a call.
 
@@ -35,11 +36,16 @@ import (
 type pdfEngine struct {
 	inst    pdfium.Pdfium
 	mod     api.Module
+	flagged bool // the module has the stop flag (see pdfRuntime)
 	fns     map[string]api.Function
 	stack   [8]uint64
 	scratch uint32 // guest buffer for out-parameters and strings
 	size    uint32 // its size
 	broken  bool   // a call failed in a way that leaves the instance unusable
+	// The context whose end raises the stop flag: its Done channel and
+	// the function that stops watching it.
+	watched <-chan struct{}
+	unwatch func() bool
 }
 
 // scratchSize is the initial size of an engine's scratch buffer; it grows
@@ -53,11 +59,11 @@ var errEngineBinding = errors.New("pdf engine: the instance does not expose its 
 // attachEngine takes an instance from the process's pool (waiting until
 // one is free or ctx ends).
 func attachEngine(ctx context.Context) (*pdfEngine, error) {
-	pool, err := pdfPool()
+	rt, err := pdfPool()
 	if err != nil {
 		return nil, err
 	}
-	inst, err := pool.GetInstanceWithContext(ctx)
+	inst, err := rt.pool.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -69,7 +75,7 @@ func attachEngine(ctx context.Context) (*pdfEngine, error) {
 		inst.Close()
 		return nil, errEngineBinding
 	}
-	e := &pdfEngine{inst: inst, mod: mod, fns: map[string]api.Function{}}
+	e := &pdfEngine{inst: inst, mod: mod, flagged: rt.flagged, fns: map[string]api.Function{}}
 	if e.scratch, err = e.malloc(ctx, scratchSize); err != nil {
 		e.release()
 		return nil, err
@@ -99,6 +105,7 @@ func (e *pdfEngine) release() {
 	if e.inst == nil {
 		return
 	}
+	e.watch(context.Background())
 	if e.broken {
 		e.inst.Kill()
 	} else {
@@ -124,6 +131,15 @@ func (e *pdfEngine) call(ctx context.Context, name string, args ...uint64) (r ui
 		}
 		e.fns[name] = fn
 	}
+	if e.flagged {
+		if err := ctx.Err(); err != nil {
+			e.broken = true // its work is over: as if stopped mid-call
+			return 0, err
+		}
+		if e.watch(ctx); e.broken {
+			return 0, errors.New("pdf engine: the instance was stopped")
+		}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			e.broken = true
@@ -140,6 +156,24 @@ func (e *pdfEngine) call(ctx context.Context, name string, args ...uint64) (r ui
 		return 0, fmt.Errorf("pdf engine: %s: %w", name, err)
 	}
 	return stack[0], nil
+}
+
+// watch makes the end of ctx raise the instance's stop flag, instead of
+// the end of the context watched so far. An instance whose flag was
+// raised is broken.
+func (e *pdfEngine) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == e.watched {
+		return
+	}
+	if e.unwatch != nil && !e.unwatch() {
+		e.broken = true // the flag is (being) raised
+	}
+	e.watched, e.unwatch = done, nil
+	if done != nil && !e.broken {
+		mod := e.mod
+		e.unwatch = context.AfterFunc(ctx, func() { wasmstop.Stop(mod) })
+	}
 }
 
 // callInt is call for a function returning a C int.

@@ -29,6 +29,7 @@ func Missing(t testing.TB, why string) {
 // installHints says how to get the tools tests need.
 var installHints = map[string]string{
 	"pdftotext":    "apt-get install poppler-utils (make test-deps installs it)",
+	"pdftohtml":    "apt-get install poppler-utils (make test-deps installs it)",
 	"script":       "apt-get install bsdutils (util-linux's script(1))",
 	"tmux":         "apt-get install tmux",
 	"redis-server": "apt-get install redis-server (scripts/redis.sh)",

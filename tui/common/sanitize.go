@@ -96,6 +96,13 @@ func SanitizeDocument(d *protocol.DPEDocument) *protocol.DPEDocument {
 		c.Pages = make([]protocol.DPEPageSummary, len(d.Pages))
 		for i, p := range d.Pages {
 			p.Title, p.URI, p.DocRef = Sanitize(p.Title), Sanitize(p.URI), Sanitize(p.DocRef)
+			if p.Bookmarks != nil {
+				marks := make([]protocol.DPEBookmark, len(p.Bookmarks))
+				for k, b := range p.Bookmarks {
+					marks[k] = protocol.DPEBookmark{Title: Sanitize(b.Title), Level: b.Level}
+				}
+				p.Bookmarks = marks
+			}
 			c.Pages[i] = p
 		}
 	}

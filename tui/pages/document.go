@@ -37,7 +37,7 @@ type documentScreen struct {
 	nav       list.Nav
 	err       string
 
-	outline        *docOutlineMsg // the document's headings, read on the first T
+	outline        *docOutlineMsg // the document's outline, read on the first T
 	outlineLoading bool
 }
 
@@ -265,8 +265,11 @@ func (s *documentScreen) View() string {
 		var row string
 		if ok {
 			count := common.Itoa(p.ElementCount) + " elements"
-			if p.ElementCount == 1 {
+			switch {
+			case p.ElementCount == 1:
 				count = "1 element"
+			case p.ElementCount < 0:
+				count = "" // not read yet (a PDF's page)
 			}
 			titleW := max(s.w-numW-2-14-3, 8)
 			row = common.CellLeft(common.Itoa(p.PageIndex+1), numW) + "  " + common.Cell(common.OneLine(p.Title), titleW) + " " + s.c.Styles.Muted.Render(common.CellLeft(count, 14))
@@ -313,8 +316,10 @@ func (s *documentScreen) Export() (common.ExportJob, bool) {
 	return documentExport(s.comp, d), true
 }
 
-// outlineCmd shows the document's outline (every page's headings), read
-// once; the page under the cursor is marked.
+// outlineCmd shows the document's outline, read once: its own bookmarks
+// (a PDF's) when the page index says it has some, read from the page
+// index without reading a page; else every page's headings. The page
+// under the cursor is marked.
 func (s *documentScreen) outlineCmd() tea.Cmd {
 	if s.outline != nil {
 		return s.openOutline(*s.outline)
@@ -331,6 +336,10 @@ func (s *documentScreen) outlineCmd() tea.Cmd {
 		return nil
 	}
 	s.outlineLoading = true
+	if s.doc != nil && s.doc.BookmarkCount > 0 {
+		s.c.Notice = "reading the bookmarks…"
+		return docBookmarksCmd(s.c, s, s.comp, s.u, pages)
+	}
 	s.c.Notice = "reading the outline of " + common.Count(min(pages, maxOutlinePages), "page") + "…"
 	return docOutlineCmd(s.c, s, s.comp, s.u, pages)
 }
@@ -343,7 +352,7 @@ func (s *documentScreen) onOutline(m docOutlineMsg) tea.Cmd {
 	}
 	s.c.Notice = ""
 	if m.truncated {
-		s.c.Notice = "outline of the first " + common.Itoa(maxOutlinePages) + " pages"
+		s.c.Notice = "outline of the first " + common.Itoa(m.pagesRead) + " pages"
 	}
 	s.outline = &m
 	return s.openOutline(m)
@@ -358,6 +367,9 @@ func (s *documentScreen) openOutline(m docOutlineMsg) tea.Cmd {
 		return nil
 	}
 	cur := pageOfRow(targets, s.nav.Cursor)
+	if m.bookmarks && cur < 0 {
+		cur = sectionRow(targets, s.nav.Cursor) // the section the page is in
+	}
 	p := picker.New(s.c, "Outline · "+common.OneLine(s.docTitle()), items, max(cur, 0), func(sel []int) tea.Cmd {
 		if len(sel) != 1 {
 			return nil

@@ -148,6 +148,10 @@ const maxOutlinePages = 500
 // outlineConcurrency bounds the parallel reads of a document outline.
 const outlineConcurrency = 4
 
+// maxBookmarkPages bounds the page index a bookmark outline reads
+// (dpe.MaxLimit pages a read, no page itself).
+const maxBookmarkPages = 20_000
+
 // docOutlineMsg carries a document's outline.
 type docOutlineMsg struct {
 	owner     any
@@ -155,20 +159,72 @@ type docOutlineMsg struct {
 	headings  []heading
 	titles    []string // page titles, by index
 	truncated bool     // the document has more pages than were read
+	pagesRead int      // how many, when truncated
+	bookmarks bool     // the headings are the document's own bookmarks
 	err       error
 }
 
 // docOutlineCmd reads the headings of every page of doc (at most
 // maxOutlinePages) and the page titles.
 func docOutlineCmd(c *common.Common, owner any, comp string, doc dpe.URI, pages int) tea.Cmd {
+	return outlineMsgCmd(c, owner, doc, false, func(ctx context.Context, b common.Backend) (outline, error) {
+		return readOutline(ctx, b, comp, doc, pages, nil)
+	})
+}
+
+// docBookmarksCmd reads the bookmarks of doc (a PDF's own outline) and its
+// page titles from its page index, reading no page.
+func docBookmarksCmd(c *common.Common, owner any, comp string, doc dpe.URI, pages int) tea.Cmd {
+	return outlineMsgCmd(c, owner, doc, true, func(ctx context.Context, b common.Backend) (outline, error) {
+		return readBookmarks(ctx, b, comp, doc, pages)
+	})
+}
+
+// outlineMsgCmd runs an outline read and delivers it as a docOutlineMsg.
+func outlineMsgCmd(c *common.Common, owner any, doc dpe.URI, bookmarks bool, read func(context.Context, common.Backend) (outline, error)) tea.Cmd {
 	return common.Call(c, func(ctx context.Context, b common.Backend) (docOutlineMsg, error) {
-		o, err := readOutline(ctx, b, comp, doc, pages, nil)
-		return docOutlineMsg{owner: owner, doc: doc.String(), headings: o.headings, titles: o.titles, truncated: o.truncated}, err
+		o, err := read(ctx, b)
+		return docOutlineMsg{doc: doc.String(), headings: o.headings, titles: o.titles, truncated: o.truncated,
+			pagesRead: len(o.titles), bookmarks: bookmarks}, err
 	}, func(m docOutlineMsg, err error) tea.Msg {
 		m.owner, m.err = owner, err
 		return m
 	})
 }
+
+// readBookmarks reads doc's page index (depth=pages, dpe.MaxLimit pages a
+// read, at most maxBookmarkPages) for its pages' titles and the bookmarks
+// each lists, in page order; pages is the page count.
+func readBookmarks(ctx context.Context, b common.Backend, comp string, doc dpe.URI, pages int) (outline, error) {
+	n := min(pages, maxBookmarkPages)
+	out := outline{truncated: pages > n}
+	for off := 0; off < n; off += dpe.MaxLimit {
+		lim := min(dpe.MaxLimit, n-off)
+		d, err := b.ReadDocument(ctx, comp, doc.WithQuery(dpe.Query{Depth: dpe.DepthPages, Offset: &off, Limit: &lim}))
+		if err != nil {
+			return out, err
+		}
+		d = common.SanitizeDocument(d)
+		for _, p := range d.Pages {
+			if p.PageIndex != len(out.titles) {
+				continue // not the page expected next: a window that overlaps
+			}
+			out.titles = append(out.titles, common.OneLine(p.Title))
+			for _, m := range p.Bookmarks {
+				if t := common.OneLine(m.Title); t != "" {
+					out.headings = append(out.headings, heading{page: p.PageIndex, level: min(max(m.Level, 1), maxOutlineDepth), text: t})
+				}
+			}
+		}
+		if len(d.Pages) < lim {
+			break // the document ended early
+		}
+	}
+	return out, nil
+}
+
+// maxOutlineDepth bounds the indentation of a bookmark outline.
+const maxOutlineDepth = 16
 
 // outline is what readOutline read of a document.
 type outline struct {
@@ -222,8 +278,9 @@ func readOutline(ctx context.Context, b common.Backend, comp string, doc dpe.URI
 
 // documentOutlineItems lays a document outline out: for a document of
 // several pages, each page's title (when its first heading does not say
-// it) then the page's headings, indented by level; targets gives each row's
-// page and heading (no element ID for a page's own row).
+// it) then the page's headings, indented by level (a bookmark outline has
+// only its bookmarks); targets gives each row's page and heading (no
+// element ID for a page's own row or a bookmark).
 func documentOutlineItems(m docOutlineMsg) (items []picker.Item, targets []heading) {
 	byPage := map[int][]heading{}
 	top := 6
@@ -231,7 +288,7 @@ func documentOutlineItems(m docOutlineMsg) (items []picker.Item, targets []headi
 		byPage[h.page] = append(byPage[h.page], h)
 		top = min(top, h.level)
 	}
-	multi := len(m.titles) > 1
+	multi := len(m.titles) > 1 && !m.bookmarks // bookmarks: only they are rows
 	for p, title := range m.titles {
 		hs := byPage[p]
 		shift := 0
@@ -246,6 +303,12 @@ func documentOutlineItems(m docOutlineMsg) (items []picker.Item, targets []headi
 		}
 	}
 	return items, targets
+}
+
+// sectionRow returns the last row of a page at or before p among targets
+// (the section page p is in), -1 for none.
+func sectionRow(targets []heading, p int) int {
+	return sort.Search(len(targets), func(i int) bool { return targets[i].page > p }) - 1
 }
 
 // pageOfRow returns the first row of page p among targets (for "you are

@@ -7,6 +7,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"compress/zlib"
 	"fmt"
 	"hash/crc32"
 	"runtime"
@@ -59,6 +60,26 @@ func LoopTreePDF() []byte {
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
 		PDFStream("BT /F1 24 Tf 72 720 Td (Loop) Tj ET"),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	})
+}
+
+// BusyPagePDF is a PDF of a few kilobytes whose one page keeps a reader
+// busy for minutes: its content draws a form n times, and the form is a
+// thousand save/restore pairs that PDFium parses at every draw (n =
+// 100,000 kept PDFium busy for 12 s). Nothing loops for ever:
+// only a reader that can be stopped in the middle of a page stops early.
+func BusyPagePDF(n int) []byte {
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z) // FlateDecode
+	zw.Write(bytes.Repeat([]byte("/X Do\n"), n))
+	zw.Close()
+	form := strings.Repeat("q Q\n", 1000)
+	return PDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >> stream\n%s\nendstream", z.Len(), z.Bytes()),
+		fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] /Length %d >> stream\n%s\nendstream", len(form), form),
 	})
 }
 

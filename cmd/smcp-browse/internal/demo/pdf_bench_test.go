@@ -2,10 +2,8 @@ package demo
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,42 +28,6 @@ import (
 // the same loop: ratios, not absolute times, are what a loaded machine
 // can compare.
 
-// valgrindFolder writes the valgrind manual into a folder of its own and
-// returns the folder and the PDF's path.
-func valgrindFolder(b *testing.B) (string, string) {
-	gz, err := os.ReadFile(filepath.Join(testutil.RepoRoot(b), "testdata", "pdf", "valgrind_manual.pdf.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	p := filepath.Join(dir, "valgrind_manual.pdf")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return dir, p
-}
-
-// timePdftotext times pdftotext extracting the whole file.
-func timePdftotext(b *testing.B, pdf string) time.Duration {
-	bin, err := exec.LookPath("pdftotext")
-	if err != nil {
-		b.Fatal("pdftotext is not installed (apt-get install poppler-utils): the benchmark reports ratios to it")
-	}
-	start := time.Now()
-	if err := exec.Command(bin, "-q", pdf, os.DevNull).Run(); err != nil {
-		b.Fatal(err)
-	}
-	return time.Since(start)
-}
-
 // coldCache returns a cache folder ($XDG_CACHE_HOME) without an index
 // cache, sharing the PDF engine's compilation (done once per machine) with
 // the user's cache.
@@ -81,12 +43,6 @@ func coldCache(b *testing.B) string {
 	return cache
 }
 
-func medianOf(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // BenchmarkPDFPageColdProcess is `smcp-browse cat --demo --docs DIR
 // URI/pages/N --format text` from a cold process (a new demo system and
 // document server, an empty index cache; the PDF engine's compilation,
@@ -96,7 +52,7 @@ func medianOf(d []time.Duration) time.Duration {
 // median (issue 21's target: at most 3; it took 19-23 s, ~60×).
 func BenchmarkPDFPageColdProcess(b *testing.B) {
 	bin := testutil.Binary(b)
-	dir, pdf := valgrindFolder(b)
+	dir, pdf := testutil.ValgrindManual(b)
 	ref := docserver.DocRef("valgrind_manual.pdf")
 	pages := []int{0, 150, 300, 396}
 	per := map[int][]time.Duration{}
@@ -121,14 +77,15 @@ func BenchmarkPDFPageColdProcess(b *testing.B) {
 			b.Fatalf("cat page %d: %v\n%s", n, err, out.String())
 		}
 		per[n] = append(per[n], took)
-		refTimes = append(refTimes, timePdftotext(b, pdf))
+		wall, _ := testutil.Pdftotext(b, pdf)
+		refTimes = append(refTimes, wall)
 		b.StartTimer()
 	}
 	worst := time.Duration(0)
 	for _, d := range per {
-		worst = max(worst, medianOf(d))
+		worst = max(worst, testutil.Median(d))
 	}
-	r := medianOf(refTimes)
+	r := testutil.Median(refTimes)
 	b.ReportMetric(float64(worst.Milliseconds()), "ms-slowest-page")
 	b.ReportMetric(float64(r.Milliseconds()), "ms-pdftotext")
 	b.ReportMetric(float64(worst)/float64(max(r, 1)), "x-pdftotext")
@@ -141,63 +98,17 @@ func BenchmarkPDFPageColdProcess(b *testing.B) {
 // Issue 21's target: a page turn within 100 ms.
 func BenchmarkPDFPageTurnInBrowser(b *testing.B) {
 	bin := testutil.Binary(b)
-	dir, pdf := valgrindFolder(b)
-	data, err := os.ReadFile(pdf)
-	if err != nil {
-		b.Fatal(err)
-	}
-	// The pages' text, to know when a page is on screen.
-	doc, err := extract.Parse(context.Background(), extract.Source{Name: "valgrind_manual.pdf", Data: data}, extract.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, pdf := testutil.ValgrindManual(b)
+	doc := parsePDFFile(b, pdf)
 	b.Setenv("XDG_CACHE_HOME", coldCache(b))
-	sys, err := Start(context.Background(), Options{Executable: bin, Docs: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sys.Close()
-	tm := teatest.NewTestModel(b, tui.New(sys.Agent, tui.Options{Office: sys.Office, Computer: sys.Computer, Timeout: time.Minute}),
-		teatest.WithInitialTermSize(120, 40),
-		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
-	defer tm.Quit()
-	// The renderer skips unchanged cells with cursor moves: compare
-	// without blanks.
-	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
-	waitFor := func(s string) {
-		b.Helper()
-		want := squeeze(s)
-		teatest.WaitFor(b, tm.Output(), func(out []byte) bool {
-			return strings.Contains(squeeze(ansi.Strip(string(out))), want)
-		}, teatest.WithDuration(2*time.Minute), teatest.WithCheckInterval(time.Millisecond))
-	}
-	key := func(k string) {
-		r := []rune(k)[0]
-		tm.Send(tea.KeyPressMsg{Code: r, Text: k})
-	}
-	enter := func() { tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter}) }
-	// A page is on screen when a line of its text is: the renderer redraws
-	// only the cells that changed, so the header's "Page N/397" is not
-	// written again whole, but a new page's text is.
-	onScreen := func(i int) string {
-		prev := ""
-		if i > 0 {
-			prev = squeeze(pageText(doc.Pages[i-1]))
-		}
-		for _, l := range strings.Split(pageText(doc.Pages[i]), "\n") {
-			if l = squeeze(l); len(l) >= 16 && !strings.Contains(prev, l[:16]) {
-				return l[:16]
-			}
-		}
-		b.Fatalf("page %d has no line of its own to wait for", i+1)
-		return ""
-	}
-	waitFor("1–1 of 1")
+	br := startBrowser(b, bin, dir)
+	defer br.close()
+	br.waitFor("1–1 of 1")
 	start := time.Now()
-	enter()
-	waitFor(" elements") // the page list
-	enter()
-	waitFor(onScreen(0))
+	br.enter()
+	br.waitFor(" elements") // the page list
+	br.enter()
+	br.waitFor(onScreen(b, doc, 0))
 	open := time.Since(start)
 	var turns []time.Duration
 	page := 0
@@ -207,15 +118,133 @@ func BenchmarkPDFPageTurnInBrowser(b *testing.B) {
 		}
 		page++
 		start := time.Now()
-		key("]")
-		waitFor(onScreen(page))
+		br.key("]")
+		br.waitFor(onScreen(b, doc, page))
 		turns = append(turns, time.Since(start))
 	}
 	b.ReportMetric(float64(open.Milliseconds()), "ms-open")
 	if len(turns) > 0 {
-		b.ReportMetric(float64(medianOf(turns).Microseconds())/1000, "ms-turn-p50")
+		b.ReportMetric(float64(testutil.Median(turns).Microseconds())/1000, "ms-turn-p50")
 		b.ReportMetric(float64(slices.Max(turns).Microseconds())/1000, "ms-turn-max")
 	}
+}
+
+// BenchmarkPDFOpenInBrowser opens the valgrind manual in the browser of a
+// new demo system (its catalog settled, the PDF opened by the catalog's
+// Level 1 read), as a reader does: Enter on the catalog entry until the
+// page list shows (list-ms), T until the document's outline shows
+// (outline-ms), then (the outline closed) Enter on the first page until
+// its text shows (page-ms); total-ms is the sum. Medians over the
+// iterations, each on a new system.
+func BenchmarkPDFOpenInBrowser(b *testing.B) {
+	bin := testutil.Binary(b)
+	dir, pdf := testutil.ValgrindManual(b)
+	doc := parsePDFFile(b, pdf)
+	b.Setenv("XDG_CACHE_HOME", coldCache(b))
+	var list, page, outline, total []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		br := startBrowser(b, bin, dir)
+		br.waitFor("1–1 of 1")
+		b.StartTimer()
+		start := time.Now()
+		br.enter()
+		br.waitFor(" elements")
+		t1 := time.Now()
+		br.key("T")
+		br.waitFor("Outline · ")
+		t2 := time.Now()
+		br.tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+		br.enter()
+		br.waitFor(onScreen(b, doc, 0))
+		t3 := time.Now()
+		b.StopTimer()
+		list, outline, page = append(list, t1.Sub(start)), append(outline, t2.Sub(t1)), append(page, t3.Sub(t2))
+		total = append(total, t3.Sub(start))
+		b.Logf("list %s outline %s page %s", t1.Sub(start), t2.Sub(t1), t3.Sub(t2))
+		br.close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(testutil.Median(list).Milliseconds()), "list-ms")
+	b.ReportMetric(float64(testutil.Median(page).Milliseconds()), "page-ms")
+	b.ReportMetric(float64(testutil.Median(outline).Milliseconds()), "outline-ms")
+	b.ReportMetric(float64(testutil.Median(total).Milliseconds()), "total-ms")
+}
+
+// parsePDFFile parses a PDF file whole: the pages' text, to know when a
+// page is on screen.
+func parsePDFFile(b *testing.B, pdf string) *extract.Document {
+	data, err := os.ReadFile(pdf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, err := extract.Parse(context.Background(), extract.Source{Name: filepath.Base(pdf), Data: data}, extract.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return doc
+}
+
+// browser is the browser (a real tea.Program) over a demo system serving
+// a folder.
+type browser struct {
+	b   *testing.B
+	sys *System
+	tm  *teatest.TestModel
+}
+
+func startBrowser(b *testing.B, bin, dir string) *browser {
+	sys, err := Start(context.Background(), Options{Executable: bin, Docs: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tm := teatest.NewTestModel(b, tui.New(sys.Agent, tui.Options{Office: sys.Office, Computer: sys.Computer, Timeout: time.Minute}),
+		teatest.WithInitialTermSize(120, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+	return &browser{b: b, sys: sys, tm: tm}
+}
+
+func (br *browser) close() {
+	br.tm.Quit()
+	br.sys.Close()
+}
+
+// squeeze drops blanks: the renderer skips unchanged cells with cursor
+// moves, so screens are compared without them.
+func squeeze(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// waitFor waits until s is on screen.
+func (br *browser) waitFor(s string) {
+	br.b.Helper()
+	want := squeeze(s)
+	teatest.WaitFor(br.b, br.tm.Output(), func(out []byte) bool {
+		return strings.Contains(squeeze(ansi.Strip(string(out))), want)
+	}, teatest.WithDuration(2*time.Minute), teatest.WithCheckInterval(time.Millisecond))
+}
+
+func (br *browser) key(k string) {
+	r := []rune(k)[0]
+	br.tm.Send(tea.KeyPressMsg{Code: r, Text: k})
+}
+
+func (br *browser) enter() { br.tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter}) }
+
+// onScreen is a line of page i's text to wait for: a page is on screen
+// when a line of its text is (the renderer redraws only the cells that
+// changed, so the header's "Page N/397" is not written again whole, but a
+// new page's text is).
+func onScreen(b *testing.B, doc *extract.Document, i int) string {
+	prev := ""
+	if i > 0 {
+		prev = squeeze(pageText(doc.Pages[i-1]))
+	}
+	for _, l := range strings.Split(pageText(doc.Pages[i]), "\n") {
+		if l = squeeze(l); len(l) >= 16 && !strings.Contains(prev, l[:16]) {
+			return l[:16]
+		}
+	}
+	b.Fatalf("page %d has no line of its own to wait for", i+1)
+	return ""
 }
 
 // pageText is the text of a page's text elements.

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // goSources indexes real files nobody here wrote (Go's sources and
@@ -18,11 +19,7 @@ import (
 // file's name as the title; it returns the pages' texts by "rel#page".
 func goSources(t *testing.T, ix *Index) map[string][]string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatalf("go env GOROOT: %v", err)
-	}
-	goroot := strings.TrimSpace(string(out))
+	goroot := testutil.GOROOT(t)
 	var files []string
 	for _, pattern := range []string{"src/strings/*.go", "src/bufio/*.go", "src/sort/*.go", "src/unicode/utf8/*.go", "src/encoding/json/*.go", "doc/*", "README.md"} {
 		m, _ := filepath.Glob(filepath.Join(goroot, pattern))

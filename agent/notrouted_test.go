@@ -25,9 +25,9 @@ func bareServer(t *testing.T) string {
 			switch {
 			case ack == nil:
 			case event == protocol.EventJoinOffice:
-				ack(true, nil)
+				ack.Send(true, nil)
 			default:
-				ack()
+				ack.Send()
 			}
 		})
 	})
@@ -86,7 +86,7 @@ func TestJoinOfficeSurvivesADroppedConnection(t *testing.T) {
 				return
 			}
 			if ack != nil {
-				ack(true, nil)
+				ack.Send(true, nil)
 			}
 		})
 	})

@@ -30,10 +30,10 @@ func TestRejoinDoesNotHoldBackState(t *testing.T) {
 				return
 			}
 			if n == 1 || seatFree.Load() {
-				ack(true, nil)
+				ack.Send(true, nil)
 				joined.Add(1)
 			} else {
-				ack(map[string]any{"code": protocol.CodeRoomFull, "message": "office o1 already has an agent"})
+				ack.Send(map[string]any{"code": protocol.CodeRoomFull, "message": "office o1 already has an agent"})
 			}
 			if n <= 2 {
 				once.Do(func() { socks <- sock })

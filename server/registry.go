@@ -220,6 +220,12 @@ func (r *registry) target(s *session, _, name string) (to destination, office, s
 	return nil, s.office, s.name, protocol.Errorf(protocol.CodeNotFound, "computer '%s' not found", clip(name))
 }
 
+// known is target: the registry is in memory.
+func (r *registry) known(s *session, event, name string) (destination, string, string, *protocol.Error, bool) {
+	to, office, sender, e := r.target(s, event, name)
+	return to, office, sender, e, true
+}
+
 // peers returns s's office, role, name and the other members, for a
 // broadcast from s; ok is false when s is in no office.
 func (r *registry) peers(s *session) (officeID string, role protocol.Role, name string, others []*session, ok bool) {

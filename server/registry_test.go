@@ -1,12 +1,12 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
 	"testing"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -22,7 +22,7 @@ func (r *recorder) Emit(event string, args ...any) {
 	r.events = append(r.events, fmt.Sprintf("%s %v", event, args))
 }
 
-func (r *recorder) EmitWithAck(event string, payload any, _ func([]json.RawMessage, error)) {
+func (r *recorder) EmitWithAck(event string, payload any, _ sioserver.AckHandler) {
 	r.Emit(event, payload)
 }
 

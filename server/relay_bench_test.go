@@ -110,7 +110,7 @@ func BenchmarkRelayCrossNode(b *testing.B) {
 		b.Skip("starts a Redis, two Server nodes and Node processes")
 	}
 	dir := filepath.Dir(testutil.NodeModules(b))
-	r := redistest.Start(b)
+	r := redistest.StartTCP(b) // Redis over TCP, as deployed
 	nodes := make([]*servertest.Server, 2)
 	for i := range nodes {
 		nodes[i] = servertest.Start(b, server.Options{Redis: r.URL})

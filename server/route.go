@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"math"
@@ -13,53 +14,108 @@ import (
 )
 
 // pendingReq is a client:* request forwarded to a computer and not yet
-// answered. Exactly one of the computer's ack, the timer and the
-// computer's disconnect takes it out of the computer's table and answers
-// the agent.
+// answered. Exactly one of the computer's ack, the deadline and the
+// computer's disconnect takes it out of the computer's table (or, sent to
+// another node, the table of remote requests) and answers the agent.
 type pendingReq struct {
 	id       uint64
 	event    string
 	computer string
 	reqID    string
-	reply    func(args ...any) // answers the agent's node (a request from another node)
-	from     *session          // else: the agent on this node, answered with ack
+	from     *session // the agent on this node, answered with ack
 	ack      sioserver.Ack
-	srv      *Server // releases from's in-flight slot
-	node     string  // the computer's node, for a request sent to another node
-	office   string  // the office it was routed in
-	remote   *remoteReq
-	start    time.Time
-	once     sync.Once
+	// Else the request came from another node: its node and routing id
+	// there, where the answer goes.
+	replyTo string
+	replyID uint64
+	srv     *Server
+	node    string // the computer's node, for a request sent to another node
+	office  string // the office it was routed in
+	remote  remoteReq
+	start   time.Time
+	once    sync.Once
 
-	mu    sync.Mutex
-	timer *time.Timer
+	// Its deadline (deadlines): where it waits, and what runs out.
+	target   *session      // the computer on this node (nil: on another node)
+	timeout  time.Duration // the computer's time to answer
+	log      logged
+	deadline deadline
 }
 
-// setTimer arms p's timer (in place of the one it had).
-func (p *pendingReq) setTimer(d time.Duration, fn func()) {
-	p.mu.Lock()
-	if p.timer != nil {
-		p.timer.Stop()
+// startDeadline has p expire after d.
+func (p *pendingReq) startDeadline(d time.Duration) {
+	p.deadline.of = p
+	p.srv.deadlines.start(&p.deadline, d)
+}
+
+// expired answers p with a 408 once its time ran out, unless something
+// else took it first.
+func (p *pendingReq) expired() {
+	if p.target == nil {
+		if p.srv.cluster.takeRemote(p.id) {
+			p.finish(protocol.Errorf(protocol.CodeTimeout,
+				"computer '%s' did not answer %s within %s", p.computer, p.event, p.timeout))
+		}
+		return
 	}
-	p.timer = time.AfterFunc(d, fn)
-	p.mu.Unlock()
+	if _, ok := p.target.takePending(p.id); ok {
+		p.log.logger().Warn("computer did not answer in time", "timeout", p.timeout)
+		p.finish(protocol.Errorf(protocol.CodeTimeout,
+			"computer '%s' did not answer %s within %s", p.computer, p.event, p.timeout))
+	}
 }
 
-// finish answers the agent with args (passed through unchanged).
+// logger is the logger of a request from another node.
+func (p *pendingReq) logger() *slog.Logger {
+	return p.srv.log.With("event", clip(p.event), "computer", clip(p.computer), "from_node", p.replyTo)
+}
+
+// finish answers the agent with args (json.RawMessage values passed
+// through unchanged): an error, or what finishRaw did not take.
 func (p *pendingReq) finish(args ...any) {
 	p.once.Do(func() {
-		p.mu.Lock()
-		if p.timer != nil {
-			p.timer.Stop()
-		}
-		p.mu.Unlock()
+		p.srv.deadlines.stop(&p.deadline)
 		if p.from == nil {
-			p.reply(args...)
+			raw := make([]json.RawMessage, len(args))
+			for i, a := range args {
+				raw[i] = wire.AppendJSON(nil, a)
+			}
+			p.srv.cluster.answerRemote(p.replyTo, p.replyID, false, raw)
 			return
 		}
 		p.srv.release(p.from, p.event, p.reqID)
 		p.from.ack(p.ack, args...)
 	})
+}
+
+// finishRaw answers the agent with the computer's answer, raw JSON values.
+func (p *pendingReq) finishRaw(args []json.RawMessage) {
+	p.once.Do(func() {
+		p.srv.deadlines.stop(&p.deadline)
+		if p.from == nil {
+			p.srv.cluster.answerRemote(p.replyTo, p.replyID, false, args)
+			return
+		}
+		p.srv.release(p.from, p.event, p.reqID)
+		p.from.ackRaw(p.ack, args)
+	})
+}
+
+// Acked takes the answer of the computer on this node (forward): an empty
+// one becomes notSupported.
+func (p *pendingReq) Acked(args []json.RawMessage, _ error) {
+	if _, ok := p.target.takePending(p.id); !ok {
+		return // answered already: timed out, or the computer left
+	}
+	if p.srv.debug {
+		p.log.logger().Debug("routed", "took", time.Since(p.start))
+	}
+	if len(args) == 0 {
+		p.log.logger().Info("computer answered with an empty ack: the event is not supported there")
+		p.finish(notSupported(p.event, p.computer))
+		return
+	}
+	p.finishRaw(args)
 }
 
 // admit takes an in-flight slot for a request from sess, or refuses it:
@@ -85,14 +141,8 @@ func (s *Server) release(sess *session, event, reqID string) {
 	s.inFlight.Add(-1)
 }
 
-// logged is what has a logger built on demand: a request, or a
-// loggerFunc.
+// logged is what has a logger built on demand: a request.
 type logged interface{ logger() *slog.Logger }
-
-// loggerFunc is a logged function.
-type loggerFunc func() *slog.Logger
-
-func (f loggerFunc) logger() *slog.Logger { return f() }
 
 // routed holds the only fields of a client:* request the Server decodes;
 // the rest of the payload is forwarded as it came.
@@ -144,7 +194,8 @@ func (s *Server) route(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	timeout := s.opts.RequestTimeout
+	rt := routing{computer: f.Computer, agent: f.Agent, reqID: f.ReqID, agentOnce: fields[fieldAgent].Seen == 1,
+		timeout: s.opts.RequestTimeout}
 	if req.event == protocol.EventToolCall {
 		if e := missing(clip(req.event), [2]string{"computer", f.Computer}, [2]string{"tool_name", f.ToolName}); e != nil {
 			s.answer(sess, req, nil, e)
@@ -157,7 +208,7 @@ func (s *Server) route(sess *session, req *request) {
 				return
 			}
 			if t > 0 {
-				timeout = min(time.Duration(t*float64(time.Second)), maxToolTimeout) + s.opts.ToolCallGrace
+				rt.timeout = min(time.Duration(t*float64(time.Second)), maxToolTimeout) + s.opts.ToolCallGrace
 			}
 		}
 	}
@@ -166,65 +217,81 @@ func (s *Server) route(sess *session, req *request) {
 		return
 	}
 	req.routed, req.reqID, req.computer, req.lg = true, f.ReqID, f.Computer, nil
-	if s.store.blocking() {
-		// In a cluster the computer is looked up in Redis, which may take
-		// up to a command's timeout (Redis hung): the socket's events are
-		// handled one at a time, so the lookup runs on a goroutine of its
-		// own, admitted first, lest a session's requests wait for one
-		// another's timeouts (TestRedisHung).
-		if e := s.admit(sess, req.event, f.ReqID); e != nil {
-			s.answer(sess, req, nil, e)
-			return
-		}
-		go s.routeTo(sess, req, &f, fields, timeout, true)
+	if !s.store.blocking() {
+		to, officeID, sender, e := s.store.target(sess, req.event, rt.computer)
+		s.routeTo(sess, req, rt, to, officeID, sender, e, false)
 		return
 	}
-	s.routeTo(sess, req, &f, fields, timeout, false)
+	// In a cluster the computer is looked up in Redis, which may take up
+	// to a command's timeout (Redis hung): the socket's events are handled
+	// one at a time, so that lookup runs on a goroutine of its own,
+	// admitted first, lest a session's requests wait for one another's
+	// timeouts (TestRedisHung). A computer the node remembers needs no
+	// lookup: the request goes at once.
+	if to, officeID, sender, e, ok := s.store.known(sess, req.event, rt.computer); ok {
+		s.routeTo(sess, req, rt, to, officeID, sender, e, false)
+		return
+	}
+	if e := s.admit(sess, req.event, rt.reqID); e != nil {
+		s.answer(sess, req, nil, e)
+		return
+	}
+	// The payload is the socket reader's until this returns (OnEvent).
+	req.payload = json.RawMessage(bytes.Clone(req.payload.(json.RawMessage)))
+	go func() {
+		defer s.recoverRequest(sess, req)
+		to, officeID, sender, e := s.store.target(sess, req.event, rt.computer)
+		s.routeTo(sess, req, rt, to, officeID, sender, e, true)
+	}()
 }
 
-// routeTo is route once the request is decoded: it finds the computer and
-// forwards the request. admitted: the request already holds its slot
-// (admit).
-func (s *Server) routeTo(sess *session, req *request, f *routed, fields []wire.Field, timeout time.Duration, admitted bool) {
+// routing is what route found in a request: the computer, the agent it
+// names (agentOnce: exactly once), its req_id and its timeout.
+type routing struct {
+	computer, agent, reqID string
+	agentOnce              bool
+	timeout                time.Duration
+}
+
+// routeTo forwards the request rt describes to its computer, found by the
+// office store (to, or the refusal e). admitted: the request already holds
+// its slot (admit).
+func (s *Server) routeTo(sess *session, req *request, rt routing, to destination, officeID, sender string, e *protocol.Error, admitted bool) {
 	fail := func(e *protocol.Error) {
 		if admitted {
-			s.release(sess, req.event, f.ReqID)
+			s.release(sess, req.event, rt.reqID)
 		}
 		s.answer(sess, req, nil, e)
 	}
-	if admitted {
-		defer s.recoverRequest(sess, req) // on a goroutine of its own (route)
-	}
-	to, officeID, sender, e := s.store.target(sess, req.event, f.Computer)
 	if e != nil {
 		fail(e)
 		return
 	}
 	req.office, req.lg = officeID, nil
 	payload := req.payload.(json.RawMessage)
-	if f.Agent != sender || fields[fieldAgent].Seen != 1 {
+	if rt.agent != sender || !rt.agentOnce {
 		// The sender is who joined, whatever the request claims.
 		stamped, err := wire.SetField(payload, "agent", sender)
 		if err != nil {
 			fail(protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err))
 			return
 		}
-		if f.Agent != "" && f.Agent != sender {
-			req.logger().Warn("request names another agent; stamped with the sender's name", "claimed", clip(f.Agent), "agent", sender)
+		if rt.agent != "" && rt.agent != sender {
+			req.logger().Warn("request names another agent; stamped with the sender's name", "claimed", clip(rt.agent), "agent", sender)
 		}
 		payload = stamped
 	}
 	if !admitted {
-		if e := s.admit(sess, req.event, f.ReqID); e != nil {
+		if e := s.admit(sess, req.event, rt.reqID); e != nil {
 			s.answer(sess, req, nil, e)
 			return
 		}
 	}
 	p := &pendingReq{
-		id: s.ids.Add(1), event: req.event, computer: f.Computer, reqID: f.ReqID, start: time.Now(),
+		id: s.ids.Add(1), event: req.event, computer: rt.computer, reqID: rt.reqID, start: time.Now(),
 		from: sess, ack: req.ack, srv: s, office: officeID,
 	}
-	to.send(s, p, payload, timeout, req)
+	to.send(s, p, payload, rt.timeout, req)
 }
 
 // send forwards a request to the computer target on this node.
@@ -237,32 +304,11 @@ func (target *session) send(s *Server, p *pendingReq, payload json.RawMessage, t
 // with a 408 when timeout passes first, or with a 404 when the computer
 // disconnects first. req's logger says what happened.
 func (s *Server) forward(p *pendingReq, target *session, payload json.RawMessage, timeout time.Duration, req logged) {
-	p.setTimer(timeout, func() {
-		if _, ok := target.takePending(p.id); ok {
-			req.logger().Warn("computer did not answer in time", "timeout", timeout)
-			p.finish(protocol.Errorf(protocol.CodeTimeout,
-				"computer '%s' did not answer %s within %s", p.computer, p.event, timeout))
-		}
-	})
+	p.target, p.timeout, p.log = target, timeout, req
+	p.startDeadline(timeout)
 	if !target.addPending(p) {
 		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", p.computer))
 		return
 	}
-	target.request(p.event, payload, func(args []json.RawMessage, _ error) {
-		if _, ok := target.takePending(p.id); ok {
-			if s.debug {
-				req.logger().Debug("routed", "took", time.Since(p.start))
-			}
-			if len(args) == 0 {
-				req.logger().Info("computer answered with an empty ack: the event is not supported there")
-				p.finish(notSupported(p.event, p.computer))
-				return
-			}
-			out := make([]any, len(args))
-			for i, a := range args {
-				out[i] = a
-			}
-			p.finish(out...)
-		}
-	})
+	target.request(p.event, payload, p)
 }

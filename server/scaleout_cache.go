@@ -31,19 +31,20 @@ type seatCache struct {
 type cachedSeat struct {
 	sid, node string
 	at        time.Time
+	remote    *remoteComputer // where requests go when node is another node
 }
 
 func newSeatCache() *seatCache { return &seatCache{offices: map[string]map[string]cachedSeat{}} }
 
 // get returns the seat of computer name in office, if remembered.
-func (c *seatCache) get(office, name string, now time.Time) (sid, node string, ok bool) {
+func (c *seatCache) get(office, name string, now time.Time) (cachedSeat, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.offices[office][name]
 	if !ok || now.Sub(e.at) > seatCacheTTL {
-		return "", "", false
+		return cachedSeat{}, false
 	}
-	return e.sid, e.node, true
+	return e, true
 }
 
 // generation is read before a lookup, for put.
@@ -55,7 +56,7 @@ func (c *seatCache) generation() uint64 {
 
 // put remembers a seat found by a lookup started at generation gen, unless
 // something changed since.
-func (c *seatCache) put(office, name, sid, node string, gen uint64, now time.Time) {
+func (c *seatCache) put(office, name string, seat cachedSeat, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
@@ -73,7 +74,7 @@ func (c *seatCache) put(office, name, sid, node string, gen uint64, now time.Tim
 	if _, had := m[name]; !had {
 		c.n++
 	}
-	m[name] = cachedSeat{sid: sid, node: node, at: now}
+	m[name] = seat
 }
 
 // forget drops what is remembered of office ("" for every office).

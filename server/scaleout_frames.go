@@ -4,9 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
-
-	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 )
 
 // frame is what nodes send each other: a routed request ("q") or its
@@ -44,6 +43,11 @@ var errFrame = errors.New("malformed frame")
 
 // appendRequest encodes a request frame.
 func appendRequest(buf []byte, f *frame) []byte {
+	size := 1 + 2*binary.MaxVarintLen64 + len(f.Payload)
+	for _, s := range [...]string{f.From, f.SID, f.Office, f.Computer, f.Event} {
+		size += binary.MaxVarintLen64 + len(s)
+	}
+	buf = slices.Grow(buf, size)
 	buf = append(buf, frameRequest)
 	buf = binary.AppendUvarint(buf, f.ID)
 	for _, s := range [...]string{f.From, f.SID, f.Office, f.Computer, f.Event} {
@@ -54,9 +58,13 @@ func appendRequest(buf []byte, f *frame) []byte {
 	return append(buf, f.Payload...)
 }
 
-// appendAnswer encodes an answer frame: args are raw JSON (passed as they
-// are) or values encoded as JSON.
-func appendAnswer(buf []byte, id uint64, stale bool, args []any) []byte {
+// appendAnswer encodes an answer frame: args are raw JSON.
+func appendAnswer(buf []byte, id uint64, stale bool, args []json.RawMessage) []byte {
+	size := 2 + 2*binary.MaxVarintLen64
+	for _, a := range args {
+		size += binary.MaxVarintLen64 + len(a)
+	}
+	buf = slices.Grow(buf, size)
 	buf = append(buf, frameAnswer)
 	buf = binary.AppendUvarint(buf, id)
 	flags := byte(0)
@@ -66,12 +74,8 @@ func appendAnswer(buf []byte, id uint64, stale bool, args []any) []byte {
 	buf = append(buf, flags)
 	buf = binary.AppendUvarint(buf, uint64(len(args)))
 	for _, a := range args {
-		raw, ok := a.(json.RawMessage)
-		if !ok {
-			raw = wire.AppendJSON(nil, a)
-		}
-		buf = binary.AppendUvarint(buf, uint64(len(raw)))
-		buf = append(buf, raw...)
+		buf = binary.AppendUvarint(buf, uint64(len(a)))
+		buf = append(buf, a...)
 	}
 	return buf
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -26,7 +27,7 @@ func TestFrameRoundTrip(t *testing.T) {
 		t.Fatalf("request without payload: %+v (%v)", got, err)
 	}
 	e := protocol.Errorf(protocol.CodeNotFound, "computer 'pc' disconnected")
-	ans, err := parseFrame(appendAnswer(nil, 7, false, []any{json.RawMessage(`{"documents":[]}`), e}))
+	ans, err := parseFrame(appendAnswer(nil, 7, false, []json.RawMessage{json.RawMessage(`{"documents":[]}`), wire.AppendJSON(nil, e)}))
 	want := frame{Kind: "r", ID: 7, Args: []json.RawMessage{json.RawMessage(`{"documents":[]}`), json.RawMessage(`{"code":404,"message":"computer 'pc' disconnected"}`)}}
 	if err != nil || !reflect.DeepEqual(ans, want) {
 		t.Fatalf("answer %+v (%v), want %+v", ans, err, want)
@@ -44,7 +45,7 @@ func TestFrameRoundTrip(t *testing.T) {
 // never a panic or a field longer than the input.
 func FuzzParseFrame(f *testing.F) {
 	f.Add(appendRequest(nil, &frame{ID: 3, From: "n", SID: "s", Office: "o", Computer: "c", Event: "e", Payload: json.RawMessage(`{}`)}))
-	f.Add(appendAnswer(nil, 3, false, []any{json.RawMessage(`{"a":1}`)}))
+	f.Add(appendAnswer(nil, 3, false, []json.RawMessage{json.RawMessage(`{"a":1}`)}))
 	f.Add([]byte(`{"k":"r","id":1,"args":[{}]}`))
 	f.Add([]byte{frameAnswer, 1, 0, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, raw []byte) {

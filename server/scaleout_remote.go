@@ -1,9 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -27,26 +27,22 @@ type remoteComputer struct {
 // to be sent again (its seat came from the cache and was stale).
 type remoteReq struct {
 	payload json.RawMessage
-	timeout time.Duration
-	log     logged
 	cached  bool
 }
 
 // send forwards p's request to the computer's node and waits for the
-// answer frame (or the node's departure, or its own timer).
+// answer frame (or the node's departure, or its deadline).
 func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, req logged) {
 	cs := rc.cs
-	p.node = rc.node
-	p.remote = &remoteReq{payload: payload, timeout: timeout, log: req, cached: rc.cached}
+	p.node, p.target, p.timeout, p.log = rc.node, nil, timeout, req
+	p.remote = remoteReq{cached: rc.cached}
+	if rc.cached { // kept to be sent again should the seat be stale; the socket reader's until this returns
+		p.remote.payload = bytes.Clone(payload)
+	}
 	cs.remoteMu.Lock()
 	cs.remote[p.id] = p
 	cs.remoteMu.Unlock()
-	p.setTimer(timeout+remoteGrace, func() {
-		if cs.takeRemote(p.id) {
-			p.finish(protocol.Errorf(protocol.CodeTimeout,
-				"computer '%s' did not answer %s within %s", p.computer, p.event, timeout))
-		}
-	})
+	p.startDeadline(timeout + remoteGrace)
 	from, _ := cs.node.ID()
 	raw := appendRequest(nil, &frame{ID: p.id, From: from, SID: rc.sid, Office: rc.office,
 		Computer: p.computer, Event: p.event, Timeout: timeout, Payload: payload})
@@ -108,20 +104,14 @@ func (cs *clusterStore) onFrame(raw []byte) {
 			cs.stale(p)
 			return
 		}
-		args := make([]any, len(f.Args))
-		for i, a := range f.Args {
-			args[i] = a
-		}
-		p.finish(args...)
+		p.finishRaw(f.Args)
 	}
 }
 
 // serveRemote forwards a request from another node to the computer here
-// and sends its answer back.
+// and sends its answer back. f's bytes are the frame's (not kept): what
+// the request keeps is copied.
 func (cs *clusterStore) serveRemote(f frame) {
-	reply := func(args ...any) {
-		cs.node.SendAsync(f.From, appendAnswer(nil, f.ID, false, args), nil)
-	}
 	t := cs.srv.sessions.get(f.SID)
 	if t != nil {
 		office, name, role, _ := cs.seat(t)
@@ -130,14 +120,19 @@ func (cs *clusterStore) serveRemote(f frame) {
 		}
 	}
 	if t == nil {
-		cs.node.SendAsync(f.From, appendAnswer(nil, f.ID, true, nil), nil)
+		cs.answerRemote(f.From, f.ID, true, nil)
 		return
 	}
 	s := cs.srv
-	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), reply: reply}
-	s.forward(p, t, f.Payload, f.Timeout, loggerFunc(func() *slog.Logger {
-		return cs.log.With("event", clip(f.Event), "computer", clip(f.Computer), "from_node", f.From)
-	}))
+	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), srv: s,
+		replyTo: f.From, replyID: f.ID}
+	s.forward(p, t, f.Payload, f.Timeout, p)
+}
+
+// answerRemote sends the answer args (stale: the seat was not the
+// computer's) to request id of node.
+func (cs *clusterStore) answerRemote(node string, id uint64, stale bool, args []json.RawMessage) {
+	cs.node.SendAsync(node, appendAnswer(cs.node.FrameBuffer(), id, stale, args), nil)
 }
 
 // stale answers p, whose computer's node says the seat it was sent to is
@@ -156,6 +151,6 @@ func (cs *clusterStore) stale(p *pendingReq) {
 			p.finish(e)
 			return
 		}
-		to.send(cs.srv, p, r.payload, r.timeout, r.log)
+		to.send(cs.srv, p, r.payload, p.timeout, p.log)
 	}()
 }

@@ -228,23 +228,14 @@ func (cs *clusterStore) remove(sess *session) (string, []notice) {
 
 // target finds the computer a request from sess names: a session of this
 // node, or one elsewhere. A computer this node found before is taken from
-// its seat cache (no Redis lookup); the seat is checked again where the
-// computer is (cachedDestination here, serveRemote on its node).
+// its seat cache (known); the seat is checked again where the computer is
+// (cachedDestination here, serveRemote on its node).
 func (cs *clusterStore) target(sess *session, event, name string) (destination, string, string, *protocol.Error) {
-	office, sender, role, lease := cs.seat(sess)
-	if office == "" {
-		return nil, "", "", protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first")
+	if to, office, sender, e, ok := cs.known(sess, event, name); ok {
+		return to, office, sender, e
 	}
-	if role != protocol.RoleAgent {
-		return nil, office, sender, protocol.Errorf(protocol.CodeForbidden, "only an agent may send client:* requests (you are a %s)", role)
-	}
+	office, sender, _, lease := cs.seat(sess)
 	now := time.Now()
-	if sid, node, ok := cs.seats.get(office, name, now); ok {
-		if d := cs.cachedDestination(sid, node, office, name); d != nil {
-			return d, office, sender, nil
-		}
-		cs.seats.forget(office)
-	}
 	gen := cs.seats.generation()
 	sid, node, where, err := cs.node.Target(context.Background(), lease, sess.sid, office, name)
 	switch {
@@ -255,8 +246,13 @@ func (cs *clusterStore) target(sess *session, event, name string) (destination, 
 	case where == cluster.Missing:
 		return nil, office, sender, protocol.Errorf(protocol.CodeNotFound, "computer '%s' not found", clip(name))
 	}
-	cs.seats.put(office, name, sid, node, gen, now)
-	if id, _ := cs.node.ID(); node == id {
+	seat := cachedSeat{sid: sid, node: node, at: now}
+	id, _ := cs.node.ID()
+	if node != id {
+		seat.remote = &remoteComputer{cs: cs, sid: sid, node: node, office: office, cached: true}
+	}
+	cs.seats.put(office, name, seat, gen)
+	if node == id {
 		if t := cs.srv.sessions.get(sid); t != nil {
 			return t, office, sender, nil
 		}
@@ -265,14 +261,33 @@ func (cs *clusterStore) target(sess *session, event, name string) (destination, 
 	return &remoteComputer{cs: cs, sid: sid, node: node, office: office}, office, sender, nil
 }
 
+// known answers what target can without Redis: sess's own refusals (4103,
+// 403) and a computer whose seat the node remembers.
+func (cs *clusterStore) known(sess *session, _, name string) (destination, string, string, *protocol.Error, bool) {
+	office, sender, role, _ := cs.seat(sess)
+	if office == "" {
+		return nil, "", "", protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first"), true
+	}
+	if role != protocol.RoleAgent {
+		return nil, office, sender, protocol.Errorf(protocol.CodeForbidden, "only an agent may send client:* requests (you are a %s)", role), true
+	}
+	if seat, ok := cs.seats.get(office, name, time.Now()); ok {
+		if d := cs.cachedDestination(seat, office, name); d != nil {
+			return d, office, sender, nil, true
+		}
+		cs.seats.forget(office)
+	}
+	return nil, office, sender, nil, false
+}
+
 // cachedDestination is the computer a remembered seat names: on another
 // node (which checks the seat when the request arrives), or the session
 // here that still holds it; nil when it does not.
-func (cs *clusterStore) cachedDestination(sid, node, office, name string) destination {
-	if id, _ := cs.node.ID(); node != id {
-		return &remoteComputer{cs: cs, sid: sid, node: node, office: office, cached: true}
+func (cs *clusterStore) cachedDestination(seat cachedSeat, office, name string) destination {
+	if seat.remote != nil {
+		return seat.remote
 	}
-	t := cs.srv.sessions.get(sid)
+	t := cs.srv.sessions.get(seat.sid)
 	if t == nil {
 		return nil
 	}

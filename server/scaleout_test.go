@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -103,6 +104,51 @@ func TestLargeAnswerAcrossNodes(t *testing.T) {
 		if err := json.Unmarshal(raw, &ret); err != nil || len(ret.Contents) != 1 || ret.Contents[0].Text != body {
 			t.Fatalf("answer of %d bytes does not carry the body (%v)", len(raw), err)
 		}
+	})
+}
+
+// TestAnswersStayWithTheirRequests: many requests of several agents in
+// flight at once, each answered with its own body (of varying size), each
+// get their own answer whole, whichever nodes the agents and the computer
+// are on (frames between nodes reuse their buffers).
+func TestAnswersStayWithTheirRequests(t *testing.T) {
+	eachTopology(t, server.Options{}, func(t *testing.T, tp topology) {
+		ctx := testCtx(t)
+		var wg sync.WaitGroup
+		for a := range 4 {
+			bot := dial(t, tp.at(1+a))
+			join(t, bot, protocol.RoleAgent, "bot", fmt.Sprint("o", a+2))
+			// Each agent in an office of its own, with its own computer.
+			own := dial(t, tp.at(a))
+			own.Handle(protocol.EventGetTools, func(_ context.Context, raw json.RawMessage) (any, error) {
+				var req protocol.ComputerCall
+				if err := json.Unmarshal(raw, &req); err != nil {
+					return nil, err
+				}
+				return map[string]any{"req_id": req.ReqID, "body": strings.Repeat(req.ReqID, len(req.ReqID)*7%200+1)}, nil
+			})
+			join(t, own, protocol.RoleComputer, "pc", fmt.Sprint("o", a+2))
+			for w := range 8 {
+				wg.Go(func() {
+					for i := range 60 {
+						id := fmt.Sprintf("a%d-w%d-%d", a, w, i)
+						raw, err := bot.Call(ctx, protocol.EventGetTools, protocol.ComputerCall{ReqID: id, Computer: "pc"})
+						var got struct {
+							ReqID string `json:"req_id"`
+							Body  string `json:"body"`
+						}
+						if err == nil {
+							err = json.Unmarshal(raw, &got)
+						}
+						if err != nil || got.ReqID != id || got.Body != strings.Repeat(id, len(id)*7%200+1) {
+							t.Errorf("request %s answered %.200s (%v)", id, raw, err)
+							return
+						}
+					}
+				})
+			}
+		}
+		wg.Wait()
 	})
 }
 

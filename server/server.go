@@ -119,23 +119,25 @@ func (o *Options) setDefaults() {
 
 // Server is an SMCP Server.
 type Server struct {
-	opts     Options
-	version  protocol.ProtocolVersion // the one the Server speaks
-	log      *slog.Logger
-	debug    bool // the logger takes debug lines
-	io       *sioserver.Server
-	sessions *sessionTable
-	store    officeStore   // the offices: in memory, or in the cluster's Redis
-	storeErr error         // why the cluster's store could not be set up
-	ids      atomic.Uint64 // routing ids of forwarded requests
-	inFlight atomic.Int64  // client:* requests waiting for a computer
-	draining atomic.Bool   // refuse new sessions during shutdown
+	opts      Options
+	version   protocol.ProtocolVersion // the one the Server speaks
+	log       *slog.Logger
+	debug     bool // the logger takes debug lines
+	io        *sioserver.Server
+	sessions  *sessionTable
+	store     officeStore   // the offices: in memory, or in the cluster's Redis
+	cluster   *clusterStore // store, in a cluster (nil on a single node)
+	storeErr  error         // why the cluster's store could not be set up
+	deadlines *deadlines    // of the requests routed
+	ids       atomic.Uint64 // routing ids of forwarded requests
+	inFlight  atomic.Int64  // client:* requests waiting for a computer
+	draining  atomic.Bool   // refuse new sessions during shutdown
 }
 
 // New returns a Server; mount Handler or call Serve.
 func New(opts Options) *Server {
 	opts.setDefaults()
-	s := &Server{opts: opts, log: opts.Logger, sessions: newSessionTable()}
+	s := &Server{opts: opts, log: opts.Logger, sessions: newSessionTable(), deadlines: newDeadlines(opts.RequestTimeout)}
 	v, err := protocol.ParseVersion(opts.Version)
 	if err != nil {
 		s.log.Warn("bad protocol version; speaking the default", "version", opts.Version, "err", err, "default", protocol.Version)
@@ -158,7 +160,7 @@ func New(opts Options) *Server {
 		if err != nil {
 			s.storeErr = err
 		} else {
-			s.store = cs
+			s.store, s.cluster = cs, cs
 		}
 	}
 	s.store.configure(&so)

@@ -12,7 +12,7 @@ import (
 // a fake.
 type emitter interface {
 	Emit(event string, args ...any)
-	EmitWithAck(event string, payload any, fn func(args []json.RawMessage, err error))
+	EmitWithAck(event string, payload any, h sioserver.AckHandler)
 }
 
 // session is one connected client.
@@ -90,17 +90,24 @@ func (s *session) emit(event string, args ...any) {
 }
 
 // request writes one event expecting an answer to the session's socket.
-func (s *session) request(event string, payload any, fn func([]json.RawMessage, error)) {
+func (s *session) request(event string, payload any, h sioserver.AckHandler) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	s.out.EmitWithAck(event, payload, fn)
+	s.out.EmitWithAck(event, payload, h)
 }
 
 // ack answers one of the session's requests.
-func (s *session) ack(fn sioserver.Ack, args ...any) {
+func (s *session) ack(a sioserver.Ack, args ...any) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	fn(args...)
+	a.Send(args...)
+}
+
+// ackRaw answers one of the session's requests with raw JSON values.
+func (s *session) ackRaw(a sioserver.Ack, args []json.RawMessage) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	a.SendRaw(args)
 }
 
 // addPending records a request routed to s; false when s is gone.

@@ -33,6 +33,10 @@ type officeStore interface {
 	// agent (403), the computer in another office (4104), unknown (404).
 	// It returns sess's office and name too.
 	target(sess *session, event, name string) (to destination, officeID, sender string, e *protocol.Error)
+	// known is target when it needs no network (the computer's seat is
+	// remembered, or the store is in memory): ok false means target must
+	// be asked.
+	known(sess *session, event, name string) (to destination, officeID, sender string, e *protocol.Error, ok bool)
 	// peers returns sess's seat and the members on this node a notice
 	// from it goes to (nil when deliver finds them itself); ok is false
 	// when sess is in no office.

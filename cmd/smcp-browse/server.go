@@ -75,7 +75,7 @@ lease (--cluster-ttl) drops its clients and refuses new ones until Redis is back
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
 	f.StringVar(&version, "a2c-version", protocol.Version, "the A2C-SMCP protocol version this Server speaks (clients of the same MAJOR.MINOR are admitted)")
-	f.StringVar(&redisURL, "redis", os.Getenv("SMCP_REDIS"), "redis://HOST:PORT/DB shared by the nodes of one Server (default $SMCP_REDIS; empty: a single node)")
+	f.StringVar(&redisURL, "redis", os.Getenv("SMCP_REDIS"), "redis://HOST:PORT/DB (or unix:///PATH?db=N) shared by the nodes of one Server (default $SMCP_REDIS; empty: a single node)")
 	f.DurationVar(&clusterTTL, "cluster-ttl", cluster.DefaultTTL, "with --redis: how long a node that stops renewing its lease keeps its sessions")
 	f.DurationVar(&requestTimeout, "request-timeout", server.DefaultRequestTimeout, "how long a routed request waits for the computer (client:tool_call uses its own timeout)")
 	return cmd

@@ -19,7 +19,7 @@ func startEcho(t *testing.T) string {
 	srv := sioserver.NewServer(sioserver.ServerOptions{OnConnection: func(s *sioserver.Socket) {
 		s.OnEvent(func(_ string, payload any, ack sioserver.Ack) {
 			if ack != nil {
-				ack(payload)
+				ack.Send(payload)
 			}
 		})
 	}})

@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/smcp-browse/smcp-browse/internal/redistest"
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
@@ -36,7 +39,7 @@ func open(t *testing.T, url string, ttl time.Duration, ev *events) *cluster.Node
 	ev.frames = make(chan []byte, 100)
 	n, err := cluster.Open(context.Background(), cluster.Options{
 		URL: url, TTL: ttl,
-		OnFrame:  func(f []byte) { ev.frames <- f },
+		OnFrame:  func(f []byte) { ev.frames <- bytes.Clone(f) },
 		OnFenced: func(r string) { ev.mu.Lock(); ev.fenced = append(ev.fenced, r); ev.mu.Unlock() },
 		OnReaped: func(l []cluster.Left) { ev.mu.Lock(); ev.reaped = append(ev.reaped, l...); ev.mu.Unlock() },
 		OnNodeGone: func(node string) {
@@ -280,4 +283,251 @@ func TestFrames(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("a frame to no node was not reported")
 	}
+}
+
+// TestFramesUnderLoad: frames sent by many goroutines at once, some
+// wanting to know they arrived and some not, each reach their node once,
+// whole, and in the order each goroutine sent them.
+func TestFramesUnderLoad(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
+	const senders, each = 16, 2000
+	var wg sync.WaitGroup
+	for g := range senders {
+		wg.Go(func() {
+			for i := range each {
+				frame := []byte(fmt.Sprintf("%d:%d:%s", g, i, strings.Repeat("x", i%300)))
+				var failed func(error)
+				if i%2 == 0 {
+					failed = func(err error) { t.Errorf("frame %d:%d: %v", g, i, err) }
+				}
+				a.SendAsync(id(b), frame, failed)
+				if i%100 == 0 {
+					time.Sleep(time.Millisecond) // the queue empties now and then
+				}
+			}
+		})
+	}
+	defer wg.Wait()
+	next := make([]int, senders)
+	for range senders * each {
+		var f []byte
+		select {
+		case f = <-evB.frames:
+		case <-time.After(wait):
+			t.Fatalf("frames missing: next expected per sender %v", next)
+		}
+		var g, i int
+		var pad string
+		if n, err := fmt.Sscanf(string(f), "%d:%d:%s", &g, &i, &pad); (err != nil && n < 2) || g < 0 || g >= senders {
+			t.Fatalf("frame %q does not decode", f)
+		}
+		if want := fmt.Sprintf("%d:%d:%s", g, i, strings.Repeat("x", i%300)); string(f) != want {
+			t.Fatalf("frame %q, want %q", f, want)
+		}
+		if i != next[g] {
+			t.Fatalf("sender %d: frame %d arrived when %d was next", g, i, next[g])
+		}
+		next[g]++
+	}
+}
+
+// sendWaiting sends frame from a to node and returns what its callback
+// reported (nil: no report within d, the frame went).
+func sendWaiting(a *cluster.Node, node, frame string, d time.Duration) error {
+	failed := make(chan error, 1)
+	a.SendAsync(node, []byte(frame), func(err error) { failed <- err })
+	select {
+	case err := <-failed:
+		return err
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// receives waits for frame on ev.
+func receives(t *testing.T, ev *events, frame string) {
+	t.Helper()
+	deadline := time.After(wait)
+	for {
+		select {
+		case f := <-ev.frames:
+			if string(f) == frame {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("frame %q never arrived", frame)
+		}
+	}
+}
+
+// TestFramesAfterRedisRestart: once Redis is back after a restart, frames
+// flow again between the nodes (under their new leases).
+func TestFramesAfterRedisRestart(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	ttl := 600 * time.Millisecond
+	a, b := open(t, r.URL, ttl, nil), open(t, r.URL, ttl, evB)
+	if err := sendWaiting(a, id(b), "before", 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	receives(t, evB, "before")
+	old := id(b)
+	r.Restart(100 * time.Millisecond)
+	deadline := time.Now().Add(wait)
+	for i := 0; ; i++ {
+		now, leased := b.ID()
+		if leased && now != old {
+			frame := fmt.Sprint("after-", i)
+			if err := sendWaiting(a, now, frame, 200*time.Millisecond); err == nil {
+				receives(t, evB, frame)
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("frames never flowed again after the restart")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFramesWhileRedisHangs: a frame whose sender waits to hear that it
+// arrived fails with ErrUnavailable when Redis stops answering (within
+// the command timeout, not later), and frames flow again once it answers.
+func TestFramesWhileRedisHangs(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	a, b := open(t, r.URL, time.Minute, nil), open(t, r.URL, time.Minute, evB)
+	r.Pause()
+	start := time.Now()
+	err := sendWaiting(a, id(b), "hung", wait)
+	r.Resume()
+	if !errors.Is(err, cluster.ErrUnavailable) {
+		t.Fatalf("frame while Redis hangs: %v, want ErrUnavailable", err)
+	}
+	t.Logf("failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	if err := sendWaiting(a, id(b), "again", 200*time.Millisecond); err != nil {
+		t.Fatalf("frame once Redis answers again: %v", err)
+	}
+	receives(t, evB, "again")
+}
+
+// TestFramesWithoutClientCommand: a Redis user whose ACL denies CLIENT
+// (and so CLIENT REPLY SKIP) still sends and receives frames, with a
+// password.
+func TestFramesWithoutClientCommand(t *testing.T) {
+	r := redistest.Start(t)
+	admin := redis.NewClient(mustParse(t, r.URL))
+	defer admin.Close()
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", "node", "on", ">s3cret", "~*", "&*", "+@all", "-client").Err(); err != nil {
+		t.Fatal(err)
+	}
+	url := strings.Replace(r.URL, "unix://", "unix://node:s3cret@", 1)
+	evB := &events{}
+	a, b := open(t, url, 0, nil), open(t, url, 0, evB)
+	for i := range 3 {
+		a.SendAsync(id(b), []byte(fmt.Sprint("plain-", i)), nil)
+		if err := sendWaiting(a, id(b), fmt.Sprint("asked-", i), 200*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		receives(t, evB, fmt.Sprint("plain-", i))
+		receives(t, evB, fmt.Sprint("asked-", i))
+	}
+	if err := sendWaiting(a, "nobody", "x", wait); !errors.Is(err, cluster.ErrNotDelivered) {
+		t.Fatalf("frame to no node: %v, want ErrNotDelivered", err)
+	}
+}
+
+func mustParse(t *testing.T, url string) *redis.Options {
+	t.Helper()
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestFramesAfterSubscriptionKilled: when the connection a node receives
+// frames on is closed under it (CLIENT KILL, a proxy restarting), the node
+// subscribes again and frames reach it again, under the same lease.
+func TestFramesAfterSubscriptionKilled(t *testing.T) {
+	r := redistest.Start(t)
+	admin := redis.NewClient(mustParse(t, r.URL))
+	defer admin.Close()
+	evB := &events{}
+	a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
+	if err := admin.Do(context.Background(), "CLIENT", "KILL", "TYPE", "pubsub").Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(wait)
+	for i := 0; ; i++ {
+		frame := fmt.Sprint("after-", i)
+		if err := sendWaiting(a, id(b), frame, 100*time.Millisecond); err == nil {
+			receives(t, evB, frame)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("frames never reached the node again")
+		}
+	}
+}
+
+// TestFramesAfterPublisherKilled: when the connection a node publishes
+// frames on was closed while idle (CLIENT KILL, Redis restarted, a proxy
+// restarting), the next frames go on a new connection: the first one
+// after is neither lost nor failed, over a unix socket or TCP.
+func TestFramesAfterPublisherKilled(t *testing.T) {
+	for _, transport := range []struct {
+		name  string
+		start func(testing.TB) *redistest.Redis
+	}{{"unix", redistest.Start}, {"tcp", redistest.StartTCP}} {
+		t.Run(transport.name, func(t *testing.T) {
+			r := transport.start(t)
+			admin := redis.NewClient(mustParse(t, r.URL))
+			defer admin.Close()
+			evB := &events{}
+			a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
+			for round := range 3 {
+				if err := sendWaiting(a, id(b), fmt.Sprint("before-", round), 200*time.Millisecond); err != nil {
+					t.Fatal(err)
+				}
+				receives(t, evB, fmt.Sprint("before-", round))
+				if err := admin.Do(context.Background(), "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(50 * time.Millisecond) // the close reaches the node
+				a.SendAsync(id(b), []byte(fmt.Sprint("unasked-", round)), nil)
+				if err := sendWaiting(a, id(b), fmt.Sprint("asked-", round), 200*time.Millisecond); err != nil {
+					t.Fatalf("round %d: the first frame asking for an answer after the kill: %v", round, err)
+				}
+				receives(t, evB, fmt.Sprint("unasked-", round))
+				receives(t, evB, fmt.Sprint("asked-", round))
+			}
+		})
+	}
+}
+
+// TestOpenWithoutChannelAccess: a Redis user whose ACL denies the node's
+// channel cannot run a node: Open fails and says why, rather than a node
+// that never hears a frame.
+func TestOpenWithoutChannelAccess(t *testing.T) {
+	r := redistest.Start(t)
+	admin := redis.NewClient(mustParse(t, r.URL))
+	defer admin.Close()
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", "node", "on", ">s3cret", "~*", "resetchannels", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	url := strings.Replace(r.URL, "unix://", "unix://node:s3cret@", 1)
+	n, err := cluster.Open(context.Background(), cluster.Options{URL: url, OnFrame: func([]byte) {}})
+	if err == nil {
+		_ = n.Close(context.Background())
+		t.Fatal("a node opened without access to its channel")
+	}
+	if !strings.Contains(err.Error(), "NOPERM") {
+		t.Fatalf("Open: %v, want Redis's NOPERM", err)
+	}
+	t.Log(err)
 }

@@ -10,6 +10,6 @@ func Crash(n *Node) {
 	n.sub = nil
 	n.mu.Unlock()
 	if sub != nil {
-		_ = sub.Close()
+		sub.close()
 	}
 }

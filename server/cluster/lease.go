@@ -19,9 +19,8 @@ func (n *Node) register(ctx context.Context) error {
 	if ok != 1 {
 		return fmt.Errorf("register: node id %s already taken", id)
 	}
-	sub := n.rdb.Subscribe(n.ctx, n.channel(id))
-	if _, err := sub.Receive(ctx); err != nil {
-		_ = sub.Close()
+	sub, err := n.subscribe(n.channel(id))
+	if err != nil {
 		_ = n.rdb.Del(ctx, n.key("n", id)).Err()
 		return n.unavailable("subscribe", err)
 	}
@@ -33,9 +32,8 @@ func (n *Node) register(ctx context.Context) error {
 	n.sub = sub
 	n.mu.Unlock()
 	if prev != nil {
-		_ = prev.Close()
+		prev.close()
 	}
-	go n.receive(sub)
 	n.log.Info("cluster: node registered", "node", id, "redis", n.addr, "ttl", n.opts.TTL)
 	for _, o := range old {
 		// The old lease may not have expired yet: it is this node's own,

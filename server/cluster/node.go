@@ -40,7 +40,7 @@ const (
 // Options configure Open. URL is required.
 type Options struct {
 	// URL is the Redis URL: redis://[user:password@]host:port/db
-	// (rediss:// for TLS).
+	// (rediss:// for TLS), or unix:///path/to/redis.sock?db=0.
 	URL string
 	// Prefix starts every key and channel (default "smcp"); nodes with
 	// the same Redis and prefix are one Server.
@@ -56,7 +56,8 @@ type Options struct {
 	Logger *slog.Logger
 
 	// OnFrame receives each frame another node sent to this one, on the
-	// subscription's goroutine, in order; it must not block.
+	// subscription's goroutine, in order; it must not block, and frame's
+	// bytes are only valid until it returns (the next frame reuses them).
 	OnFrame func(frame []byte)
 	// OnFenced is called when the node loses its lease (Redis was
 	// unreachable for a lease's time, restarted, or the node was declared
@@ -108,20 +109,18 @@ type Node struct {
 	lastOK time.Time       // last renewal that succeeded
 	old    []string        // ids of leases lost, to reap once registered again
 	gone   map[string]bool // nodes the last sweep found gone
-	sub    *redis.PubSub
+	sub    *subscription   // this node's channel for frames
 
 	lastFail atomic.Int64 // unix ns of the last Redis failure, 0 if none
 
-	out     chan outFrame // frames waiting for sendLoop
+	pub     *publisher // frames to other nodes
 	started atomic.Bool
 
 	published, undelivered, sendFailed, received atomic.Int64 // frames
 
-	ctx      context.Context
-	cancel   context.CancelFunc
-	done     chan struct{} // closed when the heartbeat has stopped
-	stopSend chan struct{} // closed by Close: sendLoop flushes and stops
-	sent     chan struct{} // closed when sendLoop has stopped
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the heartbeat has stopped
 }
 
 // New returns a node for the Redis at o.URL; it connects nothing yet
@@ -135,12 +134,10 @@ func New(o Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{opts: o, log: o.Logger, rdb: redis.NewClient(ro), addr: ro.Addr, gone: map[string]bool{},
-		out: make(chan outFrame, outboxSize)}
+	n := &Node{opts: o, log: o.Logger, rdb: redis.NewClient(ro), addr: ro.Addr, gone: map[string]bool{}}
+	n.pub = newPublisher(n)
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.done = make(chan struct{})
-	n.sent = make(chan struct{})
-	n.stopSend = make(chan struct{})
 	n.asubClosed = make(chan struct{})
 	return n, nil
 }
@@ -179,7 +176,7 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	n.started.Store(true)
 	go n.heartbeat()
-	go n.sendLoop()
+	go n.pub.sendLoop()
 	return nil
 }
 
@@ -251,7 +248,10 @@ func (n *Node) key(parts ...string) string {
 	return k
 }
 
-func (n *Node) channel(node string) string { return n.key("rpc", node) }
+// channel is node's channel for frames: prefix + rpcChannel + node.
+func (n *Node) channel(node string) string { return n.opts.Prefix + rpcChannel + node }
+
+const rpcChannel = ":rpc:"
 
 func (n *Node) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, n.opts.OpTimeout)
@@ -293,15 +293,16 @@ func (n *Node) Close(ctx context.Context) error {
 		return n.rdb.Close()
 	}
 	<-n.done
-	close(n.stopSend)
-	<-n.sent
+	dctx, dcancel := n.opCtx(ctx)
+	n.pub.drain(dctx) // answers of a node shutting down still go
+	dcancel()
 	n.mu.Lock()
 	id, leased, sub := n.id, n.leased, n.sub
 	n.sub = nil
 	old := n.old
 	n.mu.Unlock()
 	if sub != nil {
-		_ = sub.Close()
+		sub.close()
 	}
 	n.log.Info("cluster: frames", "published", n.published.Load(), "not_delivered", n.undelivered.Load(),
 		"failed", n.sendFailed.Load(), "received", n.received.Load())

@@ -141,7 +141,12 @@ func (n *node) rssKB() int {
 // cluster starts a redis-server and n nodes with lease ttl.
 func cluster(t *testing.T, n int, ttl time.Duration) (*redistest.Redis, []*node) {
 	t.Helper()
-	r := redistest.Start(t)
+	return clusterOn(t, redistest.Start(t), n, ttl)
+}
+
+// clusterOn starts n nodes with lease ttl using Redis r.
+func clusterOn(t *testing.T, r *redistest.Redis, n int, ttl time.Duration) (*redistest.Redis, []*node) {
+	t.Helper()
 	bin := testutil.Binary(t)
 	nodes := make([]*node, n)
 	for i := range nodes {

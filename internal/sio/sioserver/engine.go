@@ -272,11 +272,19 @@ type gatedTransport struct {
 // incoming is one message waiting for delivery: an engine.io packet, or
 // (from wsTransport) a raw message the fast path may take.
 type incoming struct {
-	p       *packet.Packet
-	msg     []byte
-	binary  bool // msg is a binary message
-	connect bool // a CONNECT to /smcp: the packets behind it wait for its outcome
-	leave   bool // a DISCONNECT of /smcp: the packets behind it wait until it is done
+	p        *packet.Packet
+	msg      []byte
+	binary   bool // msg is a binary message
+	borrowed bool // msg is the reader's buffer: valid only until push returns
+	connect  bool // a CONNECT to /smcp: the packets behind it wait for its outcome
+	leave    bool // a DISCONNECT of /smcp: the packets behind it wait until it is done
+}
+
+// own makes in's message its own, a copy of the reader's buffer.
+func (in *incoming) own() {
+	if in.borrowed {
+		in.msg, in.borrowed = bytes.Clone(in.msg), false
+	}
 }
 
 // On keeps the "packet" listeners, so that packets reach them through the
@@ -333,14 +341,16 @@ func (g *gatedTransport) pushPacket(p *packet.Packet) {
 // fromWS queues a message wsTransport read. The events and acks of /smcp
 // stay raw: whether the fast path takes them is decided on delivery, once
 // the packets before them have been delivered.
+// msg is the reader's buffer, valid until fromWS returns: what is kept
+// longer (queued, handed to the library) is copied.
 func (g *gatedTransport) fromWS(msg []byte, binary bool) {
 	if binary || isFastText(msg) {
-		g.push(incoming{msg: msg, binary: binary})
+		g.push(incoming{msg: msg, binary: binary, borrowed: true})
 		return
 	}
 	// A message that does not decode becomes the library's error packet,
 	// on which the engine closes the session ("parse error").
-	p, _ := g.ws.Parser().DecodePacket(types.NewStringBuffer(msg))
+	p, _ := g.ws.Parser().DecodePacket(types.NewStringBuffer(bytes.Clone(msg)))
 	g.pushPacket(p)
 }
 
@@ -355,6 +365,9 @@ func (g *gatedTransport) setFast(fs *fastSocket) {
 // has one, else to the "packet" listeners ls.
 func (g *gatedTransport) deliver(in incoming, fs *fastSocket, ls []types.EventListener) {
 	p := in.p
+	if in.msg != nil && !(fs != nil && !in.binary) {
+		in.own() // the library keeps it
+	}
 	switch {
 	case in.msg != nil && in.binary:
 		if fs != nil && fs.dec.Reconstructing() {
@@ -364,7 +377,7 @@ func (g *gatedTransport) deliver(in incoming, fs *fastSocket, ls []types.EventLi
 		p = &packet.Packet{Type: packet.MESSAGE, Data: types.NewBytesBuffer(in.msg)}
 	case in.msg != nil:
 		if fs != nil {
-			fs.deliverText(in.msg)
+			fs.deliverText(in.msg, in.borrowed)
 			return
 		}
 		p, _ = g.ws.Parser().DecodePacket(types.NewStringBuffer(in.msg))
@@ -558,6 +571,7 @@ func (g *gatedTransport) push(in incoming) {
 	if len(g.queue) == 0 && g.deliverable() {
 		g.deliverLocked(in)
 	} else {
+		in.own()
 		g.queue = append(g.queue, in)
 	}
 	g.drainLocked()

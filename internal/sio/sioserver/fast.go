@@ -1,6 +1,7 @@
 package sioserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"slices"
@@ -44,7 +45,7 @@ type fastSocket struct {
 	closed atomic.Bool // the namespace socket disconnected
 
 	mu     sync.Mutex
-	acks   map[uint64]func([]json.RawMessage, error) // EmitWithAck waiting
+	acks   map[uint64]AckHandler // EmitWithAck waiting
 	nextID uint64
 }
 
@@ -83,11 +84,16 @@ func isFastText(msg []byte) bool {
 }
 
 // deliverText decodes and dispatches a message isFastText accepted.
-func (fs *fastSocket) deliverText(msg []byte) {
+// borrowed: msg is the reader's buffer, which the plain path's handlers
+// see only during their call; the library's decoder keeps a copy.
+func (fs *fastSocket) deliverText(msg []byte, borrowed bool) {
 	text := msg[1:]
 	if (text[0] == '0'+byte(parser.EVENT) || text[0] == '0'+byte(parser.ACK)) && !fs.dec.Reconstructing() {
 		fs.deliverPlain(text)
 		return
+	}
+	if borrowed {
+		text = bytes.Clone(text)
 	}
 	for _, p := range fs.dec.Decode(text, true, nil) {
 		fs.dispatch(p)
@@ -134,7 +140,7 @@ func (fs *fastSocket) deliverPlain(text []byte) {
 	}
 	var ack Ack
 	if hasID {
-		ack = fs.ackFunc(id)
+		ack = &fastAck{fs: fs, id: id}
 	}
 	(*h)(name, payload, ack)
 }
@@ -159,14 +165,14 @@ func (fs *fastSocket) recoverHandler() {
 // (which it keeps).
 func (fs *fastSocket) answer(id uint64, args []json.RawMessage) {
 	fs.mu.Lock()
-	fn := fs.acks[id]
+	h := fs.acks[id]
 	delete(fs.acks, id)
 	fs.mu.Unlock()
-	if fn == nil {
+	if h == nil {
 		fs.log.Debug("ack for no request waiting", "id", id)
 		return
 	}
-	fn(args, nil)
+	h.Acked(args, nil)
 }
 
 // deliverBinary hands an attachment to the binary packet being rebuilt.
@@ -195,7 +201,7 @@ func (fs *fastSocket) dispatch(p *parser.Packet) {
 		event, _ := wire.FirstArg(args).(string)
 		var ack Ack
 		if p.Id != nil {
-			ack = fs.ackFunc(*p.Id)
+			ack = &fastAck{fs: fs, id: *p.Id}
 		}
 		(*h)(event, wire.FirstArg(args[min(1, len(args)):]), ack)
 	case parser.ACK, parser.BINARY_ACK:
@@ -206,25 +212,34 @@ func (fs *fastSocket) dispatch(p *parser.Packet) {
 	}
 }
 
-// ackFunc returns the answer to the client's event id: sent once, later
-// calls do nothing.
-func (fs *fastSocket) ackFunc(id uint64) Ack {
-	var sent atomic.Bool
-	return func(args ...any) {
-		if !sent.Swap(true) {
-			fs.send(parser.ACK, &id, "", args)
-		}
+// fastAck answers the client's event id: sent once, later calls do
+// nothing.
+type fastAck struct {
+	fs   *fastSocket
+	id   uint64
+	sent atomic.Bool
+}
+
+func (a *fastAck) Send(args ...any) {
+	if !a.sent.Swap(true) {
+		a.fs.send(parser.ACK, a.id, true, "", args)
+	}
+}
+
+func (a *fastAck) SendRaw(args []json.RawMessage) {
+	if !a.sent.Swap(true) {
+		a.fs.sendRaw(a.id, args)
 	}
 }
 
 // emit sends event with args.
 func (fs *fastSocket) emit(event string, args []any) {
-	fs.send(parser.EVENT, nil, event, args)
+	fs.send(parser.EVENT, 0, false, event, args)
 }
 
-// emitWithAck sends event with payload and calls fn with the client's
-// answer. Nothing is sent once the session is closed.
-func (fs *fastSocket) emitWithAck(event string, payload any, fn func([]json.RawMessage, error)) {
+// emitWithAck sends event with payload and hands the client's answer to
+// h. Nothing is sent once the session is closed.
+func (fs *fastSocket) emitWithAck(event string, payload any, h AckHandler) {
 	fs.mu.Lock()
 	if fs.closed.Load() {
 		fs.mu.Unlock()
@@ -233,12 +248,12 @@ func (fs *fastSocket) emitWithAck(event string, payload any, fn func([]json.RawM
 	id := fs.nextID
 	fs.nextID++
 	if fs.acks == nil {
-		fs.acks = map[uint64]func([]json.RawMessage, error){}
+		fs.acks = map[uint64]AckHandler{}
 	}
-	fs.acks[id] = fn
+	fs.acks[id] = h
 	fs.mu.Unlock()
 	args := [1]any{payload}
-	fs.send(parser.EVENT, &id, event, args[:])
+	fs.send(parser.EVENT, id, true, event, args[:])
 }
 
 // close forgets the answers still awaited (as the library's socket does
@@ -251,23 +266,19 @@ func (fs *fastSocket) close() {
 }
 
 // send encodes a packet of namespace /smcp (an EVENT with event as its
-// name, or an ACK) into one frame and writes it. Arguments with binary
-// data take the library's encoder.
-func (fs *fastSocket) send(typ parser.PacketType, id *uint64, event string, args []any) {
-	if parser.HasBinary(args) {
-		fs.sendBinary(typ, id, event, args)
-		return
+// name, or an ACK; with id when hasID) into one frame and writes it.
+// Arguments with binary data take the library's encoder. args is not kept.
+func (fs *fastSocket) send(typ parser.PacketType, id uint64, hasID bool, event string, args []any) {
+	for _, a := range args {
+		if parser.HasBinary(a) {
+			fs.sendBinary(typ, id, hasID, event, args)
+			return
+		}
 	}
 	b := newFrame()
-	buf := append(*b, '4', '0'+byte(typ))
-	buf = append(buf, protocol.Namespace...)
-	buf = append(buf, ',')
-	if id != nil {
-		buf = strconv.AppendUint(buf, *id, 10)
-	}
-	buf = append(buf, '[')
+	buf := appendHead(*b, typ, id, hasID)
 	if typ == parser.EVENT {
-		buf = wire.AppendJSON(buf, event)
+		buf = wire.AppendJSONString(buf, event)
 		if len(args) > 0 {
 			buf = append(buf, ',')
 		}
@@ -284,17 +295,53 @@ func (fs *fastSocket) send(typ parser.PacketType, id *uint64, event string, args
 	freeFrame(b)
 }
 
+// sendRaw sends the ACK id with args, raw JSON each.
+func (fs *fastSocket) sendRaw(id uint64, args []json.RawMessage) {
+	b := newFrame()
+	buf := appendHead(*b, parser.ACK, id, true)
+	for i, a := range args {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if len(a) == 0 {
+			a = json.RawMessage("null")
+		}
+		buf = append(buf, a...)
+	}
+	buf = append(buf, ']')
+	*b = buf
+	fs.g.writeFast(buf)
+	freeFrame(b)
+}
+
+// appendHead appends a packet's start: engine.io MESSAGE, the Socket.IO
+// type, the namespace, the id, and the arguments' opening bracket.
+func appendHead(buf []byte, typ parser.PacketType, id uint64, hasID bool) []byte {
+	buf = append(buf, '4', '0'+byte(typ))
+	buf = append(buf, protocol.Namespace...)
+	buf = append(buf, ',')
+	if hasID {
+		buf = strconv.AppendUint(buf, id, 10)
+	}
+	return append(buf, '[')
+}
+
 // libEncoder is the library's Socket.IO encoder, for binary packets.
 var libEncoder = parser.NewEncoder()
 
 // sendBinary sends a packet with binary attachments through the library's
 // encoder and the engine's packet path.
-func (fs *fastSocket) sendBinary(typ parser.PacketType, id *uint64, event string, args []any) {
-	data := args
+func (fs *fastSocket) sendBinary(typ parser.PacketType, id uint64, hasID bool, event string, args []any) {
+	data := make([]any, 0, len(args)+1)
 	if typ == parser.EVENT {
-		data = append([]any{event}, args...)
+		data = append(data, event)
 	}
-	bufs := libEncoder.Encode(&parser.Packet{Type: typ, Nsp: protocol.Namespace, Id: id, Data: data})
+	data = append(data, args...)
+	pkt := &parser.Packet{Type: typ, Nsp: protocol.Namespace, Data: data}
+	if hasID {
+		pkt.Id = &id
+	}
+	bufs := libEncoder.Encode(pkt)
 	pkts := make([]*packet.Packet, len(bufs))
 	for i, b := range bufs {
 		pkts[i] = &packet.Packet{Type: packet.MESSAGE, Data: b}

@@ -164,9 +164,40 @@ func (s *Server) refuse(sock *socket.Socket, next func(*socket.ExtendedError), e
 	time.AfterFunc(refusedGrace, func() { conn.Close(false) })
 }
 
-// Ack answers one received event. It may be called once; later calls do
-// nothing.
-type Ack func(args ...any)
+// Ack answers one received event. Only its first answer is sent.
+type Ack interface {
+	// Send answers with args: json.RawMessage values go as they are,
+	// others are encoded as JSON.
+	Send(args ...any)
+	// SendRaw answers with args, raw JSON each.
+	SendRaw(args []json.RawMessage)
+}
+
+// AckHandler receives a client's answer to EmitWithAck: its arguments,
+// raw JSON each, only valid until Acked returns (as OnEvent's payload).
+type AckHandler interface {
+	Acked(args []json.RawMessage, err error)
+}
+
+// AckFunc is a function as an AckHandler.
+type AckFunc func(args []json.RawMessage, err error)
+
+// Acked calls f.
+func (f AckFunc) Acked(args []json.RawMessage, err error) { f(args, err) }
+
+// libAck is the Ack of an event the library delivered (a session on
+// polling); the library sends only the first answer.
+type libAck struct{ a socket.Ack }
+
+func (l libAck) Send(args ...any) { l.a(args, nil) }
+
+func (l libAck) SendRaw(args []json.RawMessage) {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+	}
+	l.a(out, nil)
+}
 
 // Socket is one client connected to the namespace.
 type Socket struct {
@@ -186,7 +217,10 @@ func (s *Socket) Address() string { return s.s.Handshake().Address }
 // OnEvent registers fn for every event the client sends, in arrival order
 // on one goroutine per socket. payload is the first argument (raw JSON, a
 // []byte for a binary one, nil when there is none); ack is nil when the
-// client asked for no answer. fn must not block.
+// client asked for no answer. fn must not block, and payload's bytes are
+// only valid until fn returns (they may be the reader's buffer): copy what
+// is kept longer. Sending them with Emit, EmitWithAck or an Ack during the
+// call is fine (they are encoded at once).
 func (s *Socket) OnEvent(fn func(event string, payload any, ack Ack)) {
 	if s.fast != nil {
 		h := eventHandler(fn)
@@ -198,7 +232,7 @@ func (s *Socket) OnEvent(fn func(event string, payload any, ack Ack)) {
 		var ack Ack
 		if n := len(rest); n > 0 {
 			if a, ok := rest[n-1].(socket.Ack); ok {
-				ack = func(args ...any) { a(args, nil) }
+				ack = libAck{a}
 				rest = rest[:n-1]
 			}
 		}
@@ -224,17 +258,16 @@ func (s *Socket) Emit(event string, args ...any) {
 	_ = s.s.Emit(event, args...)
 }
 
-// EmitWithAck sends event with payload and calls fn with the client's
-// answer (its arguments, raw JSON each). A socket that disconnects first
-// never calls fn: the caller bounds the wait itself, and learns of the
-// disconnection from OnDisconnect.
-func (s *Socket) EmitWithAck(event string, payload any, fn func(args []json.RawMessage, err error)) {
+// EmitWithAck sends event with payload and hands the client's answer to h.
+// A socket that disconnects first never calls h: the caller bounds the
+// wait itself, and learns of the disconnection from OnDisconnect.
+func (s *Socket) EmitWithAck(event string, payload any, h AckHandler) {
 	if s.fast != nil {
-		s.fast.emitWithAck(event, payload, fn)
+		s.fast.emitWithAck(event, payload, h)
 		return
 	}
 	_ = s.s.Emit(event, payload, socket.Ack(func(args []any, err error) {
-		fn(toRawArgs(args), err)
+		h.Acked(toRawArgs(args), err)
 	}))
 }
 

@@ -367,11 +367,14 @@ func (r *frameReader) frame() (h frameHead, payload []byte, ok bool, err error) 
 		return h, payload, true, nil
 	}
 	r.r = end
-	return h, bytes.Clone(p), true, nil
+	// A view of the buffer, valid until the next read into it: next and
+	// the gate copy what they keep.
+	return h, p[:len(p):len(p)], true, nil
 }
 
 // next returns the next text or binary message when it is all read (ok
-// false when not).
+// false when not). A message that came in one frame is a view of the
+// buffer, valid until the next read.
 func (r *frameReader) next() (msg []byte, binary bool, ok bool, err error) {
 	for {
 		h, payload, ok, err := r.frame()
@@ -405,9 +408,12 @@ func (r *frameReader) next() (msg []byte, binary bool, ok bool, err error) {
 				return nil, false, false, r.fail(closeProtocol, errProtocol)
 			}
 		}
-		if r.msg == nil {
+		switch {
+		case r.msg == nil && h.fin:
 			r.msg = payload // the whole message, most of the time
-		} else {
+		case r.msg == nil:
+			r.msg = bytes.Clone(payload) // a first fragment: the others follow in later reads
+		default:
 			r.msg = append(r.msg, payload...)
 		}
 		if h.fin {

@@ -48,10 +48,10 @@ func startEcho(t *testing.T, opts ServerOptions, onConn func(*Socket)) *echoServ
 				return
 			}
 			if b, ok := payload.([]byte); ok {
-				ack(json.RawMessage(fmt.Sprintf(`{"binary":%d}`, len(b))))
+				ack.Send(json.RawMessage(fmt.Sprintf(`{"binary":%d}`, len(b))))
 				return
 			}
-			ack(payload)
+			ack.Send(payload)
 		})
 		if onConn != nil {
 			onConn(s)
@@ -218,7 +218,7 @@ func TestEmitWithAckTable(t *testing.T) {
 	sock := es.socket(t)
 	got := make(chan string, 2)
 	for i := range 2 {
-		sock.EmitWithAck("q", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), func(args []json.RawMessage, err error) {
+		sock.EmitWithAck("q", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), AckFunc(func(args []json.RawMessage, err error) {
 			if err != nil {
 				got <- "error " + err.Error()
 				return
@@ -228,7 +228,7 @@ func TestEmitWithAckTable(t *testing.T) {
 				parts = append(parts, string(a))
 			}
 			got <- strings.Join(parts, " ")
-		})
+		}))
 	}
 	first, second := c.read(), c.read()
 	if first != `42`+ns+`,0["q",{"n":0}]` || second != `42`+ns+`,1["q",{"n":1}]` {
@@ -583,5 +583,31 @@ func TestMessageInPieces(t *testing.T) {
 	}
 	if got := c.read(); got != `43`+ns+`,2[{"n":2}]` {
 		t.Fatalf("the message behind it answered %q", got)
+	}
+}
+
+// TestEventsBehindTheConnectKeepTheirBytes: events a client sends right
+// behind its CONNECT, in the same write, wait for the CONNECT's outcome
+// while the reader goes on reading into its buffer; each is answered with
+// its own payload, byte for byte.
+func TestEventsBehindTheConnectKeepTheirBytes(t *testing.T) {
+	es := startEcho(t, ServerOptions{}, nil)
+	c := dialWS(t, es.url, nil, false)
+	frames := clientFrame(true, websocket.TextMessage, []byte("40"+ns+","))
+	for i := range 40 {
+		msg := fmt.Sprintf(`42%s,%d["ev",{"i":%d,"pad":"%s"}]`, ns, i, i, strings.Repeat(string(rune('a'+i%26)), 300+i*37))
+		frames = append(frames, clientFrame(true, websocket.TextMessage, []byte(msg))...)
+	}
+	if _, err := c.ws.NetConn().Write(frames); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.read(); !strings.HasPrefix(got, "40"+ns+",{") {
+		t.Fatalf("CONNECT answered %q", got)
+	}
+	for i := range 40 {
+		want := fmt.Sprintf(`43%s,%d[{"i":%d,"pad":"%s"}]`, ns, i, i, strings.Repeat(string(rune('a'+i%26)), 300+i*37))
+		if got := c.read(); got != want {
+			t.Fatalf("answer %d: %.80s..., want %.80s...", i, got, want)
+		}
 	}
 }

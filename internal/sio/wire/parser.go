@@ -528,6 +528,17 @@ func AppendJSON(buf []byte, v any) []byte {
 	return append(buf, raw...)
 }
 
+// AppendJSONString appends s as a JSON string.
+func AppendJSONString(buf []byte, s string) []byte {
+	if plainString(s) {
+		buf = append(buf, '"')
+		buf = append(buf, s...)
+		return append(buf, '"')
+	}
+	raw, _ := json.Marshal(s) // a string always encodes
+	return append(buf, raw...)
+}
+
 // plainString reports whether s is printable ASCII needing no JSON escape.
 func plainString(s string) bool {
 	for i := 0; i < len(s); i++ {

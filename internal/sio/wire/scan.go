@@ -202,8 +202,9 @@ func plainJSONString(v []byte) (string, bool) {
 }
 
 // Field is one top-level field DecodeFields reads: its JSON name, where to
-// decode it, and (set by DecodeFields) how many members matched the name
-// ignoring case, which is how encoding/json would match them.
+// decode it (a *string, a **float64 or a *json.RawMessage), and (set by
+// DecodeFields) how many members matched the name ignoring case, which is
+// how encoding/json would match them.
 type Field struct {
 	Name string
 	Dst  any
@@ -212,7 +213,8 @@ type Field struct {
 
 // DecodeFields decodes the named top-level fields of a valid JSON object
 // (exact name; the last of duplicates wins) and leaves every other one
-// unread. A field of the wrong type is an error naming it.
+// unread. A field of the wrong type is an error naming it. The
+// destinations are not retained (they may live on the caller's stack).
 func DecodeFields(raw []byte, fields []Field) error {
 	var ferr error
 	err := ObjectFields(raw, func(key, value []byte) bool {
@@ -226,19 +228,8 @@ func DecodeFields(raw []byte, fields []Field) error {
 			if !exact {
 				continue
 			}
-			if dst, ok := f.Dst.(*string); ok {
-				if str, plain := plainJSONString(value); plain {
-					*dst = str
-					continue
-				}
-			}
-			if err := json.Unmarshal(value, f.Dst); err != nil {
-				var te *json.UnmarshalTypeError
-				if errors.As(err, &te) {
-					ferr = fmt.Errorf("field %q must be %s, got %s", f.Name, te.Type.Kind(), te.Value)
-				} else {
-					ferr = fmt.Errorf("field %q: %w", f.Name, err)
-				}
+			if err := decodeField(value, f.Dst); err != nil {
+				ferr = fieldError(strings.Clone(f.Name), err)
 				return false
 			}
 		}
@@ -249,6 +240,50 @@ func DecodeFields(raw []byte, fields []Field) error {
 	}
 	return err
 }
+
+// fieldError names the field whose value did not decode.
+func fieldError(name string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("field %q must be %s, got %s", name, te.Type.Kind(), te.Value)
+	}
+	return fmt.Errorf("field %q: %w", name, err)
+}
+
+// decodeField decodes value into dst. Only a temporary goes to
+// encoding/json, so that dst does not escape.
+func decodeField(value []byte, dst any) error {
+	switch d := dst.(type) {
+	case *string:
+		if str, plain := plainJSONString(value); plain {
+			*d = str
+			return nil
+		}
+		var v string
+		err := json.Unmarshal(value, &v)
+		if err == nil {
+			*d = v
+		}
+		return err
+	case **float64:
+		var v *float64
+		err := json.Unmarshal(value, &v)
+		if err == nil {
+			*d = v
+		}
+		return err
+	case *json.RawMessage:
+		if !json.Valid(value) {
+			return ErrBadPayload
+		}
+		*d = append(json.RawMessage(nil), value...)
+		return nil
+	}
+	return errDestination
+}
+
+// errDestination: a Field's Dst of a type DecodeFields does not decode.
+var errDestination = errors.New("wire: DecodeFields cannot decode into that destination")
 
 // SetField returns a copy of the valid JSON object raw whose member name
 // is value (encoded as JSON) and which holds no other member of that name,

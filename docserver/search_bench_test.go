@@ -24,7 +24,8 @@ import (
 //   - BenchmarkIndexBuild: the build of a whole folder's index, with its
 //     size on disk, the index's memory and the process's peak heap;
 //   - BenchmarkSearchWarm: a search of a built index, through MCP, for a
-//     word in no file, a rare word, a common one, a phrase and a prefix;
+//     word in no file, a rare word, a common one, a phrase and prefixes
+//     (of one, two and four letters, which the prefix fields answer);
 //     one step answers for every document (scanned == total) with the
 //     best 50 pages, so first results are the complete answer;
 //   - BenchmarkReindexOneFile: from the write of one edited file to the
@@ -66,6 +67,8 @@ var benchCorpora = []*benchCorpus{
 			{"phrase", `"read from"`, "read from"},
 			{"prefix", "marsh*", "marsh"},
 			{"one-letter-prefix", "m*", "m"},
+			{"two-letter-prefix", "co*", "co"},
+			{"test-prefix", "test*", "test"}, // 10,069 words start with it
 		},
 	},
 	{

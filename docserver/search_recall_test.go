@@ -106,8 +106,9 @@ func readLibrary(t testing.TB, c *client.Client) []pageWords {
 // (where grep cannot look), every page whose text (format=text) holds a
 // word is found by a search for the word, and every page found holds it
 // (or is the first page of a document whose title does): recall and
-// precision, both exact. And the top result for a word of one document's
-// title alone is that document.
+// precision, both exact; and so for prefixes of one and two letters,
+// which the index answers from its prefix fields. And the top result for
+// a word of one document's title alone is that document.
 func TestSearchNoResultLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads real manuals")
@@ -132,26 +133,42 @@ func TestSearchNoResultLost(t *testing.T) {
 			docs[p.path] = append(docs[p.path], ws[i])
 		}
 	}
-	probe := map[string]bool{}
+	// Each word, and the prefixes of one and two letters of the words
+	// (a prefix query finds the pages of every word it starts).
+	probe := map[string]func(string) bool{}
 	for _, ws := range docs {
 		for _, w := range ws {
-			probe[w] = true
+			probe[w] = func(x string) bool { return x == w }
+			for _, n := range []int{1, 2} {
+				if r := []rune(w); len(r) > n {
+					pre := string(r[:n])
+					probe[pre+"*"] = func(x string) bool { return strings.HasPrefix(x, pre) }
+				}
+			}
 		}
 	}
-	titled := func(p pageWords, w string) bool {
+	titled := func(p pageWords, has func(string) bool) bool {
 		found := false
-		fulltext.Words(extract.SearchForm(p.title), func(x fulltext.Word) { found = found || x.Term == w })
+		fulltext.Words(extract.SearchForm(p.title), func(x fulltext.Word) { found = found || has(x.Term) })
 		return found
 	}
+	holds := func(p pageWords, has func(string) bool) bool {
+		for w := range p.words {
+			if has(w) {
+				return true
+			}
+		}
+		return false
+	}
 	key := func(path string, page int) string { return fmt.Sprintf("%s#%d", path, page) }
-	checked := 0
-	for w := range probe {
+	checked, prefixes := 0, 0
+	for w, has := range probe {
 		want := map[string]bool{}
 		maybe := map[string]bool{} // a title hit: the page need not hold the word
 		for _, p := range pages {
-			if p.words[w] {
+			if holds(p, has) {
 				want[key(p.path, p.page)] = true
-			} else if p.page == 0 && titled(p, w) {
+			} else if p.page == 0 && titled(p, has) {
 				maybe[key(p.path, p.page)] = true
 			}
 		}
@@ -176,8 +193,14 @@ func TestSearchNoResultLost(t *testing.T) {
 			}
 		}
 		checked++
+		if strings.HasSuffix(w, "*") {
+			prefixes++
+		}
 	}
-	t.Logf("%d words searched, every page found and none extra", checked)
+	if prefixes < 50 {
+		t.Errorf("only %d prefixes searched", prefixes)
+	}
+	t.Logf("%d words and prefixes (%d) searched, every page found and none extra", checked, prefixes)
 
 	// Title words: a word of one document's title, in no other title.
 	owners := map[string][]string{}

@@ -56,9 +56,14 @@ const (
 	fieldUnreadable = "unreadable"
 )
 
+// prefixField names the field that holds the prefixes (see PrefixRunes)
+// of a text field's words.
+func prefixField(field string) string { return field + "_prefixes" }
+
 // schemaVersion changes when the index's layout or analysis changes; an
 // index of another version is built again.
-const schemaVersion = 1
+// 2: the prefix fields.
+const schemaVersion = 2
 
 // metaFile records what an index directory holds.
 const metaFile = "meta.json"
@@ -232,6 +237,15 @@ func newMapping() mapping.IndexMapping {
 		f.DocValues = false
 		return f
 	}
+	// prefixes indexes a text field's words again, by their prefixes, in
+	// a field of its own: the pages and counts, no positions.
+	prefixes := func(field string) *mapping.FieldMapping {
+		f := text(false)
+		f.Name = prefixField(field)
+		f.Analyzer = prefixAnalyzerName
+		f.IncludeTermVectors = false
+		return f
+	}
 	keyword := func(index, store bool) *mapping.FieldMapping {
 		f := bleve.NewKeywordFieldMapping()
 		f.Index = index
@@ -253,10 +267,10 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt(fieldKind, keyword(true, false))
 	doc.AddFieldMappingsAt(fieldRel, keyword(false, true))
 	doc.AddFieldMappingsAt(fieldPage, number(false))
-	doc.AddFieldMappingsAt(fieldTitle, text(false))
+	doc.AddFieldMappingsAt(fieldTitle, text(false), prefixes(fieldTitle))
 	doc.AddFieldMappingsAt(fieldDocTitle, keyword(false, true))
-	doc.AddFieldMappingsAt(fieldHeadings, text(false))
-	doc.AddFieldMappingsAt(fieldBody, text(true))
+	doc.AddFieldMappingsAt(fieldHeadings, text(false), prefixes(fieldHeadings))
+	doc.AddFieldMappingsAt(fieldBody, text(true), prefixes(fieldBody))
 	doc.AddFieldMappingsAt(fieldElements, keyword(false, true))
 	doc.AddFieldMappingsAt(fieldFileType, keyword(true, false))
 	doc.AddFieldMappingsAt(fieldSeq, number(true))
@@ -457,8 +471,13 @@ type Hits struct {
 // Search returns the pages matching q ranked best first (ties in path
 // and page order), from the from-th, at most size of them.
 func (v View) Search(ctx context.Context, q Query, f Filter, from, size int) (Hits, error) {
+	return v.search(ctx, q.bleveQuery(false), f, from, size)
+}
+
+// search runs a query built by Query.bleveQuery.
+func (v View) search(ctx context.Context, q query.Query, f Filter, from, size int) (Hits, error) {
 	bq := query.NewBooleanQuery(nil, nil, nil)
-	bq.AddMust(q.bleveQuery())
+	bq.AddMust(q)
 	var filters []query.Query
 	if f.FileType != "" {
 		t := query.NewTermQuery(strings.ToLower(f.FileType))

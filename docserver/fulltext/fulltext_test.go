@@ -151,6 +151,11 @@ func TestPutSearchDelete(t *testing.T) {
 	if got := rels(find(t, ix, "budg*", Filter{FileType: "md"})); len(got) != 3 {
 		t.Errorf("prefix: %q", got)
 	}
+	// A short prefix (a term of the prefix fields) ranks a title hit
+	// first too.
+	if got := rels(find(t, ix, "b*", Filter{})); len(got) != 4 || got[0] != "a.md#0" {
+		t.Errorf("short prefix: %q", got)
+	}
 
 	// A new version with fewer pages replaces the old one entirely.
 	seq := ix.Records()["a.md"].Seq

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/search/query"
 )
@@ -113,8 +114,11 @@ func phraseOf(ts []string) clause {
 func (q Query) Clauses() int { return len(q.clauses) }
 
 // bleveQuery is the query over the index's fields: each clause in the
-// title, a heading or the body (boosted in that order), all clauses.
-func (q Query) bleveQuery() query.Query {
+// title, a heading or the body (boosted in that order), all clauses. A
+// prefix of up to PrefixRunes characters is a term of the prefix fields
+// unless expand asks for every word that starts with it (the slow way,
+// for tests to compare with).
+func (q Query) bleveQuery(expand bool) query.Query {
 	all := make([]query.Query, 0, len(q.clauses))
 	for _, c := range q.clauses {
 		var fields []query.Query
@@ -122,23 +126,30 @@ func (q Query) bleveQuery() query.Query {
 			name  string
 			boost float64
 		}{{fieldTitle, titleBoost}, {fieldHeadings, headingBoost}, {fieldBody, bodyBoost}} {
-			var cq query.Query
-			switch c.kind {
-			case termClause:
+			var cq interface {
+				query.Query
+				SetBoost(float64)
+			}
+			switch {
+			case c.kind == termClause:
 				t := query.NewTermQuery(c.terms[0])
 				t.SetField(f.name)
-				t.SetBoost(f.boost)
 				cq = t
-			case prefixClause:
+			case c.kind == prefixClause && !expand && utf8.RuneCountInString(c.terms[0]) <= PrefixRunes:
+				// One term of the prefix field: the pages of every
+				// word that starts with it, ranked by how often such
+				// words occur there.
+				t := query.NewTermQuery(c.terms[0])
+				t.SetField(prefixField(f.name))
+				cq = t
+			case c.kind == prefixClause:
 				p := query.NewPrefixQuery(c.terms[0])
 				p.SetField(f.name)
-				p.SetBoost(f.boost)
 				cq = p
-			case phraseClause:
-				p := query.NewPhraseQuery(c.terms, f.name)
-				p.SetBoost(f.boost)
-				cq = p
+			default:
+				cq = query.NewPhraseQuery(c.terms, f.name)
 			}
+			cq.SetBoost(f.boost)
 			fields = append(fields, cq)
 		}
 		all = append(all, query.NewDisjunctionQuery(fields))

@@ -531,3 +531,51 @@ func TestOpenWithoutChannelAccess(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestRequestsSentWithoutAskingAreStillReported: in a burst of frames to a
+// node heard from a moment ago, most go without asking for Redis's answer,
+// and all arrive; when Redis then hangs, every frame sent after is
+// reported ErrUnavailable within the command timeout, asked or not.
+func TestRequestsSentWithoutAskingAreStillReported(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	a, b := open(t, r.URL, time.Minute, nil), open(t, r.URL, time.Minute, evB)
+	const burst = 2000
+	var failed atomic.Int32
+	for i := range burst {
+		a.SendAsync(id(b), fmt.Appendf(nil, "burst-%d", i), func(error) { failed.Add(1) })
+	}
+	receives(t, evB, fmt.Sprint("burst-", burst-1))
+	if n := failed.Load(); n > 0 {
+		t.Fatalf("%d frames of the burst reported failed", n)
+	}
+	if asked := cluster.Asked(a); asked > burst/2 {
+		t.Errorf("%d of %d frames asked for Redis's answer, want most sent without", asked, burst)
+	}
+	t.Logf("%d of %d frames asked", cluster.Asked(a), burst)
+
+	// Received, but confirmed by nothing before the hang: it may be
+	// reported too (an answer to it could not come back through Redis).
+	a.SendAsync(id(b), []byte("heard"), nil)
+	receives(t, evB, "heard")
+	r.Pause()
+	defer r.Resume()
+	before := cluster.Asked(a)
+	const hung = 100
+	errs := make(chan error, hung)
+	start := time.Now()
+	for i := range hung {
+		a.SendAsync(id(b), fmt.Appendf(nil, "hung-%d", i), func(err error) { errs <- err })
+	}
+	for range hung {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, cluster.ErrUnavailable) {
+				t.Fatalf("frame while Redis hangs: %v, want ErrUnavailable", err)
+			}
+		case <-time.After(wait):
+			t.Fatal("a frame sent while Redis hangs was never reported")
+		}
+	}
+	t.Logf("%d frames reported within %s (%d asked)", hung, time.Since(start).Round(time.Millisecond), cluster.Asked(a)-before)
+}

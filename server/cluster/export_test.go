@@ -13,6 +13,3 @@ func Crash(n *Node) {
 		sub.close()
 	}
 }
-
-// Asked is how many frames n sent asking for Redis's answer.
-func Asked(n *Node) int64 { return n.asked.Load() }

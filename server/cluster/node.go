@@ -117,7 +117,6 @@ type Node struct {
 	started atomic.Bool
 
 	published, undelivered, sendFailed, received atomic.Int64 // frames
-	asked                                        atomic.Int64 // frames sent asking for Redis's answer
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -306,7 +305,7 @@ func (n *Node) Close(ctx context.Context) error {
 		sub.close()
 	}
 	n.log.Info("cluster: frames", "published", n.published.Load(), "not_delivered", n.undelivered.Load(),
-		"failed", n.sendFailed.Load(), "received", n.received.Load(), "asked", n.asked.Load())
+		"failed", n.sendFailed.Load(), "received", n.received.Load())
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
 	ids := old

@@ -21,19 +21,9 @@ var ErrNotDelivered = errors.New("no Server node listens there (it is gone)")
 // Frames are published by one goroutine per node (sendLoop) on a Redis
 // connection of its own, in batches: what was queued while it wrote the
 // last batch leaves in one write, and frames to one node leave in the order
-// they were queued. Frames nobody waits for (answers) go with CLIENT REPLY
-// SKIP. A frame whose sender wants to know that it arrived (a request: no
-// node listening means the computer's node is gone) asks Redis for the
-// count of nodes that received it only when its node was not counted
-// within confirmEvery: under load, a node heard from a moment ago is
-// taken to listen, and the request goes without an answer to read (a
-// read, a wait for the poller and a wakeup less per batch). A request sent
-// so is not forgotten: it is confirmed by the next answer read on the
-// connection (Redis runs a connection's commands in order), which a
-// request asks for once confirmEvery has passed; should the connection
-// fail first, its sender is told as if it had asked. Should its node be
-// gone, the heartbeat's check of the nodes waited for reports it
-// (Options.OnNodeGone) instead of PUBLISH's count.
+// they were queued. Only frames whose sender wants to know that they
+// arrived (requests: no node listening means the computer's node is gone)
+// ask Redis for an answer; the others (answers) go with CLIENT REPLY SKIP.
 //
 // go-redis is not used here: a pipeline through it reads an answer to
 // every command and checks its pooled connection with a recvfrom before
@@ -41,9 +31,6 @@ var ErrNotDelivered = errors.New("no Server node listens there (it is gone)")
 const (
 	maxQueued = 256 << 20 // bytes of frames waiting; a frame beyond fails at once
 	maxBatch  = 4 << 20   // bytes written at once (a larger frame goes alone)
-
-	confirmEvery   = 10 * time.Millisecond
-	maxUnconfirmed = 4096 // requests sent without an answer; then one asks
 )
 
 // outFrame is a frame waiting to be published.
@@ -51,14 +38,6 @@ type outFrame struct {
 	node   string // whose channel it goes to
 	frame  []byte
 	failed func(error) // nil: nobody waits for the answer
-	ask    bool        // publish's: Redis answers this frame's PUBLISH
-}
-
-// unconfirmed is a request sent without asking for Redis's answer, not
-// yet confirmed by a later answer on its connection.
-type unconfirmed struct {
-	failed func(error)
-	at     time.Time
 }
 
 // SendAsync queues frame for node's channel; SendAsync owns frame from
@@ -111,9 +90,6 @@ type publisher struct {
 	skip bool      // conn takes CLIENT REPLY SKIP
 	used time.Time // when conn last wrote a batch
 	buf  []byte    // the batch being written
-
-	live        map[string]time.Time // when a frame to a node was last counted received
-	unconfirmed []unconfirmed        // requests written on conn since the last answer read
 }
 
 // idleCheck: a connection idle this long is checked (a peek, no wait)
@@ -125,7 +101,7 @@ const idleCheck = time.Millisecond
 
 func newPublisher(n *Node) *publisher {
 	return &publisher{n: n, log: &ratelog.Logger{Log: n.log}, wake: make(chan struct{}, 1),
-		stop: make(chan struct{}), done: make(chan struct{}), live: map[string]time.Time{}}
+		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // send queues f and wakes sendLoop.
@@ -155,19 +131,9 @@ func (p *publisher) send(f outFrame) {
 // queued.
 func (p *publisher) sendLoop() {
 	defer close(p.done)
-	confirm := time.NewTimer(time.Hour)
-	defer confirm.Stop()
 	for {
-		var confirmed <-chan time.Time // requests sent without asking wait for it
-		if len(p.unconfirmed) > 0 {
-			confirm.Reset(confirmEvery - time.Since(p.unconfirmed[0].at))
-			confirmed = confirm.C
-		}
 		select {
 		case <-p.wake:
-		case <-confirmed:
-			p.confirm()
-			continue
 		case <-p.stop:
 			p.mu.Lock()
 			p.closed = true
@@ -211,7 +177,6 @@ func (p *publisher) publish() bool {
 	}()
 	batch := all
 	if p.conn != nil && time.Since(p.used) >= idleCheck && closedUnder(p.conn.Conn) {
-		p.failUnconfirmed(p.n.unavailable("send", errors.New("connection closed by Redis")))
 		_ = p.conn.Close()
 		p.conn = nil
 	}
@@ -221,33 +186,21 @@ func (p *publisher) publish() bool {
 			return true
 		}
 	}
-	now := time.Now()
 	for len(batch) > 0 {
 		p.buf = p.buf[:0]
-		asks, lastAsk := 0, -1
+		asks := 0
 		k := 0
 		for ; k < len(batch) && (k == 0 || len(p.buf)+len(batch[k].frame) <= maxBatch); k++ {
-			f := &batch[k]
-			f.ask = !p.skip || (f.failed != nil && p.mustAsk(f.node, now))
-			if f.ask {
-				asks, lastAsk = asks+1, k
-				p.n.asked.Add(1)
+			ask := batch[k].failed != nil || !p.skip
+			if ask {
+				asks++
 			}
-			p.buf = p.appendPublish(p.buf, f.node, f.frame, !f.ask)
+			p.buf = p.appendPublish(p.buf, batch[k].node, batch[k].frame, !ask)
 		}
-		if err := p.write(batch[:k], asks, now); err != nil {
+		if err := p.write(batch[:k], asks); err != nil {
 			p.fail(batch[:k], err)
 			p.fail(batch[k:], err)
 			return true
-		}
-		if lastAsk >= 0 { // what was written before is confirmed
-			clear(p.unconfirmed)
-			p.unconfirmed = p.unconfirmed[:0]
-		}
-		for _, f := range batch[lastAsk+1 : k] {
-			if f.failed != nil {
-				p.unconfirmed = append(p.unconfirmed, unconfirmed{failed: f.failed, at: now})
-			}
 		}
 		p.n.published.Add(int64(k))
 		batch = batch[k:]
@@ -259,20 +212,9 @@ func (p *publisher) publish() bool {
 	return true
 }
 
-// mustAsk tells whether a request to node asks for Redis's answer: node
-// was not counted receiving a frame within confirmEvery, or requests sent
-// without asking wait too long (or are too many) for a confirmation.
-func (p *publisher) mustAsk(node string, now time.Time) bool {
-	if now.Sub(p.live[node]) > confirmEvery {
-		return true
-	}
-	u := p.unconfirmed
-	return len(u) >= maxUnconfirmed || (len(u) > 0 && now.Sub(u[0].at) > confirmEvery)
-}
-
 // write sends p.buf, the commands of batch, and reads the asks answers
 // among them.
-func (p *publisher) write(batch []outFrame, asks int, now time.Time) error {
+func (p *publisher) write(batch []outFrame, asks int) error {
 	deadline := time.Now().Add(p.n.opts.OpTimeout)
 	_ = p.conn.SetDeadline(deadline)
 	if _, err := p.conn.Write(p.buf); err != nil {
@@ -282,7 +224,7 @@ func (p *publisher) write(batch []outFrame, asks int, now time.Time) error {
 		if asks == 0 {
 			break
 		}
-		if !f.ask {
+		if f.failed == nil && p.skip {
 			continue
 		}
 		asks--
@@ -290,69 +232,31 @@ func (p *publisher) write(batch []outFrame, asks int, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		p.answered(f, line, now)
+		p.answered(f, line)
 	}
 	return nil
 }
 
-// confirm asks Redis for an answer (PING) when no frame has since
-// confirmed the requests sent without asking, and fails them if none
-// comes within the command timeout.
-func (p *publisher) confirm() {
-	if len(p.unconfirmed) == 0 || p.conn == nil {
-		return
-	}
-	_ = p.conn.SetDeadline(time.Now().Add(p.n.opts.OpTimeout))
-	_, err := p.conn.Write(ping)
-	if err == nil {
-		var line []byte
-		if line, err = p.rd.ReadSlice('\n'); err == nil && !bytes.Equal(line, []byte("+PONG\r\n")) {
-			err = fmt.Errorf("PING answered %q", line)
-		}
-	}
-	if err != nil {
-		p.fail(nil, err)
-		return
-	}
-	clear(p.unconfirmed)
-	p.unconfirmed = p.unconfirmed[:0]
-}
-
-// ping is the command confirm sends.
-var ping = appendCommand(nil, "PING")
-
 // fail reports err to the frames of batch that wait for an answer and
 // drops the connection.
 func (p *publisher) fail(batch []outFrame, err error) {
-	if len(batch) == 0 && len(p.unconfirmed) == 0 {
+	if len(batch) == 0 {
 		return
 	}
-	if !errors.Is(err, ErrUnavailable) {
-		err = p.n.unavailable("send", err)
-	}
-	lost := len(batch) + len(p.unconfirmed)
-	p.failUnconfirmed(err)
 	if p.conn != nil {
 		_ = p.conn.Close()
 		p.conn = nil
 	}
-	p.n.sendFailed.Add(int64(lost))
-	p.log.Warn("cluster: frames to other nodes lost", "frames", lost, "err", err)
+	if !errors.Is(err, ErrUnavailable) {
+		err = p.n.unavailable("send", err)
+	}
+	p.n.sendFailed.Add(int64(len(batch)))
+	p.log.Warn("cluster: frames to other nodes lost", "frames", len(batch), "err", err)
 	for _, f := range batch {
 		if f.failed != nil {
 			f.failed(err)
 		}
 	}
-}
-
-// failUnconfirmed reports err to the requests written on the connection
-// that no answer has confirmed: whether Redis ran them is not known.
-func (p *publisher) failUnconfirmed(err error) {
-	for _, u := range p.unconfirmed {
-		u.failed(err)
-	}
-	clear(p.unconfirmed)
-	p.unconfirmed = p.unconfirmed[:0]
 }
 
 // appendPublish appends PUBLISH of frame on node's channel (Node.channel)
@@ -373,9 +277,6 @@ func (p *publisher) appendPublish(buf []byte, node string, frame []byte, skip bo
 	buf = append(buf, frame...)
 	return append(buf, "\r\n"...)
 }
-
-// maxLive bounds the nodes publish remembers hearing from.
-const maxLive = 1024
 
 // maxKeptQueue is the largest queue buffer kept for reuse.
 const maxKeptQueue = 1 << 20
@@ -418,19 +319,14 @@ func (p *publisher) dial() error {
 
 // answered reports Redis's answer to w's frame: the count of nodes that
 // received it, or an error.
-func (p *publisher) answered(w outFrame, answer []byte, now time.Time) {
+func (p *publisher) answered(w outFrame, answer []byte) {
 	answer = bytes.TrimRight(answer, "\r\n")
 	var err error
 	switch {
 	case len(answer) > 1 && answer[0] == ':':
 		if answer[1] >= '1' && answer[1] <= '9' {
-			if len(p.live) >= maxLive {
-				clear(p.live)
-			}
-			p.live[w.node] = now
 			return // received by that many nodes
 		}
-		delete(p.live, w.node)
 		p.n.undelivered.Add(1)
 		err = ErrNotDelivered
 	default:

@@ -2,6 +2,11 @@ package cluster
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,4 +76,72 @@ func TestPushBufferGrowsForLargeFrames(t *testing.T) {
 		}
 	}
 	t.Fatal("the push never completed")
+}
+
+// TestSubscriptionReadsWholeFrames: messages written in pieces of any size
+// (some larger than the read buffer) reach OnFrame whole and in order,
+// over a socket (read with readLoop) and over a connection without a file
+// descriptor (read with Read, as TLS is).
+func TestSubscriptionReadsWholeFrames(t *testing.T) {
+	var stream []byte
+	var want []string
+	for i := range 200 {
+		payload := fmt.Sprintf("%d:%s", i, strings.Repeat("y", (i*7919)%(i%50*4000+1)))
+		want = append(want, payload)
+		stream = fmt.Appendf(stream, "*3\r\n$7\r\nmessage\r\n$6\r\nsmcp:x\r\n$%d\r\n%s\r\n", len(payload), payload)
+		if i%60 == 0 {
+			stream = append(stream, "*3\r\n$9\r\nsubscribe\r\n$6\r\nsmcp:x\r\n:1\r\n"...)
+		}
+	}
+	pipe := func(t *testing.T) (net.Conn, net.Conn) { return net.Pipe() }
+	tcp := func(t *testing.T) (net.Conn, net.Conn) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		client, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		server, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return client, server
+	}
+	for name, connect := range map[string]func(*testing.T) (net.Conn, net.Conn){"pipe": pipe, "tcp": tcp} {
+		t.Run(name, func(t *testing.T) {
+			client, server := connect(t)
+			defer client.Close()
+			go func() {
+				rest := stream
+				for k := 1; len(rest) > 0; k = k*31%70001 + 1 {
+					n := min(len(rest), k)
+					if _, err := server.Write(rest[:n]); err != nil {
+						return
+					}
+					rest = rest[n:]
+				}
+				_ = server.Close()
+			}()
+			var got []string
+			s := &subscription{n: &Node{opts: Options{OnFrame: func(f []byte) { got = append(got, string(f)) }}}}
+			if err := s.read(&redisConn{Conn: client}); !errors.Is(err, io.EOF) {
+				t.Fatalf("read ended with %v, want EOF", err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d frames, want %d; first differing: %v", len(got), len(want), firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func firstDiff(got, want []string) int {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return i
+		}
+	}
+	return min(len(got), len(want))
 }

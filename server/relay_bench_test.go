@@ -46,6 +46,7 @@ type relayTarget struct {
 type relayRun struct {
 	rps        float64
 	p50, p99   time.Duration
+	mean       time.Duration // latency
 	serverCPU  time.Duration // per request, user+system
 	redisCPU   time.Duration // per request
 	clientCPU  time.Duration // per request, the drivers' (agents and computers)
@@ -129,6 +130,10 @@ func BenchmarkRelayCrossNode(b *testing.B) {
 		b.ReportMetric(ratio(cross.serverCPU+cross.redisCPU, same.serverCPU+same.redisCPU), "cpu+redis/req-ratio")
 		b.ReportMetric(ratio(cross.p50, same.p50), "p50-ratio")
 		b.ReportMetric(ratio(cross.p99, same.p99), "p99-ratio")
+		// With the cores saturated, latency follows the CPU every process
+		// spends per request (Little's law: mean = in flight / throughput).
+		b.ReportMetric(ratio(cross.mean, same.mean), "mean-ratio")
+		b.ReportMetric(ratio(cross.serverCPU+cross.redisCPU+cross.clientCPU, same.serverCPU+same.redisCPU+same.clientCPU), "all-cpu/req-ratio")
 	}
 }
 
@@ -159,6 +164,7 @@ func compareRelays(b *testing.B, dir string, targets []relayTarget, pairs, infli
 			rps:       median(rs, func(r relayRun) float64 { return r.rps }),
 			p50:       time.Duration(median(rs, func(r relayRun) float64 { return float64(r.p50) })),
 			p99:       time.Duration(median(rs, func(r relayRun) float64 { return float64(r.p99) })),
+			mean:      time.Duration(median(rs, func(r relayRun) float64 { return float64(r.mean) })),
 			serverCPU: time.Duration(median(rs, func(r relayRun) float64 { return float64(r.serverCPU) })),
 			redisCPU:  time.Duration(median(rs, func(r relayRun) float64 { return float64(r.redisCPU) })),
 			clientCPU: time.Duration(median(rs, func(r relayRun) float64 { return float64(r.clientCPU) })),
@@ -182,9 +188,9 @@ func compareRelays(b *testing.B, dir string, targets []relayTarget, pairs, infli
 }
 
 func (r relayRun) String() string {
-	s := fmt.Sprintf("server cpu/req %6s  p50 %7s  p99 %7s  %6.0f req/s  client cpu/req %6s",
+	s := fmt.Sprintf("server cpu/req %6s  p50 %7s  p99 %7s  mean %7s  %6.0f req/s  client cpu/req %6s",
 		r.serverCPU.Round(time.Microsecond), r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond),
-		r.rps, r.clientCPU.Round(time.Microsecond))
+		r.mean.Round(time.Microsecond), r.rps, r.clientCPU.Round(time.Microsecond))
 	if r.redisCPU > 0 {
 		s += fmt.Sprintf("  redis cpu/req %s", r.redisCPU.Round(time.Microsecond))
 	}
@@ -318,6 +324,11 @@ func driveRelay(b *testing.B, dir string, tg relayTarget, first, pairs, inflight
 	run.rps = float64(run.count) / (float64(wall) / 1e6)
 	run.p50 = time.Duration(lat[len(lat)/2]) * time.Microsecond
 	run.p99 = time.Duration(lat[len(lat)*99/100]) * time.Microsecond
+	sum := 0
+	for _, l := range lat {
+		sum += l
+	}
+	run.mean = time.Duration(sum/len(lat)) * time.Microsecond
 	run.serverCPU, run.redisCPU, run.clientCPU = (s1-s0)/n, (r1-r0)/n, (c1-c0)/n
 	return run
 }

@@ -3,7 +3,6 @@
 package cluster
 
 import (
-	"io"
 	"net"
 	"syscall"
 )
@@ -30,49 +29,4 @@ func closedUnder(c net.Conn) bool {
 		return true // never wait for the socket to become readable
 	})
 	return closed || err != nil
-}
-
-// readLoop reads c into what space returns and reports each read's size to
-// got, until got or a read fails; false when c has no file descriptor of
-// its own (TLS), to be read with c.Read. A read that did not fill its
-// space emptied the socket: the loop then waits for the poller instead of
-// reading again only to be told to wait.
-func readLoop(c net.Conn, space func() []byte, got func(n int) error) (bool, error) {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return false, nil
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return true, err
-	}
-	err = nil
-	rerr := raw.Read(func(fd uintptr) bool {
-		for {
-			buf := space()
-			n, e := syscall.Read(int(fd), buf)
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return false
-			case e != nil:
-				err = e
-				return true
-			case n == 0:
-				err = io.EOF
-				return true
-			}
-			if err = got(n); err != nil {
-				return true
-			}
-			if n < len(buf) {
-				return false
-			}
-		}
-	})
-	if err == nil {
-		err = rerr
-	}
-	return true, err
 }

@@ -82,13 +82,14 @@ const readBufferSize = 4096
 // read delivers every message of the connection to the gate, in order,
 // until the connection ends; then the transport closes.
 //
-// On a socket it reads the way libuv does: a read that leaves room in the
-// buffer has emptied the socket, so the reader waits for the poller's next
-// wake-up instead of reading again to hear EAGAIN (a syscall per message
-// saved; Go's own conn.Read always makes it). The whole loop runs inside
-// one RawConn.Read, whose readiness flag a later call would clear: the
-// connection is therefore only closed once the loop has returned (others
-// shut it down: closeConn).
+// On a socket it reads until the socket says EAGAIN, then waits for the
+// poller, the whole loop inside one RawConn.Read (whose readiness flag a
+// later call would clear): the connection is therefore only closed once
+// the loop has returned (others shut it down: closeConn). A read that
+// leaves room in the buffer has not always emptied the socket: an end of
+// stream behind the data is only reported by the next read, and libuv's
+// shortcut (wait after a short read) relies on level-triggered polling,
+// which Go's poller is not.
 func (t *wsTransport) read() {
 	fr := newFrameReader(t.limit, t.w)
 	var err error
@@ -137,9 +138,10 @@ func (t *wsTransport) readRaw(raw syscall.RawConn, fr *frameReader) error {
 			if err = t.deliver(fr); err != nil {
 				return true
 			}
-			if n < len(buf) {
-				return false // the socket is empty: wait for the poller
-			}
+			// Read on even after a read that left room in the buffer: the
+			// end of the stream (or an error) may wait right behind the
+			// data, and the poller, edge-triggered, will not wake the
+			// reader for it again (TestCloseRightBehindAMessageIsSeen).
 		}
 	})
 	if err == nil {

@@ -611,3 +611,31 @@ func TestEventsBehindTheConnectKeepTheirBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseRightBehindAMessageIsSeen: a client whose last message and
+// close (FIN) arrive together — a process that sends and exits — is seen
+// gone at once, not at the next heartbeat. A read that returned the
+// message short of its buffer was once taken to have emptied the socket,
+// and the end of the stream behind it waited for a wake-up that never
+// came (the poller is edge-triggered).
+func TestCloseRightBehindAMessageIsSeen(t *testing.T) {
+	gone := make(chan string, 1)
+	es := startEcho(t, ServerOptions{PingInterval: time.Minute, PingTimeout: time.Minute}, func(s *Socket) {
+		s.OnDisconnect(func(reason string) { gone <- reason })
+	})
+	for round := range 30 {
+		c := dialWS(t, es.url, nil, true)
+		raw := c.ws.NetConn().(*net.TCPConn)
+		msg := clientFrame(true, websocket.TextMessage, []byte(`42`+ns+`["e",{"last":true}]`))
+		if _, err := raw.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		_ = raw.CloseWrite() // FIN right behind the message
+		select {
+		case <-gone:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("round %d: the client that sent a message and closed is still connected after 2 s", round)
+		}
+		_ = raw.Close()
+	}
+}

@@ -239,3 +239,66 @@ func (c *diskCache) close() error {
 func infoOf(doc *extract.Document) *docInfo {
 	return &docInfo{Title: doc.Title, Summary: doc.Summary, Keywords: doc.Keywords, Pages: len(doc.Pages), Truncated: doc.Truncated}
 }
+
+// staleCacheHead bounds what is read of another cache file to learn its
+// folder: the folder is written before the entries.
+const staleCacheHead = 64 << 10
+
+// removeStaleCaches removes the catalog cache files in dir, other than
+// keep, whose folder is gone (a demo's temporary corpus, a deleted folder),
+// and temporary files a save left behind over an hour ago. A file whose
+// folder cannot be told is kept. It returns the files removed.
+func removeStaleCaches(dir, keep string) []string {
+	var removed []string
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, f := range files {
+		if f == keep {
+			continue
+		}
+		root, ok := cacheRoot(f)
+		if !ok {
+			continue
+		}
+		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) && os.Remove(f) == nil {
+			removed = append(removed, f)
+		}
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+	for _, f := range tmps {
+		if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > time.Hour && os.Remove(f) == nil {
+			removed = append(removed, f)
+		}
+	}
+	return removed
+}
+
+// cacheRoot reads the folder a cache file belongs to from its head.
+func cacheRoot(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	dec := json.NewDecoder(io.LimitReader(f, staleCacheHead))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		if k == "root" {
+			var root string
+			if err := dec.Decode(&root); err != nil || !filepath.IsAbs(root) {
+				return "", false
+			}
+			return root, true
+		}
+		var skip json.RawMessage
+		if k == "entries" || dec.Decode(&skip) != nil {
+			return "", false // the folder comes before the entries
+		}
+	}
+	return "", false
+}

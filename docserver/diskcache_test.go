@@ -1,12 +1,14 @@
 package docserver
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -97,5 +99,77 @@ func TestSecondStartReextractsNothing(t *testing.T) {
 	fourth := readAllLevel1(t, s4)
 	if len(fourth) != len(first) || s4.parsesRun.Load() == 0 {
 		t.Errorf("after a corrupt cache: %d documents, %d parses", len(fourth), s4.parsesRun.Load())
+	}
+}
+
+// The catalog cache files of folders that are gone (a demo's temporary
+// corpus, a deleted folder) are removed when another folder is served from
+// the same cache directory, as stale search indexes are; the files of
+// folders that still exist, files that cannot be told apart and a save's
+// fresh temporary file are kept.
+func TestStaleCatalogCachesAreRemoved(t *testing.T) {
+	cache := t.TempDir()
+	gone, kept := t.TempDir(), t.TempDir()
+	for _, d := range []string{gone, kept} {
+		if err := os.WriteFile(filepath.Join(d, "notes.md"), []byte("# Notes\n\nText.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := Options{Host: testHost, CacheDir: cache, Logger: testLogger(t)}
+	cacheFile := func(root string) string {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(cache, cacheName(abs, testHost)+".json")
+	}
+	for _, d := range []string{gone, kept} {
+		s, err := New(d, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAllLevel1(t, s)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(cacheFile(d)); err != nil {
+			t.Fatalf("no catalog cache written for %s: %v", d, err)
+		}
+	}
+	other := map[string]string{
+		"0123456789abcdef01234567.json": "not JSON",                                    // cannot be told: kept
+		"89abcdef0123456789abcdef.json": `{"version":5,"entries":{},"root":"/gone/x"}`, // entries first: kept
+		".tmp-fresh":                    "{",
+		".tmp-old":                      "{",
+	}
+	for name, body := range other {
+		if err := os.WriteFile(filepath.Join(cache, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(filepath.Join(cache, ".tmp-old"), old, old)
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := New(kept, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Start(ctx); err != nil { // the watcher and the search index, which cleans up
+		t.Fatal(err)
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	testutil.Eventually(t, 20*time.Second, "the gone folder's catalog cache and the old temporary file removed", func() bool {
+		return !exists(cacheFile(gone)) && !exists(filepath.Join(cache, ".tmp-old"))
+	})
+	for _, p := range []string{cacheFile(kept), filepath.Join(cache, "0123456789abcdef01234567.json"), filepath.Join(cache, "89abcdef0123456789abcdef.json"), filepath.Join(cache, ".tmp-fresh")} {
+		if !exists(p) {
+			t.Errorf("%s was removed", filepath.Base(p))
+		}
 	}
 }

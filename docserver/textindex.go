@@ -206,6 +206,11 @@ func (t *textIndex) run(ctx context.Context) {
 		for _, d := range fulltext.RemoveStale(others) {
 			s.log.Info("removed the search index of a folder that is gone", "dir", d)
 		}
+		if s.disk.path != "" {
+			for _, f := range removeStaleCaches(filepath.Dir(s.disk.path), s.disk.path) {
+				s.log.Info("removed the catalog cache of a folder that is gone", "file", f)
+			}
+		}
 	}
 	t.plan(ft) // counts what is indexed already
 	t.refresh(ft)

@@ -13,9 +13,10 @@ package server
 //     member hears only the changes newer than its own join
 //     (scaleout_notices.go).
 //   - A client:* request for a computer on another node travels as a frame
-//     on that node's Redis channel; the computer's node forwards it with
-//     the same timer and disconnect handling as on one node, and sends the
-//     answer back as a frame to the agent's node (scaleout_remote.go).
+//     on the direct link to that node (or its Redis channel when there is
+//     no link); the computer's node forwards it with the same timer and
+//     disconnect handling as on one node, and sends the answer back as a
+//     frame to the agent's node (scaleout_remote.go, cluster/link.go).
 //   - Each node holds a lease in Redis. A node that loses it (Redis
 //     unreachable for a lease's time, Redis restarted, the node declared
 //     dead) drops every client and refuses new ones until it has a new
@@ -66,7 +67,7 @@ func newClusterStore(s *Server) (*clusterStore, error) {
 	cs := &clusterStore{srv: s, log: s.log, remote: map[uint64]*pendingReq{}, local: map[string]map[*session]uint64{}, seats: newSeatCache(),
 		notices: make(chan noticeWire, noticeQueue), stop: make(chan struct{}), stopped: make(chan struct{})}
 	node, err := cluster.New(cluster.Options{
-		URL: s.opts.Redis, Prefix: s.opts.RedisPrefix, TTL: s.opts.ClusterTTL, Logger: s.log,
+		URL: s.opts.Redis, Prefix: s.opts.RedisPrefix, TTL: s.opts.ClusterTTL, Link: s.opts.ClusterLink, Logger: s.log,
 		OnFrame:    cs.onFrame,
 		OnFenced:   cs.onFenced,
 		OnReaped:   cs.onReaped,
@@ -112,7 +113,7 @@ func (cs *clusterStore) start(ctx context.Context) error {
 		return err
 	}
 	id, _ := cs.node.ID()
-	cs.log.Info("cluster node", "node", id, "redis", cs.node.Addr())
+	cs.log.Info("cluster node", "node", id, "redis", cs.node.Addr(), "link", cs.node.LinkAddr())
 	cs.publishing.Store(true)
 	go cs.publishNotices()
 	return nil

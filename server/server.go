@@ -98,6 +98,11 @@ type Options struct {
 	// ClusterTTL is a node's lease in Redis (default 3 s): the sessions of
 	// a node that stops renewing it leave their offices after that long.
 	ClusterTTL time.Duration
+	// ClusterLink is where this node listens for the other nodes' direct
+	// links, which carry routed requests and answers instead of Redis
+	// pub/sub: "" the address it reaches Redis from, on a free port;
+	// HOST:PORT; "off" none (every frame goes through Redis).
+	ClusterLink string
 }
 
 func (o *Options) setDefaults() {

@@ -18,7 +18,7 @@ import (
 func newServerCmd() *cobra.Command {
 	var (
 		listen, token, logLevel, logFile string
-		version, redisURL                string
+		version, redisURL, clusterLink   string
 		requestTimeout, clusterTTL       time.Duration
 	)
 	cmd := &cobra.Command{
@@ -41,7 +41,10 @@ node of one Server: offices, names and the one-agent rule hold across nodes,
 requests reach a computer on any node and notifications every member. Give
 clients all the nodes' URLs, comma-separated (--server URL1,URL2): they move to
 the next one when theirs goes away. A node that loses Redis for longer than its
-lease (--cluster-ttl) drops its clients and refuses new ones until Redis is back.`,
+lease (--cluster-ttl) drops its clients and refuses new ones until Redis is back.
+Requests between nodes go over direct links between them (--cluster-link),
+authenticated with a key the nodes share through Redis; where a node cannot be
+dialled they go through Redis.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := protocol.ParseVersion(version); err != nil {
@@ -60,7 +63,7 @@ lease (--cluster-ttl) drops its clients and refuses new ones until Redis is back
 				return fmt.Errorf("listen on %s: %w", listen, err)
 			}
 			srv := server.New(server.Options{Token: token, Logger: log, RequestTimeout: requestTimeout, Version: version,
-				Redis: redisURL, ClusterTTL: clusterTTL})
+				Redis: redisURL, ClusterTTL: clusterTTL, ClusterLink: clusterLink})
 			if err := srv.Connect(cmd.Context()); err != nil {
 				_ = ln.Close()
 				return err
@@ -77,6 +80,7 @@ lease (--cluster-ttl) drops its clients and refuses new ones until Redis is back
 	f.StringVar(&version, "a2c-version", protocol.Version, "the A2C-SMCP protocol version this Server speaks (clients of the same MAJOR.MINOR are admitted)")
 	f.StringVar(&redisURL, "redis", os.Getenv("SMCP_REDIS"), "redis://HOST:PORT/DB (or unix:///PATH?db=N) shared by the nodes of one Server (default $SMCP_REDIS; empty: a single node)")
 	f.DurationVar(&clusterTTL, "cluster-ttl", cluster.DefaultTTL, "with --redis: how long a node that stops renewing its lease keeps its sessions")
+	f.StringVar(&clusterLink, "cluster-link", "", "with --redis: HOST:PORT where this node listens for the other nodes' direct links (default: the address it reaches Redis from, a free port; off: requests between nodes go through Redis)")
 	f.DurationVar(&requestTimeout, "request-timeout", server.DefaultRequestTimeout, "how long a routed request waits for the computer (client:tool_call uses its own timeout)")
 	return cmd
 }

@@ -31,14 +31,21 @@ type events struct {
 	frames chan []byte
 }
 
+// open opens a node whose frames go through Redis (no node link).
 func open(t *testing.T, url string, ttl time.Duration, ev *events) *cluster.Node {
+	t.Helper()
+	return openLink(t, url, ttl, cluster.LinkOff, ev)
+}
+
+// openLink opens a node with link as its Options.Link.
+func openLink(t *testing.T, url string, ttl time.Duration, link string, ev *events) *cluster.Node {
 	t.Helper()
 	if ev == nil {
 		ev = &events{}
 	}
 	ev.frames = make(chan []byte, 100)
 	n, err := cluster.Open(context.Background(), cluster.Options{
-		URL: url, TTL: ttl,
+		URL: url, TTL: ttl, Link: link,
 		OnFrame:  func(f []byte) { ev.frames <- bytes.Clone(f) },
 		OnFenced: func(r string) { ev.mu.Lock(); ev.fenced = append(ev.fenced, r); ev.mu.Unlock() },
 		OnReaped: func(l []cluster.Left) { ev.mu.Lock(); ev.reaped = append(ev.reaped, l...); ev.mu.Unlock() },
@@ -289,9 +296,17 @@ func TestFrames(t *testing.T) {
 // wanting to know they arrived and some not, each reach their node once,
 // whole, and in the order each goroutine sent them.
 func TestFramesUnderLoad(t *testing.T) {
+	for _, link := range []string{cluster.LinkOff, ""} {
+		t.Run(map[string]string{cluster.LinkOff: "redis", "": "link"}[link], func(t *testing.T) {
+			framesUnderLoad(t, link)
+		})
+	}
+}
+
+func framesUnderLoad(t *testing.T, link string) {
 	r := redistest.Start(t)
 	evB := &events{}
-	a, b := open(t, r.URL, 0, nil), open(t, r.URL, 0, evB)
+	a, b := openLink(t, r.URL, 0, link, nil), openLink(t, r.URL, 0, link, evB)
 	const senders, each = 16, 2000
 	var wg sync.WaitGroup
 	for g := range senders {
@@ -331,6 +346,9 @@ func TestFramesUnderLoad(t *testing.T) {
 		}
 		next[g]++
 	}
+	if linked := cluster.Linked(a); (link == "") != (linked == senders*each) {
+		t.Fatalf("%d of %d frames went over the node link (link %q)", linked, senders*each, link)
+	}
 }
 
 // sendWaiting sends frame from a to node and returns what its callback
@@ -365,10 +383,18 @@ func receives(t *testing.T, ev *events, frame string) {
 // TestFramesAfterRedisRestart: once Redis is back after a restart, frames
 // flow again between the nodes (under their new leases).
 func TestFramesAfterRedisRestart(t *testing.T) {
+	for _, link := range []string{cluster.LinkOff, ""} {
+		t.Run(map[string]string{cluster.LinkOff: "redis", "": "link"}[link], func(t *testing.T) {
+			framesAfterRedisRestart(t, link)
+		})
+	}
+}
+
+func framesAfterRedisRestart(t *testing.T, link string) {
 	r := redistest.Start(t)
 	evB := &events{}
 	ttl := 600 * time.Millisecond
-	a, b := open(t, r.URL, ttl, nil), open(t, r.URL, ttl, evB)
+	a, b := openLink(t, r.URL, ttl, link, nil), openLink(t, r.URL, ttl, link, evB)
 	if err := sendWaiting(a, id(b), "before", 200*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,12 @@ func (n *Node) register(ctx context.Context) error {
 	id := newID()
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()
-	ok, err := registerScript.Run(ctx, n.rdb, nil, n.opts.Prefix, id, n.opts.Info, n.opts.TTL.Milliseconds()).Int()
+	if n.links != nil {
+		if err := n.links.setKey(ctx); err != nil {
+			return n.unavailable("link key", err)
+		}
+	}
+	ok, err := registerScript.Run(ctx, n.rdb, nil, n.opts.Prefix, id, n.leaseValue(), n.opts.TTL.Milliseconds()).Int()
 	if err != nil {
 		return n.unavailable("register", err)
 	}
@@ -74,7 +79,7 @@ func (n *Node) tick() {
 		}
 		return
 	}
-	ok, err := n.rdb.SetXX(ctx, n.key("n", id), n.opts.Info, n.opts.TTL).Result()
+	ok, err := n.rdb.SetXX(ctx, n.key("n", id), n.leaseValue(), n.opts.TTL).Result()
 	switch {
 	case err != nil:
 		n.failed()
@@ -149,6 +154,9 @@ func (n *Node) fence(id, reason string) {
 	n.old = append(n.old, id)
 	n.mu.Unlock()
 	n.log.Error("cluster: lease lost; dropping every client of this node until Redis is back", "node", id, "reason", reason)
+	if n.links != nil {
+		n.links.reset()
+	}
 	if n.opts.OnFenced != nil {
 		n.opts.OnFenced(reason)
 	}
@@ -183,6 +191,9 @@ func (n *Node) sweep(ctx context.Context) {
 // gone; gone collects this sweep's.
 func (n *Node) nodeGone(node string, gone map[string]bool) {
 	gone[node] = true
+	if n.links != nil {
+		n.links.drop(node)
+	}
 	n.mu.Lock()
 	seen := n.gone[node]
 	n.mu.Unlock()

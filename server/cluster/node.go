@@ -2,14 +2,16 @@
 // beside Socket.IO's Redis adapter (which carries the office broadcasts):
 // the office state in Redis, changed by atomic Lua scripts; a lease per
 // node, renewed by a heartbeat, whose loss fences the node; the reaping of
-// dead nodes' sessions; and a pub/sub channel per node that carries routed
-// requests and their answers between nodes as opaque frames. It knows
-// nothing about sockets.
+// dead nodes' sessions; and the frames between nodes (routed requests and
+// their answers, opaque here): over authenticated TCP links between nodes,
+// or a pub/sub channel per node where no link can be made. It knows
+// nothing about Socket.IO.
 //
 // Files: node.go (a node's options and lifecycle), lease.go (the lease,
 // its heartbeat, fencing and the reaping of dead nodes), seats.go (the
-// office state: join, leave, route, list), outbox.go (frames between
-// nodes), scripts.go (the Lua scripts).
+// office state: join, leave, route, list), link.go (frames over links),
+// outbox.go and inbox.go (frames through Redis), scripts.go (the Lua
+// scripts).
 package cluster
 
 import (
@@ -52,11 +54,18 @@ type Options struct {
 	// OpTimeout bounds one Redis command (default 1 s).
 	OpTimeout time.Duration
 	// Info is stored in the node's lease (its address, for operators).
-	Info   string
+	Info string
+	// Link is where the node listens for links from other nodes, which
+	// carry frames straight to it (link.go): "" listens on the address it
+	// reaches Redis from, on a free port; HOST:PORT there (an unspecified
+	// HOST advertises the address it reaches Redis from); LinkOff: none,
+	// frames to this node go through Redis.
+	Link   string
 	Logger *slog.Logger
 
 	// OnFrame receives each frame another node sent to this one, on the
-	// subscription's goroutine, in order; it must not block, and frame's
+	// goroutine of the link or subscription it came by (frames of one link
+	// in order; several links at once); it must not block, and frame's
 	// bytes are only valid until it returns (the next frame reuses them).
 	OnFrame func(frame []byte)
 	// OnFenced is called when the node loses its lease (Redis was
@@ -113,10 +122,12 @@ type Node struct {
 
 	lastFail atomic.Int64 // unix ns of the last Redis failure, 0 if none
 
-	pub     *publisher // frames to other nodes
+	pub     *publisher // frames to other nodes, through Redis
+	links   *links     // frames to other nodes, straight (nil: Options.Link off)
 	started atomic.Bool
 
-	published, undelivered, sendFailed, received atomic.Int64 // frames
+	published, linked, undelivered, sendFailed, received atomic.Int64 // frames
+	linkWrites                                           atomic.Int64 // batches written on links
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -171,7 +182,15 @@ func clientOptions(url string, opTimeout time.Duration) (*redis.Options, error) 
 // Start takes a lease and starts the heartbeat; it fails when Redis cannot
 // be reached. Close ends what Start began.
 func (n *Node) Start(ctx context.Context) error {
+	l, err := n.listenLink()
+	if err != nil {
+		return err
+	}
+	n.links = l
 	if err := n.register(ctx); err != nil {
+		if l != nil {
+			l.close(ctx)
+		}
 		return err
 	}
 	n.started.Store(true)
@@ -294,7 +313,10 @@ func (n *Node) Close(ctx context.Context) error {
 	}
 	<-n.done
 	dctx, dcancel := n.opCtx(ctx)
-	n.pub.drain(dctx) // answers of a node shutting down still go
+	if n.links != nil {
+		n.links.close(dctx) // answers of a node shutting down still go
+	}
+	n.pub.drain(dctx)
 	dcancel()
 	n.mu.Lock()
 	id, leased, sub := n.id, n.leased, n.sub
@@ -304,7 +326,7 @@ func (n *Node) Close(ctx context.Context) error {
 	if sub != nil {
 		sub.close()
 	}
-	n.log.Info("cluster: frames", "published", n.published.Load(), "not_delivered", n.undelivered.Load(),
+	n.log.Info("cluster: frames", "linked", n.linked.Load(), "link_writes", n.linkWrites.Load(), "published", n.published.Load(), "not_delivered", n.undelivered.Load(),
 		"failed", n.sendFailed.Load(), "received", n.received.Load())
 	ctx, cancel := n.opCtx(ctx)
 	defer cancel()

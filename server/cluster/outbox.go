@@ -46,7 +46,11 @@ type outFrame struct {
 // or with an error wrapping ErrUnavailable when Redis failed or did not
 // answer within the command timeout.
 func (n *Node) SendAsync(node string, frame []byte, failed func(error)) {
-	n.pub.send(outFrame{node: node, frame: frame, failed: failed})
+	f := outFrame{node: node, frame: frame, failed: failed}
+	if n.links != nil && n.links.send(f) {
+		return
+	}
+	n.pub.send(f)
 }
 
 // FrameBuffer returns an empty buffer to build a frame for SendAsync in:
@@ -127,6 +131,17 @@ func (p *publisher) send(f outFrame) {
 	}
 }
 
+// recycle keeps the arrays of frames written for FrameBuffer.
+func (p *publisher) recycle(frames []outFrame) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range frames {
+		if c := cap(f.frame); c > 0 && c <= maxFreeFrame && len(p.free) < maxFree {
+			p.free = append(p.free, f.frame[:0])
+		}
+	}
+}
+
 // sendLoop publishes the queued frames until drain, then what is still
 // queued.
 func (p *publisher) sendLoop() {
@@ -165,13 +180,7 @@ func (p *publisher) publish() bool {
 	p.bytes = 0
 	p.mu.Unlock()
 	defer func() {
-		p.mu.Lock()
-		for _, f := range all {
-			if c := cap(f.frame); c > 0 && c <= maxFreeFrame && len(p.free) < maxFree {
-				p.free = append(p.free, f.frame[:0])
-			}
-		}
-		p.mu.Unlock()
+		p.recycle(all)
 		clear(all) // the frames are not kept
 		p.spare = all[:0]
 	}()

@@ -13,6 +13,7 @@ import "github.com/redis/go-redis/v9"
 //	P:oa:<office>   the sid of the office's agent
 //	P:c:<name>      set of the offices with a computer of that name (for 4104)
 //	P:ov:<office>   the office's version: counts its membership changes
+//	P:linkkey       the key that authenticates links between nodes (hex), set by the first node
 //
 // Every change runs in one Lua script, so two nodes can never both seat an
 // agent in one office or two members under one name. A session whose node
@@ -195,4 +196,13 @@ local node, info, ttl = ARGV[2], ARGV[3], ARGV[4]
 if not redis.call('SET', P..':n:'..node, info, 'NX', 'PX', ttl) then return 0 end
 redis.call('SADD', P..':nodes', node)
 return 1
+`)
+
+// linkKeyScript returns the cluster's link key, setting it to ARGV[2]
+// when there is none yet.
+var linkKeyScript = redis.NewScript(`
+local k = redis.call('GET', ARGV[1]..':linkkey')
+if k then return k end
+redis.call('SET', ARGV[1]..':linkkey', ARGV[2])
+return ARGV[2]
 `)

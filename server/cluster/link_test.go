@@ -1,0 +1,250 @@
+package cluster_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/smcp-browse/smcp-browse/internal/redistest"
+	"github.com/smcp-browse/smcp-browse/server/cluster"
+)
+
+// TestLinkCarriesFrames: between two nodes with links, frames go straight
+// from one to the other both ways, none through Redis, and a frame to a
+// node that does not exist still fails ErrNotDelivered.
+func TestLinkCarriesFrames(t *testing.T) {
+	r := redistest.Start(t)
+	evA, evB := &events{}, &events{}
+	a, b := openLink(t, r.URL, 0, "", evA), openLink(t, r.URL, 0, "", evB)
+	if a.LinkAddr() == "" || !strings.HasPrefix(a.LinkAddr(), "127.0.0.1:") {
+		t.Fatalf("link address %q, want loopback (Redis is on a unix socket)", a.LinkAddr())
+	}
+	for i := range 50 {
+		if err := sendWaiting(a, id(b), fmt.Sprint("q-", i), 0); err != nil {
+			t.Fatal(err)
+		}
+		b.SendAsync(id(a), []byte(fmt.Sprint("r-", i)), nil)
+	}
+	for i := range 50 {
+		receives(t, evB, fmt.Sprint("q-", i))
+		receives(t, evA, fmt.Sprint("r-", i))
+	}
+	if cluster.Linked(a) != 50 || cluster.Linked(b) != 50 || cluster.Published(a)+cluster.Published(b) != 0 {
+		t.Fatalf("linked %d+%d, published through Redis %d+%d; want 50+50 and none",
+			cluster.Linked(a), cluster.Linked(b), cluster.Published(a), cluster.Published(b))
+	}
+	if err := sendWaiting(a, "nobody", "x", wait); !errors.Is(err, cluster.ErrNotDelivered) {
+		t.Fatalf("frame to no node: %v, want ErrNotDelivered", err)
+	}
+}
+
+// TestLinkToNodeWithoutLink: frames to a node that runs without a link (or
+// whose link cannot be dialled) go through Redis and arrive.
+func TestLinkToNodeWithoutLink(t *testing.T) {
+	r := redistest.Start(t)
+	evB, evC := &events{}, &events{}
+	a := openLink(t, r.URL, 0, "", nil)
+	b := open(t, r.URL, 0, evB)                    // no link
+	c := openLink(t, r.URL, 0, "127.0.0.1:0", evC) // a link nobody can reach
+	cluster.StopListening(c)
+	for i := range 3 {
+		for _, to := range []*cluster.Node{b, c} {
+			if err := sendWaiting(a, id(to), fmt.Sprint("f-", i), 200*time.Millisecond); err != nil {
+				t.Fatalf("frame %d: %v", i, err)
+			}
+		}
+	}
+	for i := range 3 {
+		receives(t, evB, fmt.Sprint("f-", i))
+		receives(t, evC, fmt.Sprint("f-", i))
+	}
+	if cluster.Linked(a) != 0 || cluster.Published(a) != 6 {
+		t.Fatalf("linked %d, published %d; want 0 and 6", cluster.Linked(a), cluster.Published(a))
+	}
+}
+
+// TestLinkNodeCrashed: when a node dies (its process killed), the node
+// linked to it hears its link close and reports it gone at once, without
+// waiting for the next heartbeat (a minute away here); a frame sent to it
+// afterwards fails ErrNotDelivered.
+func TestLinkNodeCrashed(t *testing.T) {
+	r := redistest.Start(t)
+	evA, evB := &events{}, &events{}
+	a, b := openLink(t, r.URL, time.Minute, "", evA), openLink(t, r.URL, time.Minute, "", evB)
+	if err := sendWaiting(a, id(b), "before", 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	receives(t, evB, "before")
+	dead := id(b)
+	start := time.Now()
+	cluster.Crash(b)
+	for !slices.Contains(gone(evA), dead) {
+		if time.Since(start) > wait {
+			t.Fatalf("the crashed node was not reported gone (gone: %v)", gone(evA))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("crashed node reported gone after %s", time.Since(start).Round(time.Millisecond))
+	if err := sendWaiting(a, dead, "after", wait); !errors.Is(err, cluster.ErrNotDelivered) {
+		t.Fatalf("frame to the crashed node: %v, want ErrNotDelivered", err)
+	}
+}
+
+func gone(ev *events) []string {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	return slices.Clone(ev.gone)
+}
+
+// TestLinkRefusesStrangers: a link is accepted only from a peer that
+// proves it holds the cluster's key and names this node: a wrong key, a
+// wrong node id or a garbled greeting closes the connection before any
+// frame is taken. The same handshake with the key from Redis works (so
+// the refusals are the key's doing).
+func TestLinkRefusesStrangers(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	b := openLink(t, r.URL, 0, "", evB)
+	admin := redis.NewClient(mustParse(t, r.URL))
+	defer admin.Close()
+	k, err := admin.Get(context.Background(), "smcp:linkkey").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := hex.DecodeString(k)
+	wrong := slices.Clone(key)
+	wrong[0] ^= 1
+	for _, tc := range []struct {
+		name   string
+		key    []byte
+		to     string
+		garble bool
+		ok     bool
+	}{
+		{name: "wrong key", key: wrong, to: id(b)},
+		{name: "another node's id", key: key, to: "0123456789abcdef"},
+		{name: "garbled", key: key, to: id(b), garble: true},
+		{name: "the cluster's key", key: key, to: id(b), ok: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frame := "frame of " + tc.name
+			accepted := dialLink(t, b.LinkAddr(), tc.key, "stranger", tc.to, tc.garble, frame)
+			if accepted != tc.ok {
+				t.Fatalf("handshake accepted: %v, want %v", accepted, tc.ok)
+			}
+			if tc.ok {
+				receives(t, evB, frame)
+			}
+		})
+	}
+	select {
+	case f := <-evB.frames:
+		t.Fatalf("a frame from a refused link arrived: %q", f)
+	default:
+	}
+}
+
+// dialLink runs the dialer's side of a link's handshake (written here from
+// the protocol in link.go) and sends frame; it reports whether the
+// acceptor proved the key and kept the link open.
+func dialLink(t *testing.T, addr string, key []byte, from, to string, garble bool, frame string) bool {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(wait))
+	rd := bufio.NewReader(c)
+	greeting, err := rd.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(greeting)
+	if len(f) != 2 || f[0] != "smcp-link/1" {
+		t.Fatalf("greeting %q", greeting)
+	}
+	ours := "00112233445566778899aabbccddeeff"
+	proof := linkMAC(key, "dial", f[1], ours, from, to)
+	hello := fmt.Sprintf("%s %s %s %s\n", from, to, ours, proof)
+	if garble {
+		hello = "hello " + proof + "\n"
+	}
+	if _, err := c.Write([]byte(hello)); err != nil {
+		return false
+	}
+	answer, err := rd.ReadString('\n')
+	if err != nil {
+		return false // closed: refused
+	}
+	if strings.TrimSpace(answer) != linkMAC(key, "accept", ours, f[1], from, to) {
+		t.Fatalf("the acceptor's proof %q does not match the key", answer)
+	}
+	msg := binary.AppendUvarint(nil, uint64(len(frame)))
+	if _, err := c.Write(append(msg, frame...)); err != nil {
+		return false
+	}
+	return true
+}
+
+func linkMAC(key []byte, parts ...string) string {
+	h := hmac.New(sha256.New, key)
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestLinkHandshakeFlood: connections that never prove the key hold at
+// most a bounded number of handshakes (the others are closed without a
+// greeting, not left to hold a goroutine and a buffer each), and frames
+// between the nodes still arrive meanwhile.
+func TestLinkHandshakeFlood(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	a, b := openLink(t, r.URL, 0, "", nil), openLink(t, r.URL, 0, "", evB)
+	const flood = 150
+	conns := make([]net.Conn, 0, flood)
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	for range flood {
+		c, err := net.DialTimeout("tcp", b.LinkAddr(), wait)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	greeted := 0
+	for _, c := range conns {
+		_ = c.SetReadDeadline(time.Now().Add(wait))
+		if line, err := bufio.NewReader(c).ReadString('\n'); err == nil && strings.HasPrefix(line, "smcp-link/1 ") {
+			greeted++
+		}
+	}
+	if greeted > 64 || greeted == 0 {
+		t.Fatalf("%d of %d silent connections were greeted, want between 1 and 64", greeted, flood)
+	}
+	t.Logf("%d of %d silent connections greeted, the others closed at once", greeted, flood)
+	for i := range 3 {
+		if err := sendWaiting(a, id(b), fmt.Sprint("f-", i), 200*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		receives(t, evB, fmt.Sprint("f-", i))
+	}
+}

@@ -44,8 +44,9 @@ type node struct {
 	log string
 }
 
-// startNode runs a server process using Redis at redisURL.
-func startNode(t *testing.T, bin, redisURL string, ttl time.Duration) *node {
+// startNode runs a server process using Redis at redisURL, with extra
+// arguments.
+func startNode(t *testing.T, bin, redisURL string, ttl time.Duration, extra ...string) *node {
 	t.Helper()
 	dir := t.TempDir()
 	if keep := os.Getenv("SMCP_CLUSTER_LOGS"); keep != "" { // keep the logs there
@@ -56,6 +57,7 @@ func startNode(t *testing.T, bin, redisURL string, ttl time.Duration) *node {
 	if redisURL != "" { // "": a single node without Redis, for comparison
 		args = append(args, "--redis", redisURL, "--cluster-ttl", ttl.String())
 	}
+	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	stderr, err := os.Create(logPath + ".stderr")
 	if err != nil {
@@ -144,13 +146,19 @@ func cluster(t *testing.T, n int, ttl time.Duration) (*redistest.Redis, []*node)
 	return clusterOn(t, redistest.Start(t), n, ttl)
 }
 
-// clusterOn starts n nodes with lease ttl using Redis r.
+// clusterOn starts n nodes with lease ttl using Redis r. The third node
+// runs without a node link (--cluster-link off): requests to and from it
+// go through Redis, those between the others over their links.
 func clusterOn(t *testing.T, r *redistest.Redis, n int, ttl time.Duration) (*redistest.Redis, []*node) {
 	t.Helper()
 	bin := testutil.Binary(t)
 	nodes := make([]*node, n)
 	for i := range nodes {
-		nodes[i] = startNode(t, bin, r.URL, ttl)
+		var extra []string
+		if i == 2 {
+			extra = []string{"--cluster-link", "off"}
+		}
+		nodes[i] = startNode(t, bin, r.URL, ttl, extra...)
 	}
 	return r, nodes
 }

@@ -684,7 +684,11 @@ type linkWriter struct {
 
 // write writes batch, up to maxBatch bytes at once.
 func (w *linkWriter) write(n *Node, batch []outFrame) error {
-	_ = w.c.SetWriteDeadline(time.Now().Add(n.opts.OpTimeout))
+	size := 0
+	for _, f := range batch {
+		size += len(f.frame)
+	}
+	_ = w.c.SetWriteDeadline(time.Now().Add(writeTime(n.opts.OpTimeout, size)))
 	for len(batch) > 0 {
 		w.buf = w.buf[:0]
 		k := 0
@@ -714,6 +718,15 @@ func (w *linkWriter) write(n *Node, batch []outFrame) error {
 		w.buf = nil
 	}
 	return nil
+}
+
+// minLinkRate is the slowest a link may take bytes before its peer counts
+// as stuck: a batch may take the command timeout plus its size at this rate.
+const minLinkRate = 4 << 20 // bytes per second
+
+// writeTime bounds the write of size bytes.
+func writeTime(opTimeout time.Duration, size int) time.Duration {
+	return opTimeout + time.Duration(size)*time.Second/minLinkRate
 }
 
 // listening tells whether node still listens on its Redis channel (a

@@ -248,3 +248,34 @@ func TestLinkHandshakeFlood(t *testing.T) {
 		receives(t, evB, fmt.Sprint("f-", i))
 	}
 }
+
+// TestLinkLargeFrames: frames larger than a batch (4 MiB) and small ones
+// between them arrive whole and in order over a link.
+func TestLinkLargeFrames(t *testing.T) {
+	r := redistest.Start(t)
+	evB := &events{}
+	a, b := openLink(t, r.URL, 0, "", nil), openLink(t, r.URL, 0, "", evB)
+	sizes := []int{10, 5 << 20, 20, 3 << 20, 2 << 20, 30, 9 << 20, 40}
+	want := make([][]byte, len(sizes))
+	for i, n := range sizes {
+		f := make([]byte, n)
+		for k := range f {
+			f[k] = byte('a' + (i+k)%26)
+		}
+		want[i] = f
+		a.SendAsync(id(b), slices.Clone(f), func(err error) { t.Errorf("frame %d: %v", i, err) })
+	}
+	for i := range want {
+		select {
+		case f := <-evB.frames:
+			if !slices.Equal(f, want[i]) {
+				t.Fatalf("frame %d: %d bytes, want %d (or not in order)", i, len(f), len(want[i]))
+			}
+		case <-time.After(wait):
+			t.Fatalf("frame %d never arrived", i)
+		}
+	}
+	if cluster.Linked(a) != int64(len(sizes)) {
+		t.Fatalf("%d frames over the link, want %d", cluster.Linked(a), len(sizes))
+	}
+}

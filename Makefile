@@ -101,6 +101,9 @@ lint:
 	out=$$(gofmt -l $$files); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	@# The command builds for the other systems users run it on (the tests are Linux's).
+	GOOS=windows $(GO) build -o /dev/null ./cmd/smcp-browse
+	GOOS=darwin $(GO) build -o /dev/null ./cmd/smcp-browse
 
 demo: build
 	./$(BIN) --demo

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -224,7 +223,7 @@ func (r *Redis) Kill() {
 	if r.cmd == nil {
 		return
 	}
-	_ = r.cmd.Process.Signal(syscall.SIGCONT)
+	r.Resume() // a paused server dies at once too
 	_ = r.cmd.Process.Kill()
 	<-r.exited // its sockets are closed
 	r.cmd = nil
@@ -240,13 +239,6 @@ func (r *Redis) Restart(down time.Duration) {
 		r.t.Fatalf("redis-server on %s never answered after a restart", r.Addr)
 	}
 }
-
-// Pause stops the server without closing its connections (SIGSTOP): it
-// hangs, as an overloaded or partitioned Redis does. Resume undoes it.
-func (r *Redis) Pause() { _ = r.cmd.Process.Signal(syscall.SIGSTOP) }
-
-// Resume continues a paused server.
-func (r *Redis) Resume() { _ = r.cmd.Process.Signal(syscall.SIGCONT) }
 
 // PID is the server's process id.
 func (r *Redis) PID() string { return strconv.Itoa(r.cmd.Process.Pid) }

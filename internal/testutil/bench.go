@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -56,15 +55,6 @@ func Pdftotext(tb testing.TB, file string) (wall, cpu time.Duration) {
 		tb.Fatalf("pdftotext %s: %v", file, err)
 	}
 	return time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-}
-
-// ProcessCPU is the CPU time this process has used.
-func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Median is the median of some durations (0 for none).

@@ -101,16 +101,6 @@ func (t *wsTransport) read() {
 	t.readFailed(err)
 }
 
-// rawConn returns c's file descriptor access, or nil (TLS, pipes).
-func rawConn(c net.Conn) syscall.RawConn {
-	if sc, ok := c.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			return raw
-		}
-	}
-	return nil
-}
-
 // readRaw is read on a socket.
 func (t *wsTransport) readRaw(raw syscall.RawConn, fr *frameReader) error {
 	var (
@@ -121,11 +111,11 @@ func (t *wsTransport) readRaw(raw syscall.RawConn, fr *frameReader) error {
 		for {
 			renewed = t.renewDeadline(renewed)
 			buf := fr.space()
-			n, e := syscall.Read(int(fd), buf)
+			n, e := readFd(fd, buf)
 			switch {
-			case e == syscall.EINTR:
+			case e == errInterrupted:
 				continue
-			case e == syscall.EAGAIN:
+			case e == errWouldBlock:
 				return false // wait for the poller
 			case e != nil:
 				err = e
@@ -216,7 +206,7 @@ func (t *wsTransport) readFailed(err error) {
 // progress, which may be the caller's own.
 func closeConn(c net.Conn) {
 	if raw := rawConn(c); raw != nil {
-		if err := raw.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) }); err == nil {
+		if err := raw.Control(shutdownFd); err == nil {
 			return
 		}
 	}
@@ -576,11 +566,9 @@ const minQueueLimit = 64 << 20
 
 func newFrameWriter(conn net.Conn, maxQueue int64) *frameWriter {
 	w := &frameWriter{conn: conn, maxQueue: int(min(maxQueue, int64(^uint(0)>>1)))}
-	if sc, ok := conn.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			w.raw = raw
-			w.writeFd = w.writeNow
-		}
+	if raw := rawConn(conn); raw != nil {
+		w.raw = raw
+		w.writeFd = w.writeNow
 	}
 	return w
 }
@@ -683,14 +671,14 @@ func (w *frameWriter) tryWrite(b []byte) (int, error) {
 // ("done") also when the socket is full, so that nothing waits.
 func (w *frameWriter) writeNow(fd uintptr) bool {
 	for w.outN < len(w.out) {
-		m, err := syscall.Write(int(fd), w.out[w.outN:])
+		m, err := writeFd(fd, w.out[w.outN:])
 		if m > 0 {
 			w.outN += m
 		}
 		switch {
-		case err == syscall.EINTR:
+		case err == errInterrupted:
 			continue
-		case err == syscall.EAGAIN:
+		case err == errWouldBlock:
 			return true // full: the rest is queued
 		case err != nil:
 			w.outErr = err

@@ -174,12 +174,22 @@ func TestDocumentOutlineOpensThePageAtTheHeading(t *testing.T) {
 // index without reading a page (a big PDF's pages are read one by one as
 // a reader asks), indented by level, each with its page; a page the
 // server has not read lists no element count. Choosing a bookmark opens
-// its page.
+// its page at the heading it names (lower on the page, after text that
+// mentions it; the heading numbered, the bookmark not, as texinfo makes
+// them).
 func TestDocumentOutlineIsThePDFsBookmarks(t *testing.T) {
+	chapter := []protocol.DPEElementDetail{el("h-c1", "heading", "", map[string]any{"level": 1, "text": "Chapter One"})}
+	for i := range 30 {
+		chapter = append(chapter, el(fmt.Sprintf("t-c%d", i), "text", "", map[string]any{"text": fmt.Sprintf("Paragraph %d says the scope of it comes later.", i)}))
+	}
+	chapter = append(chapter, el("h-c2", "heading", "", map[string]any{"level": 2, "text": "1.2 Scope of it"}))
+	for i := range 30 {
+		chapter = append(chapter, el(fmt.Sprintf("t-d%d", i), "text", "", map[string]any{"text": fmt.Sprintf("Scope paragraph %d.", i)}))
+	}
 	doc := mkDoc(testHost, "manual", "docs", "pdf", "Manual", nil, "", testNow,
 		protocol.DPEPage{Title: "Cover", Elements: longPage(1, 1).Elements},
 		protocol.DPEPage{Title: "Page 2"},
-		protocol.DPEPage{Title: "Chapter One"})
+		protocol.DPEPage{Title: "Chapter One", Elements: chapter})
 	doc.bookmarks = map[int][]protocol.DPEBookmark{
 		0: {{Title: "Cover", Level: 1}},
 		2: {{Title: "Chapter One", Level: 1}, {Title: "Scope\x1b[31m of it", Level: 2}},
@@ -203,6 +213,9 @@ func TestDocumentOutlineIsThePDFsBookmarks(t *testing.T) {
 	hs.press("enter")
 	if got := hs.pageTitle(); !strings.HasPrefix(got, "Page 3/3") {
 		t.Fatalf("opened %q, want page 3", got)
+	}
+	if got := hs.topLine(); !strings.Contains(got, "Scope of it") {
+		t.Fatalf("the bookmark opened its page at %q, want its heading Scope of it:\n%s", got, hs.screen())
 	}
 }
 

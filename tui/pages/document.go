@@ -377,6 +377,9 @@ func (s *documentScreen) openOutline(m docOutlineMsg) tea.Cmd {
 		t := targets[sel[0]]
 		ps := newPageScreen(s.c, s.comp, s.info(), t.page)
 		ps.jumpTo = t.elementID
+		if m.bookmarks {
+			ps.jumpTitle = t.text // a bookmark names a place, not an element
+		}
 		return common.PushCmd(ps)
 	})
 	p.Filterable = true

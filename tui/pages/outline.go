@@ -3,6 +3,7 @@ package pages
 import (
 	"context"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -89,6 +90,34 @@ func headingProbe(text string) string {
 	}
 	r := []rune(b.String())
 	return string(r[:min(len(r), 24)])
+}
+
+// sectionNumber is a heading's number before its words: "7.1.1.6",
+// "A.1", "Appendix A", "Chapter 3.", ...
+var sectionNumber = regexp.MustCompile(`^(?:(?:appendix|chapter|section|part)\s+)?(?:[0-9]+|[a-z])(?:\.[0-9a-z]+)*\.?\s+`)
+
+// titleKey is how a bookmark's title and a heading (or a rendered line)
+// are compared: lower case, without the heading's #s, its section number
+// (texinfo's bookmarks leave it out) and punctuation (a hyphen the PDF's
+// text lost at a line break), words one space apart.
+func titleKey(s string) string {
+	s = strings.ToLower(strings.TrimLeftFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	s = sectionNumber.ReplaceAllString(s, "")
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+		case unicode.IsSpace(r):
+			space = true
+		}
+	}
+	return b.String()
 }
 
 // currentHeading returns the index of the heading the view at line y is

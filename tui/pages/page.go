@@ -47,10 +47,12 @@ type pageScreen struct {
 	showEls  bool
 	focusEls bool
 
-	// jumpTo (an element ID) and highlight (a search, with the line it was
-	// found on) are applied once the page is rendered: the screen was
-	// opened from an outline, a link or a content search.
+	// jumpTo (an element ID), jumpTitle (a PDF bookmark's title) and
+	// highlight (a search, with the line it was found on) are applied once
+	// the page is rendered: the screen was opened from an outline, a link
+	// or a content search.
 	jumpTo      string
+	jumpTitle   string
 	highlight   string
 	highlightAt string
 
@@ -118,7 +120,7 @@ func (s *pageScreen) goToCmd(index int) tea.Cmd {
 	s.index = index
 	s.page, s.err = nil, ""
 	s.live.Cancel()
-	s.jumpTo, s.highlight, s.highlightAt = "", "", ""
+	s.jumpTo, s.jumpTitle, s.highlight, s.highlightAt = "", "", "", ""
 	s.v.Reset()
 	s.els = list.Nav{}
 	s.els.SetHeight(max(s.pagerHeight()-3, 1))
@@ -285,13 +287,55 @@ func (s *pageScreen) arrive() {
 		s.highlight, s.highlightAt = "", ""
 		s.v.Pager().Search(q)
 		s.v.Pager().NearLine(s.matchLine(at, q))
-		s.jumpTo = ""
+		s.jumpTo, s.jumpTitle = "", ""
 		return
 	}
 	if s.jumpTo != "" {
 		id := s.jumpTo
 		s.jumpTo = ""
 		s.scrollToElement(id)
+	}
+	if s.jumpTitle != "" {
+		title := s.jumpTitle
+		s.jumpTitle = ""
+		s.scrollToTitle(title)
+	}
+}
+
+// scrollToTitle brings the place a bookmark names to the top of the view,
+// comparing by titleKey: the page's heading of that title, else a heading
+// the title starts with (a heading the PDF's text split in two), else the
+// first line that starts with the title, else the first that holds it. The
+// page stays at its top when none does (a bookmark may name a figure).
+func (s *pageScreen) scrollToTitle(title string) {
+	key := titleKey(title)
+	if key == "" {
+		return
+	}
+	hs, at := s.locatedOutline()
+	if at != nil {
+		for i, h := range hs {
+			if at[i] >= 0 && titleKey(h.text) == key {
+				s.v.Pager().SetY(at[i])
+				return
+			}
+		}
+		for i, h := range hs {
+			if hk := titleKey(h.text); at[i] >= 0 && 2*len(hk) >= len(key) && strings.HasPrefix(key, hk) {
+				s.v.Pager().SetY(at[i])
+				return
+			}
+		}
+	}
+	probe := titleKey(headingProbe(title))
+	for i, l := range s.v.Pager().PlainLines() {
+		if strings.HasPrefix(titleKey(l), probe) {
+			s.v.Pager().SetY(i)
+			return
+		}
+	}
+	if l := s.lineOf(title); l >= 0 {
+		s.v.Pager().SetY(l)
 	}
 }
 

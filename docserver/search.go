@@ -38,25 +38,11 @@ const (
 )
 
 // SearchMatch is one page (a line of it, for a literal search) that holds
-// the query.
-type SearchMatch struct {
-	DocRef    string `json:"doc_ref"`
-	URI       string `json:"uri"` // the page's Level 2 URI
-	Title     string `json:"title"`
-	FileType  string `json:"file_type"`
-	Path      string `json:"path"`
-	PageIndex int    `json:"page_index"`
-	ElementID string `json:"element_id"`
-	Line      string `json:"line"`
-	Start     int    `json:"start"` // byte offsets of the (first) match in Line
-	End       int    `json:"end"`
-	// Highlights are the byte offsets of every match in Line.
-	Highlights [][2]int `json:"highlights,omitempty"`
-	// Score ranks the match (BM25; higher is better). A page the index
-	// does not hold yet, found by scanning, and every literal match, score
-	// 0 and come after the ranked ones.
-	Score float64 `json:"score"`
-}
+// the query: what the Computer relays in client:search_finder (Server is
+// left for it to fill in). Score is BM25; a page the index does not hold
+// yet, found by scanning, and every literal match score 0 and come after
+// the ranked ones.
+type SearchMatch = protocol.SearchMatch
 
 // SearchResult is one step of a search.
 type SearchResult struct {

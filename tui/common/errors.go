@@ -44,17 +44,10 @@ func DescribeError(err error, op Operation) string {
 			return detail
 		}
 	}
-	var sentence string
-	switch code {
-	case protocol.CodeDocumentNotFound:
-		sentence = "this document no longer exists"
-	case protocol.CodePageOutOfRange:
-		sentence = "this page is out of range"
-	case protocol.CodeElementNotFound:
-		sentence = "this element no longer exists"
-	case protocol.CodeInvalidDPEURI:
-		sentence = "the dpe:// URI is invalid"
-	case protocol.CodeNotFound:
+	sentence, ok := codeSentences[code]
+	switch {
+	case ok:
+	case code == protocol.CodeNotFound:
 		switch {
 		case unsupported(detail):
 			sentence = "not supported by this computer"
@@ -63,17 +56,7 @@ func DescribeError(err error, op Operation) string {
 		default:
 			sentence = "the computer is not in the office (it left or never joined)"
 		}
-	case protocol.CodeTimeout:
-		sentence = "timed out waiting for the computer"
-	case protocol.CodeNotInRoom:
-		sentence = "this session is not in the office"
-	case protocol.CodeCrossRoomAccess:
-		sentence = "the computer belongs to another office"
-	case protocol.CodeForbidden:
-		sentence = "only an agent may ask this"
-	case protocol.CodeMCPCapabilityNotSupported:
-		sentence = "not supported by this computer"
-	case protocol.CodeMCPServerNotFound:
+	case code == protocol.CodeMCPServerNotFound:
 		if pe != nil {
 			if servers := unavailableServers(pe); len(servers) > 0 {
 				return fmt.Sprintf("%d · %s", code, describeServers(servers))
@@ -90,6 +73,20 @@ func DescribeError(err error, op Operation) string {
 		return fmt.Sprintf("%d · %s — %s", code, sentence, detail)
 	}
 	return fmt.Sprintf("%d · %s", code, sentence)
+}
+
+// codeSentences say what the codes whose meaning does not depend on the
+// request mean here.
+var codeSentences = map[int]string{
+	protocol.CodeDocumentNotFound:          "this document no longer exists",
+	protocol.CodePageOutOfRange:            "this page is out of range",
+	protocol.CodeElementNotFound:           "this element no longer exists",
+	protocol.CodeInvalidDPEURI:             "the dpe:// URI is invalid",
+	protocol.CodeTimeout:                   "timed out waiting for the computer",
+	protocol.CodeNotInRoom:                 "this session is not in the office",
+	protocol.CodeCrossRoomAccess:           "the computer belongs to another office",
+	protocol.CodeForbidden:                 "only an agent may ask this",
+	protocol.CodeMCPCapabilityNotSupported: "not supported by this computer",
 }
 
 // unsupported recognises the replies of a peer that does not know an event.

@@ -82,7 +82,26 @@ type guard struct {
 	n    int64  // bytes in the current line
 	out  []byte // what Read hands out next
 	err  error  // src's error, once it is reached
+
+	// An SSE stream (sse.go): its JSON-RPC messages are its "data:"
+	// lines; other lines carry none and are only bounded, and so is an
+	// event (its lines up to a blank one) as a whole.
+	sse     bool
+	kind    int // of the current SSE line: lineUndecided, lineData, lineOther
+	head    [len(ssePrefix)]byte
+	headLen int   // the current SSE line's first bytes, while undecided
+	event   int64 // bytes of the current SSE event's lines before this one
 }
+
+// Kinds of SSE lines.
+const (
+	lineUndecided = iota
+	lineData
+	lineOther
+)
+
+// ssePrefix starts an SSE line that carries data.
+const ssePrefix = "data:"
 
 func newGuard(src io.Reader, log *slog.Logger, server string) *guard {
 	return &guard{src: src, log: &ratelog.Logger{Log: log.With("server", server)}, maxBytes: MaxMessageBytes, maxDepth: MaxDepth}
@@ -130,13 +149,13 @@ func (g *guard) scan() {
 	if end >= 0 {
 		chunk = chunk[:end]
 	}
-	g.sc.feed(chunk, g.maxDepth)
 	g.n += int64(len(chunk))
 	if g.n <= g.maxBytes {
 		g.line = append(g.line, chunk...)
 	} else {
 		g.line = nil
 	}
+	g.feed(chunk, end >= 0)
 	if end < 0 {
 		g.buf = g.buf[:0]
 		return
@@ -145,8 +164,38 @@ func (g *guard) scan() {
 	g.finish(true)
 }
 
+// feed passes the current line's JSON, chunk by chunk, to the scanner:
+// all of a stdio line; of an SSE line, what follows "data:" once its first
+// bytes (kept in head) tell that it starts so.
+func (g *guard) feed(chunk []byte, ends bool) {
+	if !g.sse {
+		g.sc.feed(chunk, g.maxDepth)
+		return
+	}
+	switch g.kind {
+	case lineUndecided:
+		k := copy(g.head[g.headLen:], chunk)
+		g.headLen += k
+		if g.headLen < len(ssePrefix) && !ends {
+			return
+		}
+		if string(g.head[:g.headLen]) != ssePrefix {
+			g.kind = lineOther
+			return
+		}
+		g.kind = lineData
+		g.sc.feed(chunk[k:], g.maxDepth)
+	case lineData:
+		g.sc.feed(chunk, g.maxDepth)
+	}
+}
+
 // finish ends the current line: it is handed out, replaced or dropped.
 func (g *guard) finish(newline bool) {
+	if g.sse {
+		g.finishSSE(newline)
+		return
+	}
 	switch {
 	case g.n > g.maxBytes:
 		g.refuse(reasonTooLarge)
@@ -183,7 +232,43 @@ func (g *guard) refuse(reason string) {
 	if err != nil {
 		return
 	}
+	if g.sse {
+		b = append([]byte(ssePrefix+" "), b...)
+	}
 	g.out = append(b, '\n')
+}
+
+// finishSSE ends an SSE line: a data line is handed out, replaced or
+// dropped as a stdio line is; another line is dropped when over the bound;
+// a line that would take what its event passed on over the bound is
+// dropped (the event's data is then incomplete, and mcp-go drops it).
+func (g *guard) finishSSE(newline bool) {
+	blank := g.n == 0 || (g.n == 1 && len(g.line) == 1 && g.line[0] == '\r')
+	switch {
+	case blank:
+		g.out = append(g.line, '\n')
+		g.event = 0
+	case g.kind == lineData && (g.n > g.maxBytes || g.sc.tooDeep):
+		reason := reasonTooLarge
+		if g.n <= g.maxBytes {
+			reason = reasonTooDeep
+		}
+		g.refuse(reason)
+	case g.n > g.maxBytes || g.event+g.n > g.maxBytes:
+		g.log.Warn("mcp server SSE line refused", "bytes", g.n, "event_bytes", g.event+g.n, "max_bytes", g.maxBytes)
+	default:
+		g.out = g.line
+		if newline {
+			g.out = append(g.out, '\n')
+		}
+	}
+	if !blank {
+		g.event += int64(len(g.out))
+	}
+	g.line = nil
+	g.n = 0
+	g.kind, g.headLen = lineUndecided, 0
+	g.sc = scanState{}
 }
 
 // scanState follows one line of JSON as it streams by, without keeping

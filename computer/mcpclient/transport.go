@@ -41,7 +41,7 @@ func Dial(ctx context.Context, s config.Server, log *slog.Logger) (Transport, er
 	case config.TypeStdio:
 		return dialStdio(ctx, s, log)
 	case config.TypeSSE:
-		var opts []transport.ClientOption
+		opts := []transport.ClientOption{transport.WithHTTPClient(boundedClient(log, s.BundleID))}
 		if len(s.Params.Headers) > 0 {
 			opts = append(opts, transport.WithHeaders(s.Params.Headers))
 		}
@@ -54,7 +54,7 @@ func Dial(ctx context.Context, s config.Server, log *slog.Logger) (Transport, er
 		}
 		return lostAware(t), nil
 	case config.TypeStreamable:
-		var opts []transport.StreamableHTTPCOption
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(boundedClient(log, s.BundleID))}
 		if len(s.Params.Headers) > 0 {
 			opts = append(opts, transport.WithHTTPHeaders(s.Params.Headers))
 		}

@@ -9,7 +9,9 @@
 //
 // Files: node.go (a node's options and lifecycle), lease.go (the lease,
 // its heartbeat, fencing and the reaping of dead nodes), seats.go (the
-// office state: join, leave, route, list), link.go (frames over links),
+// office state: join, leave, route, list), link.go, link_handshake.go and
+// link_peer.go (frames over links: listening and receiving, the
+// handshake, the links this node dialled),
 // outbox.go and inbox.go (frames through Redis), scripts.go (the Lua
 // scripts).
 package cluster

@@ -33,7 +33,8 @@ import (
 //
 // Frames to a node whose link cannot be dialled (no link advertised, a
 // firewall, a handshake refused) go through Redis as before, and the link
-// is tried again later. A link that breaks hands its queued frames to
+// is tried again later; frames do not wait for a dial again (only the
+// first dial of a link holds its frames). A link that breaks hands its queued frames to
 // Redis; the frames of a write that failed are answered by whether the
 // node still listens on its Redis channel: a request fails ErrNotDelivered
 // when it does not, ErrLinkBroken when it does (it may have arrived, so it

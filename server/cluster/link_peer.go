@@ -31,20 +31,27 @@ type peer struct {
 }
 
 // send queues f, starting the link when it is not up; false when the link
-// is down.
+// is down or being dialled again (the frame then goes through Redis).
 func (p *peer) send(f outFrame) bool {
 	p.mu.Lock()
 	if p.broken || p.removed || p.closing || time.Now().Before(p.down) || p.bytes+len(f.frame) > maxQueued {
 		p.mu.Unlock()
 		return false
 	}
-	p.queue = append(p.queue, f)
-	p.bytes += len(f.frame)
 	if !p.running {
 		p.running = true
 		p.done = make(chan struct{})
 		go p.run()
 	}
+	if p.conn == nil && p.fails > 0 {
+		// Dialling again after a failed dial: the frames go through Redis
+		// meanwhile rather than wait for a dial that may fail again (a
+		// firewall that drops the packets holds it for the timeout).
+		p.mu.Unlock()
+		return false
+	}
+	p.queue = append(p.queue, f)
+	p.bytes += len(f.frame)
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:

@@ -279,3 +279,49 @@ func TestLinkLargeFrames(t *testing.T) {
 		t.Fatalf("%d frames over the link, want %d", cluster.Linked(a), len(sizes))
 	}
 }
+
+// TestLinkRedialDoesNotHoldFrames: once a dial of a node's link has
+// failed, frames to that node go through Redis while the link is dialled
+// again, rather than wait for a dial that may fail again (a firewall that
+// drops packets holds it for the timeout). Here the node's link address
+// accepts connections and never greets: the first frame waits for the
+// first dial, which the test ends; the frame sent while the second dial
+// hangs arrives before the test lets that dial end.
+func TestLinkRedialDoesNotHoldFrames(t *testing.T) {
+	r := redistest.Start(t)
+	evC := &events{frames: make(chan []byte, 100)}
+	a, err := cluster.Open(context.Background(), cluster.Options{URL: r.URL, OpTimeout: time.Minute, OnFrame: func([]byte) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	c := openLink(t, r.URL, 0, "", evC)
+	cluster.StopListening(c)
+	silent, err := net.Listen("tcp", c.LinkAddr()) // takes the link's port: accepts, never greets
+	if err != nil {
+		t.Skipf("cannot take the link's port again: %v", err)
+	}
+	defer silent.Close()
+	held := make(chan net.Conn, 4)
+	go func() {
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held <- conn
+		}
+	}()
+	a.SendAsync(id(c), []byte("first"), nil)
+	first := <-held // the first dial hangs in its handshake
+	_ = first.Close()
+	receives(t, evC, "first")           // through Redis once that dial failed
+	time.Sleep(1100 * time.Millisecond) // the first wait before dialling again (1 s)
+	a.SendAsync(id(c), []byte("second"), nil)
+	second := <-held // the second dial hangs too
+	defer second.Close()
+	receives(t, evC, "second") // not held by it
+	if cluster.Linked(a) != 0 || cluster.Published(a) != 2 {
+		t.Fatalf("linked %d, published %d; want 0 and 2", cluster.Linked(a), cluster.Published(a))
+	}
+}

@@ -145,7 +145,14 @@ func (r repeatReader) Read(p []byte) (int, error) {
 // connection goes on serving.
 func TestHugeReadFailsAtOnce(t *testing.T) {
 	_, rec := startManager(t, Options{RequestTimeout: 30 * time.Second}, selfServer("self"))
-	c := rec.up(t)
+	hugeReadFailsAtOnce(t, rec.up(t))
+}
+
+// hugeReadFailsAtOnce reads a resource bigger than MaxMessageBytes from c
+// (its RequestTimeout far away): the read fails with ErrTooLarge, and c
+// then answers a tool call.
+func hugeReadFailsAtOnce(t *testing.T, c *Conn) {
+	t.Helper()
 	start := time.Now()
 	_, err := c.Read(context.Background(), "test://huge/1")
 	if !errors.Is(err, ErrTooLarge) {

@@ -13,28 +13,31 @@ import (
 	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
+// httpServers serve an MCP server over Streamable HTTP and over SSE with
+// mcp-go's handlers, returning the URL to configure.
+var httpServers = []struct {
+	typ   string
+	serve func(*server.MCPServer) (*httptest.Server, string)
+}{
+	{config.TypeStreamable, func(s *server.MCPServer) (*httptest.Server, string) {
+		ts := httptest.NewServer(server.NewStreamableHTTPServer(s))
+		return ts, ts.URL + "/mcp"
+	}},
+	{config.TypeSSE, func(s *server.MCPServer) (*httptest.Server, string) {
+		ts := httptest.NewUnstartedServer(nil)
+		ts.Config.Handler = server.NewSSEServer(s, server.WithBaseURL("http://"+ts.Listener.Addr().String()))
+		ts.Start()
+		return ts, ts.URL + "/sse"
+	}},
+}
+
 // TestHTTPTransports runs the test server behind mcp-go's Streamable HTTP
 // and SSE handlers and checks the same session behaviour as over stdio:
 // initialize, list, read, call, and a list_changed notification.
 func TestHTTPTransports(t *testing.T) {
-	tests := []struct {
-		typ     string
-		handler func(*server.MCPServer, string) (*httptest.Server, string)
-	}{
-		{config.TypeStreamable, func(s *server.MCPServer, _ string) (*httptest.Server, string) {
-			ts := httptest.NewServer(server.NewStreamableHTTPServer(s))
-			return ts, ts.URL + "/mcp"
-		}},
-		{config.TypeSSE, func(s *server.MCPServer, _ string) (*httptest.Server, string) {
-			ts := httptest.NewUnstartedServer(nil)
-			ts.Config.Handler = server.NewSSEServer(s, server.WithBaseURL("http://"+ts.Listener.Addr().String()))
-			ts.Start()
-			return ts, ts.URL + "/sse"
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range httpServers {
 		t.Run(tt.typ, func(t *testing.T) {
-			ts, url := tt.handler(newTestServer(), "")
+			ts, url := tt.serve(newTestServer())
 			t.Cleanup(ts.Close) // after the manager stops (cleanups run last-in first-out)
 			s := config.Server{Key: "web", Name: "web", BundleID: "web", Type: tt.typ, Params: config.Params{URL: url}}
 			_, rec := startManager(t, Options{}, s)

@@ -1,17 +1,12 @@
 package mcpclient
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
-
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/smcp-browse/smcp-browse/computer/config"
 )
@@ -81,37 +76,13 @@ func TestGuardSSE(t *testing.T) {
 // has gone by, not at the request's timeout, and the connection goes on
 // serving. Before, mcp-go read either whole into memory.
 func TestHTTPHugeAnswerRefused(t *testing.T) {
-	for _, tt := range []struct {
-		typ     string
-		handler func(*server.MCPServer) (*httptest.Server, string)
-	}{
-		{config.TypeStreamable, func(s *server.MCPServer) (*httptest.Server, string) {
-			ts := httptest.NewServer(server.NewStreamableHTTPServer(s))
-			return ts, ts.URL + "/mcp"
-		}},
-		{config.TypeSSE, func(s *server.MCPServer) (*httptest.Server, string) {
-			ts := httptest.NewUnstartedServer(nil)
-			ts.Config.Handler = server.NewSSEServer(s, server.WithBaseURL("http://"+ts.Listener.Addr().String()))
-			ts.Start()
-			return ts, ts.URL + "/sse"
-		}},
-	} {
+	for _, tt := range httpServers {
 		t.Run(tt.typ, func(t *testing.T) {
-			ts, url := tt.handler(newTestServer())
+			ts, url := tt.serve(newTestServer())
 			t.Cleanup(ts.Close)
 			s := config.Server{Key: "web", Name: "web", BundleID: "web", Type: tt.typ, Params: config.Params{URL: url}}
 			_, rec := startManager(t, Options{RequestTimeout: 30 * time.Second}, s)
-			c := rec.up(t)
-			start := time.Now()
-			_, err := c.Read(context.Background(), "test://huge/1")
-			if !errors.Is(err, ErrTooLarge) {
-				t.Fatalf("read of a huge resource: %v, want ErrTooLarge", err)
-			}
-			t.Logf("refused after %v: %v", time.Since(start), err)
-			res, err := c.CallTool(context.Background(), "echo", map[string]any{"message": "still here"})
-			if err != nil || res.IsError {
-				t.Fatalf("echo after the refusal: %v %+v", err, res)
-			}
+			hugeReadFailsAtOnce(t, rec.up(t))
 		})
 	}
 }

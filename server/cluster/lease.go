@@ -176,8 +176,7 @@ func (n *Node) sweep(ctx context.Context) {
 	}
 	if n.opts.Waiting != nil {
 		for _, w := range n.opts.Waiting() {
-			subs, err := n.rdb.PubSubNumSub(ctx, n.channel(w)).Result()
-			if err == nil && subs[n.channel(w)] == 0 {
+			if !n.listening(ctx, w) {
 				n.nodeGone(w, gone)
 			}
 		}
@@ -188,9 +187,11 @@ func (n *Node) sweep(ctx context.Context) {
 }
 
 // nodeGone reports node gone, and logs it the first sweep it is seen
-// gone; gone collects this sweep's.
+// gone; gone collects this sweep's (nil outside a sweep).
 func (n *Node) nodeGone(node string, gone map[string]bool) {
-	gone[node] = true
+	if gone != nil {
+		gone[node] = true
+	}
 	if n.links != nil {
 		n.links.drop(node)
 	}

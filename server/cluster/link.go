@@ -323,24 +323,17 @@ func (l *links) close(ctx context.Context) {
 
 // listening tells whether node still listens on its Redis channel (a
 // failed lookup counts as listening: nothing is known).
-func (n *Node) listening(node string) bool {
-	ctx, cancel := n.opCtx(n.ctx)
-	defer cancel()
+func (n *Node) listening(ctx context.Context, node string) bool {
 	subs, err := n.rdb.PubSubNumSub(ctx, n.channel(node)).Result()
 	return err != nil || subs[n.channel(node)] > 0
 }
 
-// checkListening reports node gone (OnNodeGone) when it no longer listens
-// on its Redis channel.
+// checkListening reports node gone when it no longer listens on its Redis
+// channel (asked when its link closed, without waiting for the sweep).
 func (n *Node) checkListening(node string) {
-	if n.listening(node) {
-		return
-	}
-	n.log.Warn("cluster: node gone (its link closed and it no longer listens)", "node", node)
-	if n.links != nil {
-		n.links.drop(node)
-	}
-	if n.opts.OnNodeGone != nil {
-		n.opts.OnNodeGone(node)
+	ctx, cancel := n.opCtx(n.ctx)
+	defer cancel()
+	if !n.listening(ctx, node) {
+		n.nodeGone(node, nil)
 	}
 }

@@ -53,10 +53,7 @@ func (p *peer) send(f outFrame) bool {
 	p.queue = append(p.queue, f)
 	p.bytes += len(f.frame)
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
+	signal(p.wake)
 	return true
 }
 
@@ -73,10 +70,7 @@ func (p *peer) shut(graceful bool) {
 		}
 	}
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
+	signal(p.wake)
 }
 
 // wait waits for run to end (or ctx).
@@ -151,10 +145,7 @@ func (p *peer) write(c net.Conn) {
 			if empty {
 				return
 			}
-			select { // more was queued before closing
-			case p.wake <- struct{}{}:
-			default:
-			}
+			signal(p.wake) // more was queued before closing
 		}
 	}
 }
@@ -219,10 +210,7 @@ func (p *peer) watch(c net.Conn) {
 		return
 	}
 	_ = c.Close()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
+	signal(p.wake)
 	p.l.n.log.Debug("cluster: node link closed by its node", "node", p.node, "err", err)
 	p.l.n.checkListening(p.node)
 }
@@ -249,7 +237,9 @@ func (p *peer) failed(batch []outFrame, err error) {
 	}
 	go func() {
 		why := fmt.Errorf("%w (node %s): %v", ErrLinkBroken, p.node, err)
-		if !p.l.n.listening(p.node) {
+		ctx, cancel := p.l.n.opCtx(p.l.n.ctx)
+		defer cancel()
+		if !p.l.n.listening(ctx, p.node) {
 			why = ErrNotDelivered
 		}
 		for _, f := range asked {

@@ -125,10 +125,7 @@ func (p *publisher) send(f outFrame) {
 	p.queue = append(p.queue, f)
 	p.bytes += len(f.frame)
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
+	signal(p.wake)
 }
 
 // recycle keeps the arrays of frames written for FrameBuffer.
@@ -346,6 +343,14 @@ func (p *publisher) answered(w outFrame, answer []byte) {
 		w.failed(err)
 	} else {
 		p.log.Warn("cluster: a frame did not reach its node", "err", err)
+	}
+}
+
+// signal wakes whoever waits on wake (1 buffered) without ever blocking.
+func signal(wake chan struct{}) {
+	select {
+	case wake <- struct{}{}:
+	default:
 	}
 }
 

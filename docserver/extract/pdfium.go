@@ -42,10 +42,12 @@ type pdfEngine struct {
 	scratch uint32 // guest buffer for out-parameters and strings
 	size    uint32 // its size
 	broken  bool   // a call failed in a way that leaves the instance unusable
-	// The context whose end raises the stop flag: its Done channel and
+	cause   error  // what broke it (fail)
+	// The context whose end raises the stop flag, its Done channel and
 	// the function that stops watching it.
-	watched <-chan struct{}
-	unwatch func() bool
+	watchedCtx context.Context
+	watched    <-chan struct{}
+	unwatch    func() bool
 }
 
 // scratchSize is the initial size of an engine's scratch buffer; it grows
@@ -117,12 +119,24 @@ func (e *pdfEngine) release() {
 	e.inst = nil
 }
 
+// fail marks the instance broken by err (the first cause is kept, for the
+// calls after it) and returns err.
+func (e *pdfEngine) fail(err error) error {
+	if !e.broken {
+		e.broken, e.cause = true, err
+	}
+	return err
+}
+
 // call calls an exported PDFium function with i32 arguments and returns
 // its first result's bits (0 for none). A failed call breaks the engine;
 // when ctx ended, its error is returned.
 func (e *pdfEngine) call(ctx context.Context, name string, args ...uint64) (r uint64, err error) {
 	if e.broken {
-		return 0, errors.New("pdf engine: the instance failed earlier")
+		// The cause stays visible: a read whose deadline stopped an
+		// earlier call (whose caller ignored the error: a free) fails
+		// with that deadline, not with a new error of its own.
+		return 0, fmt.Errorf("pdf engine: the instance failed earlier: %w", e.cause)
 	}
 	fn := e.fns[name]
 	if fn == nil {
@@ -133,27 +147,24 @@ func (e *pdfEngine) call(ctx context.Context, name string, args ...uint64) (r ui
 	}
 	if e.flagged {
 		if err := ctx.Err(); err != nil {
-			e.broken = true // its work is over: as if stopped mid-call
-			return 0, err
+			return 0, e.fail(err) // its work is over: as if stopped mid-call
 		}
 		if e.watch(ctx); e.broken {
-			return 0, errors.New("pdf engine: the instance was stopped")
+			return 0, fmt.Errorf("pdf engine: the instance was stopped: %w", e.cause)
 		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			e.broken = true
-			r, err = 0, fmt.Errorf("pdf engine: %s: %v", name, p)
+			r, err = 0, e.fail(fmt.Errorf("pdf engine: %s: %v", name, p))
 		}
 	}()
 	stack := e.stack[:max(len(args), 1)]
 	copy(stack, args)
 	if err := fn.CallWithStack(ctx, stack); err != nil {
-		e.broken = true
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return 0, e.fail(ctx.Err())
 		}
-		return 0, fmt.Errorf("pdf engine: %s: %w", name, err)
+		return 0, e.fail(fmt.Errorf("pdf engine: %s: %w", name, err))
 	}
 	return stack[0], nil
 }
@@ -167,9 +178,9 @@ func (e *pdfEngine) watch(ctx context.Context) {
 		return
 	}
 	if e.unwatch != nil && !e.unwatch() {
-		e.broken = true // the flag is (being) raised
+		e.fail(e.watchedCtx.Err()) // the flag is (being) raised: that context ended
 	}
-	e.watched, e.unwatch = done, nil
+	e.watchedCtx, e.watched, e.unwatch = ctx, done, nil
 	if done != nil && !e.broken {
 		mod := e.mod
 		e.unwatch = context.AfterFunc(ctx, func() { wasmstop.Stop(mod) })
@@ -220,8 +231,7 @@ func (e *pdfEngine) grow(ctx context.Context, n uint32) error {
 func (e *pdfEngine) read(p, n uint32) ([]byte, error) {
 	b, ok := e.mod.Memory().Read(p, n)
 	if !ok {
-		e.broken = true
-		return nil, errors.New("pdf engine: read outside its memory")
+		return nil, e.fail(errors.New("pdf engine: read outside its memory"))
 	}
 	return b, nil
 }
@@ -281,8 +291,7 @@ func (e *pdfEngine) cString(off uint32, s string) (uint32, error) {
 		return 0, errors.New("pdf engine: string too long")
 	}
 	if !e.mod.Memory().Write(e.scratch+off, append([]byte(s), 0)) {
-		e.broken = true
-		return 0, errors.New("pdf engine: write outside its memory")
+		return 0, e.fail(errors.New("pdf engine: write outside its memory"))
 	}
 	return e.scratch + off, nil
 }

@@ -117,8 +117,10 @@ func escapeSpan(b *strings.Builder, s string) {
 				b.WriteByte('\\')
 			}
 		case '<':
-			// Raw HTML and autolinks start with <letter, </, <! or <?.
-			if next, _ := utf8.DecodeRuneInString(s[i+size:]); next == '/' || next == '!' || next == '?' || unicode.IsLetter(next) {
+			// Raw HTML starts with <letter, </, <! or <?, and an email
+			// autolink's local part may start with a digit or most ASCII
+			// punctuation (<0@0>), so only "< " and a final '<' stay bare.
+			if next, _ := utf8.DecodeRuneInString(s[i+size:]); i+size < len(s) && !unicode.IsSpace(next) {
 				b.WriteByte('\\')
 			}
 		case '&':

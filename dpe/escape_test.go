@@ -81,6 +81,7 @@ var traps = []string{
 	"snake_case_name and C:\\path\\to",
 	"<https://example.com>",
 	"[^1] not a footnote",
+	"<0@0> and <user.name+tag@example.org> are not mail links",
 }
 
 func TestEscapeTextShowsPlainTextLiterally(t *testing.T) {

@@ -506,3 +506,44 @@ func TestAnswerBytesPassThrough(t *testing.T) {
 		t.Fatalf("the answer was re-encoded on the way: got %.120s…, want %.120s…", raw, body)
 	}
 }
+
+// TestCloseSendsNoCutShortAnswer checks that a handler cut short by Close
+// (its context cancelled) cannot answer: the agent hears that the computer
+// disconnected, never the value the handler returned as it was cancelled.
+func TestCloseSendsNoCutShortAnswer(t *testing.T) {
+	srv := servertest.Start(t, server.Options{})
+	ctx := testCtx(t)
+	const n = 20
+	started := make(chan struct{}, n)
+	cut := func(ctx context.Context, _ json.RawMessage) (any, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return protocol.GetToolsRet{ReqID: "cut short"}, nil
+	}
+	pcs := make([]*servertest.Computer, n)
+	for i := range pcs {
+		pcs[i] = servertest.NewComputer(t, srv.URL, "o1", fmt.Sprintf("pc%d", i), servertest.Handlers{protocol.EventGetTools: cut})
+	}
+	bot := agentIn(t, srv.URL, "o1")
+	errs := make(chan error, n)
+	for i := range pcs {
+		go func() {
+			raw, err := bot.Call(ctx, protocol.EventGetTools, protocol.ComputerCall{Agent: "bot", ReqID: "1", Computer: pcs[i].Name})
+			if err == nil {
+				err = fmt.Errorf("answered %s", raw)
+			}
+			errs <- err
+		}()
+	}
+	for range pcs {
+		<-started
+	}
+	for _, pc := range pcs {
+		go func() { _ = pc.Conn.Close() }()
+	}
+	for range pcs {
+		if err := <-errs; protocol.CodeOf(err) != protocol.CodeNotFound || !strings.Contains(err.Error(), "disconnected") {
+			t.Errorf("request to a computer that closed: %v, want 404 disconnected", err)
+		}
+	}
+}

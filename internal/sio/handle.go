@@ -100,7 +100,8 @@ func (c *Conn) serve(event string, h Handler, payload json.RawMessage, ack ackFu
 }
 
 // reply sends the ack for a handled event; a nil ack means the sender did
-// not ask for one.
+// not ask for one. Nothing is sent once Close has begun: a handler cut
+// short by Close's cancellation would otherwise answer with what it had.
 func (c *Conn) reply(ack ackFunc, v any, err error) {
 	if ack == nil {
 		return
@@ -108,6 +109,12 @@ func (c *Conn) reply(ack ackFunc, v any, err error) {
 	args := ackArgs(v, err)
 	c.emitMu.Lock()
 	defer c.emitMu.Unlock()
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return
+	}
 	ack(args, nil)
 }
 

@@ -370,6 +370,7 @@ func (s *Server) onCancel(sess *session, req *request) {
 // onDisconnect forgets the session, tells its office, and answers every
 // request still waiting on it (as a computer) at once.
 func (s *Server) onDisconnect(sess *session, reason string, log *slog.Logger) {
+	defer s.sessions.departed()
 	officeID, notes := s.store.remove(sess)
 	s.sessions.remove(sess)
 	pend := sess.drainPending()

@@ -143,6 +143,11 @@ func (cs *clusterStore) admits() error {
 // notifications can still reach the other nodes, and stops the adapter.
 func (cs *clusterStore) shutdown() {
 	cs.srv.io.DisconnectLocal()
+	// The sessions' disconnections are handled as their sockets close,
+	// not within DisconnectLocal: their leave notices are queued only then.
+	if n := cs.srv.sessions.settle(cs.srv.opts.ShutdownTimeout); n > 0 {
+		cs.log.Warn("shutdown: sessions still leaving; their offices on other nodes may not hear it", "sessions", n)
+	}
 	cs.drainNotices(cs.srv.opts.ShutdownTimeout)
 	// Closed first, the adapter's subscriptions end at once instead of
 	// redialling a Redis that may be gone.

@@ -67,6 +67,59 @@ func TestClusterNodeStopped(t *testing.T) {
 	}
 }
 
+// TestStoppedNodeTellsEveryLeave: a node stopping gracefully answers the
+// requests its computers held and tells the offices on other nodes that
+// each of its computers left. Its sessions'
+// disconnections are handled as their sockets close, after the node has
+// begun to stop; their notices must still go out before it stops
+// publishing (none is reaped later: their seats are already gone).
+func TestStoppedNodeTellsEveryLeave(t *testing.T) {
+	nodes := startCluster(t, 2, server.Options{})
+	ctx := testCtx(t)
+	const n = 20
+	held := make(chan struct{}, n)
+	hold := func(ctx context.Context, _ json.RawMessage) (any, error) {
+		held <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	for i := range n {
+		servertest.NewComputer(t, nodes[0].URL, "o1", fmt.Sprintf("pc%02d", i), servertest.Handlers{protocol.EventGetTools: hold})
+	}
+	in := newInbox(t)
+	bot := dial(t, nodes[1].URL)
+	listenAll(bot, in)
+	join(t, bot, protocol.RoleAgent, "bot", "o1")
+	errc := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := bot.Call(ctx, protocol.EventGetTools, protocol.ComputerCall{ReqID: "held", Computer: fmt.Sprintf("pc%02d", i)})
+			errc <- err
+		}()
+	}
+	for range n {
+		<-held
+	}
+	if err := nodes[0].Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if err := <-errc; protocol.CodeOf(err) != protocol.CodeNotFound {
+			t.Errorf("request held by the stopped node's computer: %v, want 404", err)
+		}
+	}
+	var got []string
+	for range n {
+		got = append(got, in.next())
+	}
+	slices.Sort(got)
+	for i, g := range got {
+		if want := fmt.Sprintf(`notify:leave_office {"computer":"pc%02d","office_id":"o1"}`, i); g != want {
+			t.Errorf("notification %d: %s, want %s", i, g, want)
+		}
+	}
+}
+
 // TestDialTriesTheNextNode: a client given several URLs connects to the
 // first node that accepts.
 func TestDialTriesTheNextNode(t *testing.T) {

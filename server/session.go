@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -145,10 +146,13 @@ func (s *session) drainPending() []*pendingReq {
 	return out
 }
 
-// sessionTable holds the sessions connected to this node, by sid.
+// sessionTable holds the sessions connected to this node, by sid, and
+// counts those whose disconnection is not handled yet.
 type sessionTable struct {
-	mu sync.Mutex
-	m  map[string]*session
+	mu      sync.Mutex
+	m       map[string]*session
+	open    int           // sessions added and not yet departed
+	settled chan struct{} // closed when open drops to 0; nil while nobody waits
 }
 
 func newSessionTable() *sessionTable { return &sessionTable{m: map[string]*session{}} }
@@ -156,7 +160,44 @@ func newSessionTable() *sessionTable { return &sessionTable{m: map[string]*sessi
 func (t *sessionTable) add(s *session) {
 	t.mu.Lock()
 	t.m[s.sid] = s
+	t.open++
 	t.mu.Unlock()
+}
+
+// departed marks the end of an added session's disconnection handling.
+func (t *sessionTable) departed() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.open--
+	if t.open == 0 && t.settled != nil {
+		close(t.settled)
+		t.settled = nil
+	}
+}
+
+// settle waits until every added session has departed, or d passes; it
+// reports how many had not.
+func (t *sessionTable) settle(d time.Duration) int {
+	t.mu.Lock()
+	if t.open == 0 {
+		t.mu.Unlock()
+		return 0
+	}
+	if t.settled == nil {
+		t.settled = make(chan struct{})
+	}
+	ch := t.settled
+	t.mu.Unlock()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ch:
+		return 0
+	case <-timer.C:
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.open
+	}
 }
 
 // get returns the session sid of this node, or nil.

@@ -13,7 +13,7 @@ import (
 func FuzzSplitArray(f *testing.F) {
 	for _, s := range []string{
 		`[]`, `[1]`, ` [ "a\"]" , {"b":[1,{"c":"]"}]} , null,true ] `, `["x",{"computer":"pc","req_id":"1"}]`,
-		`{"computer":"pc"}`, `{"a":{"computer":"no"},"computer":"yes"}`, `{"comp\u0075ter":"esc"}`, `{ }`, `"s"`,
+		`{"computer":"pc"}`, `{"a":{"computer":"no"},"computer":"yes"}`, `{"comp\u0075ter":"esc"}`, `{ }`, `"s"`, ` null `,
 	} {
 		f.Add(s)
 	}
@@ -23,7 +23,8 @@ func FuzzSplitArray(f *testing.F) {
 			return
 		}
 		var want []json.RawMessage
-		if json.Unmarshal(raw, &want) == nil {
+		// encoding/json also takes null as an empty slice; it is no array.
+		if json.Unmarshal(raw, &want) == nil && strings.HasPrefix(strings.TrimSpace(s), "[") {
 			got, ok := splitValidArray(raw)
 			if !ok || len(got) != len(want) {
 				t.Fatalf("%s: split %q (%v), want %q", s, got, ok, want)

@@ -77,10 +77,11 @@ func escapeLine(l string) string {
 	}
 	rest := l[i:]
 	// Line-start syntax: headings, quotes, bullets, setext underlines,
-	// ordered-list markers ("1." "2)").
+	// ordered-list markers ("1." "2)"), and a one-column table's
+	// delimiter row (":-", which '|' escaping does not prevent).
 	if rest != "" {
 		switch rest[0] {
-		case '#', '>', '-', '+', '=', '*':
+		case '#', '>', '-', '+', '=', '*', ':':
 			b.WriteByte('\\')
 			b.WriteByte(rest[0])
 			rest = rest[1:]

@@ -82,6 +82,10 @@ var traps = []string{
 	"<https://example.com>",
 	"[^1] not a footnote",
 	"<0@0> and <user.name+tag@example.org> are not mail links",
+	"a header for",
+	":-",
+	"nor a one-column table",
+	":---:",
 }
 
 func TestEscapeTextShowsPlainTextLiterally(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -142,13 +143,14 @@ func (cs *clusterStore) admits() error {
 // shutdown disconnects this node's clients while their leave
 // notifications can still reach the other nodes, and stops the adapter.
 func (cs *clusterStore) shutdown() {
+	deadline := time.Now().Add(cs.srv.opts.ShutdownTimeout)
 	cs.srv.io.DisconnectLocal()
 	// The sessions' disconnections are handled as their sockets close,
 	// not within DisconnectLocal: their leave notices are queued only then.
-	if n := cs.srv.sessions.settle(cs.srv.opts.ShutdownTimeout); n > 0 {
+	if n := cs.srv.sessions.settle(time.Until(deadline)); n > 0 {
 		cs.log.Warn("shutdown: sessions still leaving; their offices on other nodes may not hear it", "sessions", n)
 	}
-	cs.drainNotices(cs.srv.opts.ShutdownTimeout)
+	cs.drainNotices(time.Until(deadline))
 	// Closed first, the adapter's subscriptions end at once instead of
 	// redialling a Redis that may be gone.
 	cs.node.CloseSubscriber()

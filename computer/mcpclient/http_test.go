@@ -94,6 +94,8 @@ func TestHTTPStreamLossReconnects(t *testing.T) {
 	if _, err := c2.ReadResource(context.Background(), "dpe://t.host/a"); err != nil {
 		t.Fatalf("read after reconnect: %v", err)
 	}
+	// The state turns up once the Up callback has returned.
+	testutil.Eventually(t, 5*time.Second, "the server up again", func() bool { return m.States()["web"].Up })
 	if st := m.States()["web"]; st.Restarts != 1 {
 		t.Errorf("state %+v", st)
 	}

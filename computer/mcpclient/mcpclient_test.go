@@ -188,7 +188,9 @@ func TestStdioServerLifecycle(t *testing.T) {
 	if _, err := c2.ReadResource(ctx, "dpe://t.host/b"); err != nil {
 		t.Fatalf("read after restart: %v", err)
 	}
-	if st := m.States()["self"]; !st.Up || st.Restarts != 1 {
+	// The state turns up once the Up callback has returned.
+	testutil.Eventually(t, 5*time.Second, "the server up again", func() bool { return m.States()["self"].Up })
+	if st := m.States()["self"]; st.Restarts != 1 {
 		t.Errorf("state = %+v", st)
 	}
 }

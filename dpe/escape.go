@@ -1,6 +1,7 @@
 package dpe
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,9 +14,10 @@ const nbsp = '\u00a0'
 
 // EscapeText turns plain text into Markdown that any CommonMark renderer
 // shows literally, line for line: every character that could start
-// Markdown syntax is backslash-escaped (emphasis, code, links, raw HTML,
-// entities, headings, quotes, list markers, setext and thematic breaks,
-// table pipes, strikethrough, emoji shortcodes), each line ends in a hard
+// Markdown syntax is escaped (emphasis, code, links, raw HTML, entities,
+// headings, quotes, list markers, setext and thematic breaks, tables,
+// strikethrough, emoji shortcodes) with a backslash, or a character
+// reference where glamour would show the backslash, each line ends in a hard
 // break, and leading indentation becomes no-break spaces (tabs expanded to
 // the next multiple of 8), so it is neither stripped nor read as a code
 // block. Blank lines stay paragraph breaks.
@@ -81,9 +83,12 @@ func escapeLine(l string) string {
 	// delimiter row (":-", which '|' escaping does not prevent).
 	if rest != "" {
 		switch rest[0] {
-		case '#', '>', '-', '+', '=', '*', ':':
+		case '#', '>', '-', '+', '*':
 			b.WriteByte('\\')
 			b.WriteByte(rest[0])
+			rest = rest[1:]
+		case '=', ':':
+			writeRef(&b, rest[0])
 			rest = rest[1:]
 		default:
 			d := 0
@@ -98,17 +103,23 @@ func escapeLine(l string) string {
 			}
 		}
 	}
-	escapeSpan(&b, rest)
+	escapeSpan(&b, rest, true)
 	return b.String()
 }
 
-// escapeSpan writes s with its inline syntax characters escaped.
-func escapeSpan(b *strings.Builder, s string) {
+// escapeSpan writes s with its inline syntax characters escaped; with
+// autolinks, text that would become an extended autolink is kept plain
+// (a link's own text never does).
+func escapeSpan(b *strings.Builder, s string, autolinks bool) {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch r {
-		case '\\', '`', '*', '[', ']', '|', '~':
+		case '\\', '`', '*', '[', ']', '|':
 			b.WriteByte('\\')
+		case '~':
+			writeRef(b, '~')
+			i += size
+			continue
 		case '_':
 			// Inside a word (snake_case) an underscore cannot open or close
 			// emphasis; elsewhere it can.
@@ -124,13 +135,12 @@ func escapeSpan(b *strings.Builder, s string) {
 			if next, _ := utf8.DecodeRuneInString(s[i+size:]); i+size < len(s) && !unicode.IsSpace(next) {
 				b.WriteByte('\\')
 			}
-		case '&':
-			if isEntity(s[i:]) {
-				b.WriteByte('\\')
-			}
-		case ':':
-			if isShortcode(s[i:]) {
-				b.WriteByte('\\')
+		case '&', ':', '.':
+			if r == '&' && isEntity(s[i:]) || r == ':' && (isShortcode(s[i:]) || autolinks && isLinkScheme(s[:i], s[i:])) ||
+				r == '.' && autolinks && hasSuffixFold(s[:i], "www") {
+				writeRef(b, byte(r))
+				i += size
+				continue
 			}
 		case '!':
 			// "![" would start an image, but '[' is escaped anyway.
@@ -140,20 +150,37 @@ func escapeSpan(b *strings.Builder, s string) {
 	}
 }
 
+// writeRef writes ASCII punctuation c as a numeric character reference.
+// A backslash escapes it for CommonMark, but glamour shows the backslash
+// before punctuation no inline parser of goldmark starts on (':', '=',
+// '~', '&', …); a reference every renderer shows as the character.
+func writeRef(b *strings.Builder, c byte) {
+	b.WriteString("&#")
+	b.WriteString(strconv.Itoa(int(c)))
+	b.WriteByte(';')
+}
+
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// isEntity reports whether s starts with an HTML entity or numeric
-// character reference ("&amp;", "&#39;", "&#x27;").
+// isEntity reports whether s, which starts with '&', may read as a
+// character reference: '&' before a letter or '#'. CommonMark's need a
+// ';', but glamour decodes HTML's legacy ones without it ("&copy" → ©).
 func isEntity(s string) bool {
-	j := 1
-	if j < len(s) && s[j] == '#' {
-		j++
-	}
-	k := j
-	for k < len(s) && k-j < 32 && (s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z' || s[k] >= '0' && s[k] <= '9') {
-		k++
-	}
-	return k > j && k < len(s) && s[k] == ';'
+	return len(s) > 1 && (s[1] == '#' || s[1] >= 'a' && s[1] <= 'z' || s[1] >= 'A' && s[1] <= 'Z')
+}
+
+// isLinkScheme reports whether the ':' that starts rest, after before,
+// would make an extended autolink ("http://", "https://", "ftp://"), which
+// shows its text raw (escapes and references included) and, for "www.",
+// with "http://" added; a reference in place of the ':' (or of the '.'
+// after "www") keeps such text plain.
+func isLinkScheme(before, rest string) bool {
+	return strings.HasPrefix(rest, "://") &&
+		(hasSuffixFold(before, "http") || hasSuffixFold(before, "https") || hasSuffixFold(before, "ftp"))
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
 // isShortcode reports whether s starts with an emoji shortcode (":smile:"),
@@ -197,7 +224,7 @@ func longestRun(s string, c rune) int {
 // inline syntax characters only (no line-start rules, no line breaks).
 func EscapeSpan(s string) string {
 	var b strings.Builder
-	escapeSpan(&b, lineBreaks.Replace(s))
+	escapeSpan(&b, lineBreaks.Replace(s), true)
 	return b.String()
 }
 

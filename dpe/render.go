@@ -188,9 +188,12 @@ func (c content) first(keys ...string) string {
 	return ""
 }
 
-// linkText prepares link or alt text: one line, escaped.
+// linkText prepares link or alt text: one line, escaped (a URL in it is
+// no autolink: links do not nest).
 func linkText(s string) string {
-	return EscapeSpan(OneLine(s))
+	var b strings.Builder
+	escapeSpan(&b, OneLine(s), false)
+	return b.String()
 }
 
 // destination prepares a link destination: one line; written as <url>

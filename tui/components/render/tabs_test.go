@@ -67,3 +67,32 @@ func TestRelativePathsShownAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// Plain text escaped by dpe shows on screen as it is in the file: glamour,
+// unlike goldmark's HTML, shows the backslash before punctuation no inline
+// parser starts on ("\=", "\:", "\~", "\&"), so dpe must not escape those
+// with one. Every ASCII punctuation character is tried inside a line and
+// at its start, with the look-alikes of Markdown syntax and URLs (an
+// autolink shows its text raw, and "www." with "http://" added).
+func TestEscapedTextShowsLiterallyOnScreen(t *testing.T) {
+	const punct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+	src := []string{"a " + punct + " b", "x" + punct, "=====", "a header over", ":-", ":---:", "~~~",
+		"~~not struck~~", "&amp; &#39; &copy", ":smile: and 08:30:00", "<0@0> <b> <!-- c -->", `C:\path\`, "a  b",
+		"see http://a.b/?x=1&copy=2~3 and HTTPS://c.d/:smile: ok", "www.example.com/a~b is no http://www.example.com"}
+	for _, c := range punct {
+		src = append(src, string(c)+"x "+string(c))
+	}
+	screen := ansi.Strip(Markdown(dpe.EscapeText(strings.Join(src, "\n")), 200, "notty"))
+	var got []string
+	for _, l := range strings.Split(screen, "\n") {
+		got = append(got, strings.TrimPrefix(strings.TrimRight(l, " "), "  "))
+	}
+	if len(got) != len(src) {
+		t.Fatalf("%d lines on screen for %d in the text:\n%s", len(got), len(src), screen)
+	}
+	for i := range src {
+		if got[i] != src[i] {
+			t.Errorf("line %d on screen %q, in the text %q", i+1, got[i], src[i])
+		}
+	}
+}

@@ -199,6 +199,8 @@ func dialLink(t *testing.T, addr string, key []byte, from, to string, garble boo
 	return true
 }
 
+// linkMAC is the handshake's proof written from its description, not the
+// package's mac: a change to the wire format must fail this test.
 func linkMAC(key []byte, parts ...string) string {
 	h := hmac.New(sha256.New, key)
 	for _, p := range parts {

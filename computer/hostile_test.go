@@ -270,7 +270,7 @@ func TestImpostorCannotTakeAHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitTrace(t, "resources/list", lists, 10*time.Second)
-	refused := r.waitRefused(t)
+	refused := r.waitRefused(t, len(copies)+1)
 	if refused.MCPServer != "evil" || refused.Host != goodHost || refused.Owner != "good" || refused.Documents != len(copies)+1 {
 		t.Errorf("refused = %+v, want evil's %d documents under %s, owned by good", refused, len(copies)+1, goodHost)
 	}
@@ -335,13 +335,13 @@ func TestImpostorCannotTakeAHost(t *testing.T) {
 	r.agent.CallTool(ctx, "pc", r.evil+"__crash", nil, 5*time.Second)
 	r.waitTrace(t, "initialize", inits, 20*time.Second)
 	r.waitTrace(t, "resources/list", r.count("resources/list")-1, 10*time.Second)
-	r.waitRefused(t)
+	r.waitRefused(t, 0)
 	check("after the impostor restarted")
 }
 
 // waitRefused waits until the catalog reports the impostor's refused
-// entries under the good host.
-func (r *hostileRig) waitRefused(t *testing.T) protocol.RefusedHost {
+// entries under the good host (documents of them, unless 0).
+func (r *hostileRig) waitRefused(t *testing.T, documents int) protocol.RefusedHost {
 	t.Helper()
 	var refused protocol.RefusedHost
 	if testutil.WaitUntil(10*time.Second, func() bool {
@@ -354,12 +354,14 @@ func (r *hostileRig) waitRefused(t *testing.T) protocol.RefusedHost {
 		for _, x := range ret.Refused {
 			if x.Host == goodHost {
 				refused = x
-				return true
+				// A listing taken before the impostor's last change may
+				// come first; wait for the count asked for, if any.
+				return documents == 0 || x.Documents == documents
 			}
 		}
 		return false
-	}) {
-		return refused
+	}) || refused.Host != "" {
+		return refused // the caller checks the count
 	}
 	t.Fatalf("the catalog never reported the impostor's entries under %s as refused", goodHost)
 	return protocol.RefusedHost{}
@@ -371,7 +373,7 @@ func (r *hostileRig) waitRefused(t *testing.T) protocol.RefusedHost {
 func TestConfiguredHostOwner(t *testing.T) {
 	t.Parallel()
 	r := startHostile(t, hostileSetup{spec: "impostor host=" + goodHost, goodHosts: []string{goodHost}})
-	r.waitRefused(t)
+	r.waitRefused(t, 0)
 	r.goodServed(t)
 	for _, l := range r.trace() {
 		if strings.HasPrefix(l, "resources/read dpe://"+goodHost) {

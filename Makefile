@@ -33,9 +33,10 @@ $(NODE_STAMP): $(NODE_DIR)/package.json $(wildcard $(NODE_DIR)/package-lock.json
 	  elif [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 	touch $@
 
-# redis-server for the cluster tests (installed as root; see scripts/redis.sh).
+# redis-server for the cluster tests (scripts/sysdeps.sh: apt-get as root,
+# else it stops with the command to run).
 redis-deps:
-	scripts/redis.sh
+	scripts/sysdeps.sh redis
 
 # The race detector's runtime sleeps a second at every exit of a race-built
 # program (GORACE atexit_sleep_ms, default 1000) so that goroutines still
@@ -50,16 +51,18 @@ RACE_ENV    := GORACE="atexit_sleep_ms=0 $(GORACE)"
 # wait on the processes they start), the size tests without it: the few
 # that feed hostile-size input (testutil.SizeTests) and skip under the
 # detector, which slows them tenfold and inflates their memory figures.
-# The npm peers must be present. The cluster tests skip without
-# redis-server unless SMCP_REQUIRE_REDIS=1 (CI).
-test: node-deps test-deps redis-deps
-	SMCP_REQUIRE_NODE=1 SMCP_REQUIRE_TOOLS=1 GO=$(GO) scripts/gotest.sh
+# test-deps comes first: a machine without the system tools stops within
+# seconds, not after minutes of tests. Every tool is required here (a
+# missing one fails the test that needs it, never skips it).
+test: test-deps node-deps
+	SMCP_REQUIRE_NODE=1 SMCP_REQUIRE_TOOLS=1 SMCP_REQUIRE_REDIS=1 GO=$(GO) scripts/gotest.sh
 
-# System tools some tests compare against (pdftotext; installed as root in
-# CI), and the PDF engine compiled into its on-disk cache once, before the
-# test processes that start serve-docs.
+# The system tools and files the tests compare against (scripts/sysdeps.sh
+# test: installed with apt-get as root, else the command to run), and the
+# PDF engine compiled into its on-disk cache once, before the test
+# processes that start serve-docs.
 test-deps:
-	scripts/test-deps.sh
+	GO=$(GO) scripts/test-deps.sh
 	$(GO) run ./cmd/warmpdf
 
 # The scale-out tests alone, Redis required: nodes in one process (the

@@ -27,15 +27,7 @@ COLS=120
 ROWS=40
 CHANGE_LIMIT_MS=3000
 
-if ! command -v tmux >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "e2e: tmux missing; installing it (root in CI)"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
-  else
-    echo "e2e: tmux is required (apt-get install tmux, brew install tmux); not installing it outside CI as root" >&2
-    exit 1
-  fi
-fi
+scripts/sysdeps.sh e2e   # tmux: apt-get as root, else the command to run
 [ -x "$BIN" ] || { echo "e2e: $BIN not found; run make build (or make e2e)" >&2; exit 1; }
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 

@@ -22,19 +22,8 @@ command -v python3 >/dev/null || { echo "interop: python3 (>= 3.11) is required"
 
 # --- the pinned Python peers ---------------------------------------------------
 if [ ! -x "$PY" ]; then
-  if ! python3 -m venv "$VENV" 2>/tmp/interop-venv.err; then
-    rm -rf "$VENV"
-    # Debian and Ubuntu ship venv's pip bootstrap separately.
-    if [ "$(id -u)" = 0 ] && [ -n "${CI:-}" ] && command -v apt-get >/dev/null 2>&1; then
-      echo "interop: python3 -m venv failed; installing python3-venv" >&2
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-      python3 -m venv "$VENV"
-    else
-      cat /tmp/interop-venv.err >&2
-      echo "interop: python3 -m venv failed (on Debian/Ubuntu: apt-get install python3-venv)" >&2
-      exit 1
-    fi
-  fi
+  scripts/sysdeps.sh interop   # python3-venv: apt-get as root, else the command to run
+  python3 -m venv "$VENV" || { rm -rf "$VENV"; echo "interop: python3 -m venv $VENV failed" >&2; exit 1; }
 fi
 stamp=$VENV/.interop-requirements
 if ! cmp -s "$REQ" "$stamp" 2>/dev/null; then

@@ -24,7 +24,7 @@ import (
 //     libtasn1.pdf (pdfTeX), bzip2-manual.pdf (PassiveTeX) and the
 //     valgrind manual (Apache FOP, 397 pages, gzipped);
 //   - Debian manuals under /usr/share/doc, read where they are installed
-//     (scripts/test-deps.sh installs their packages in CI): nettle
+//     (make test-deps installs their packages as root): nettle
 //     (texinfo, pdfTeX), crc-doc (MiKTeX pdfTeX), fontconfig and
 //     shared-mime-info (LaTeX, pdfTeX);
 //   - the Go module cache: fpdf's reference PDFs (fpdf, MIT) and PDFium's
@@ -71,11 +71,12 @@ func referencePDFs(t *testing.T) []refPDF {
 	return refSet.pdfs
 }
 
-// missingSource fails in CI and logs elsewhere.
+// missingSource fails where the test's requirements must be met (CI, make
+// test) and logs elsewhere.
 func missingSource(t *testing.T, what string) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Errorf("%s (scripts/test-deps.sh installs it in CI)", what)
+	if testutil.Required() {
+		t.Errorf("%s (make test-deps installs it as root)", what)
 		return
 	}
 	t.Logf("skipped: %s", what)

@@ -1,5 +1,5 @@
 // Package redistest runs a real redis-server (Debian's, installed by
-// scripts/redis.sh) for tests. A test that needs one skips with a message
+// make redis-deps) for tests. A test that needs one skips with a message
 // when redis-server is missing, unless SMCP_REQUIRE_REDIS=1 (set by CI),
 // which fails it instead.
 //
@@ -31,7 +31,7 @@ func Binary(t testing.TB) string {
 	if err == nil {
 		return bin
 	}
-	msg := "redis-server not found: install it with scripts/redis.sh (apt-get install redis-server); the cluster tests need a real Redis"
+	msg := "redis-server not found: install it with make redis-deps as root (apt-get install redis-server); the cluster tests need a real Redis"
 	if os.Getenv("SMCP_REQUIRE_REDIS") == "1" {
 		t.Fatal(msg)
 	}

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// required reports whether a test's requirements must be met here: in CI
+// Required reports whether a test's requirements must be met here: in CI
 // (CI set) and under make test (SMCP_REQUIRE_TOOLS=1), where what make
 // test-deps installs is there.
-func required() bool {
+func Required() bool {
 	return os.Getenv("CI") != "" || os.Getenv("SMCP_REQUIRE_TOOLS") == "1"
 }
 
@@ -20,7 +20,7 @@ func required() bool {
 // fails instead of hiding what it checks.
 func Missing(t testing.TB, why string) {
 	t.Helper()
-	if required() {
+	if Required() {
 		t.Fatal(why)
 	}
 	t.Skip(why)
@@ -28,11 +28,11 @@ func Missing(t testing.TB, why string) {
 
 // installHints says how to get the tools tests need.
 var installHints = map[string]string{
-	"pdftotext":    "apt-get install poppler-utils (make test-deps installs it)",
-	"pdftohtml":    "apt-get install poppler-utils (make test-deps installs it)",
+	"pdftotext":    "apt-get install poppler-utils (make test-deps installs it as root)",
+	"pdftohtml":    "apt-get install poppler-utils (make test-deps installs it as root)",
 	"script":       "apt-get install bsdutils (util-linux's script(1))",
 	"tmux":         "apt-get install tmux",
-	"redis-server": "apt-get install redis-server (scripts/redis.sh)",
+	"redis-server": "apt-get install redis-server (make redis-deps installs it as root)",
 	"node":         "install Node.js >= 20 and run make node-deps",
 }
 

@@ -82,7 +82,9 @@ fi
 
 echo "sysdeps: installing ${pkgs[*]}"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+# --reinstall: a package may be installed with a file the tests read
+# deleted (a manual under /usr/share/doc); it installs the others as usual.
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends --reinstall "${pkgs[@]}" >/dev/null
 # Debian's redis-server package starts a system instance on 6379; the tests
 # run their own servers on free ports and need none.
 if printf '%s\n' "${pkgs[@]}" | grep -qx redis-server && command -v systemctl >/dev/null 2>&1; then

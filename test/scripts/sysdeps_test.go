@@ -73,7 +73,7 @@ func TestSysdepsRootInstallsWithoutCI(t *testing.T) {
 		t.Fatalf("apt-get never ran as root: %v", rerr)
 	}
 	calls := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(calls) != 2 || calls[0] != "update -qq" || !strings.HasPrefix(calls[1], "install -y -qq --no-install-recommends ") {
+	if len(calls) != 2 || calls[0] != "update -qq" || !strings.HasPrefix(calls[1], "install -y -qq --no-install-recommends --reinstall ") {
 		t.Fatalf("apt-get calls = %q, want update then one install", calls)
 	}
 	for _, pkg := range []string{"poppler-utils", "redis-server", "bsdutils"} {

@@ -159,33 +159,62 @@ type toScan struct {
 // budget ran out, or the documents did. A document that cannot be parsed
 // is counted as unreadable and skipped.
 func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
+	st, err := s.newSearchStep(p)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	s.text.markListed() // a search wants the index: build it now
+	if err := st.searchIndex(ctx); err != nil {
+		return SearchResult{}, err
+	}
+	st.res.Index = s.text.status()
+	st.res.Unreadable = st.unreadable + st.cur.Bad
+	if !st.cur.Scan {
+		st.res.Scanned = st.res.Indexed
+		st.res.NextCursor = st.cur.encode()
+		return st.res, nil
+	}
+	if err := st.scanRest(ctx); err != nil {
+		return SearchResult{}, err
+	}
+	return st.res, nil
+}
+
+// searchStep is one step of a search as it runs: its checked parameters,
+// where the search stands, and what the step has found.
+type searchStep struct {
+	s        *Server
+	p        SearchParams
+	m        matcher
+	cur      searchCursor
+	budget   time.Duration
+	deadline time.Time
+	docs     []*entry // the documents of the search (of its file type)
+
+	res        SearchResult
+	scan       []toScan // documents the index does not answer for, in path order
+	unreadable int      // documents the index knows are unreadable
+}
+
+// newSearchStep checks a step's parameters and cursor and starts its
+// budget.
+func (s *Server) newSearchStep(p SearchParams) (*searchStep, error) {
 	p.Query = strings.TrimSpace(p.Query)
 	switch {
 	case p.Query == "":
-		return SearchResult{}, errors.New("query is empty")
+		return nil, errors.New("query is empty")
 	case len(p.Query) > protocol.SearchMaxQuery:
-		return SearchResult{}, errors.New("query is longer than 256 bytes")
+		return nil, errors.New("query is longer than 256 bytes")
 	}
 	p.Literal = p.Literal || p.CaseSensitive
-	var m matcher
-	if p.Literal {
-		lm, err := newLiteralMatcher(p.Query, p.CaseSensitive)
-		if err != nil {
-			return SearchResult{}, err
-		}
-		m = lm
-	} else {
-		q, err := fulltext.ParseQuery(extract.SearchForm(p.Query))
-		if err != nil {
-			return SearchResult{}, err
-		}
-		m = wordMatcher{q}
+	m, err := newMatcher(p.Query, p.Literal, p.CaseSensitive)
+	if err != nil {
+		return nil, err
 	}
 	cur := searchCursor{Literal: p.Literal, Scan: p.Literal}
 	if p.Cursor != "" {
-		var err error
 		if cur, err = decodeCursor(p.Cursor); err != nil || cur.Literal != p.Literal {
-			return SearchResult{}, errBadCursor
+			return nil, errBadCursor
 		}
 	}
 	p.MaxMatches = bound(p.MaxMatches, protocol.SearchDefaultMatches, protocol.SearchMaxMatches)
@@ -194,130 +223,151 @@ func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 	if p.Budget > 0 {
 		budget = min(p.Budget, searchMaxBudget)
 	}
-	deadline := time.Now().Add(budget)
-	s.text.markListed() // a search wants the index: build it now
-
-	var docs []*entry
+	st := &searchStep{s: s, p: p, m: m, cur: cur, budget: budget, deadline: time.Now().Add(budget)}
 	for _, e := range s.index.snapshot() {
 		if p.FileType == "" || strings.EqualFold(e.fileType, p.FileType) {
-			docs = append(docs, e)
+			st.docs = append(st.docs, e)
 		}
 	}
-	res := SearchResult{Matches: []SearchMatch{}, Total: len(docs)}
-	scan := make([]toScan, 0, len(docs))
-	unreadable := 0
-	ranked := func(v *fulltext.View) error {
-		if p.Cursor == "" && v != nil {
-			cur.Seq = v.Seq()
-		}
-		for _, e := range docs {
-			var r fulltext.Record
-			ok := false
-			if v != nil {
-				r, ok = v.Record(e.rel)
-			}
-			switch {
-			case !ok || r.Seq > cur.Seq || r.Version != e.version():
-				scan = append(scan, toScan{e: e})
-			case r.Unreadable != "":
-				unreadable++
-			default:
-				res.Indexed++
-				if r.Indexed < r.Pages {
-					scan = append(scan, toScan{e: e, fromPage: r.Indexed})
-				}
-			}
-		}
-		if cur.Scan || v == nil || cur.Seq == 0 {
-			cur.Scan = true // nothing was indexed when the search started
-			return nil
-		}
-		// The step's budget bounds the index too (a prefix of one letter
-		// expands to thousands of words).
-		qctx, cancel := context.WithDeadline(ctx, deadline)
-		defer cancel()
-		f := fulltext.Filter{FileType: p.FileType}
-		if v.Seq() > cur.Seq {
-			f.MaxSeq = cur.Seq // hide what was written since the first step
-		}
-		hits, err := v.Search(qctx, m.(wordMatcher).q, f, cur.Offset, p.MaxMatches)
-		if err != nil {
-			if qctx.Err() != nil && ctx.Err() == nil {
-				return fmt.Errorf("the index took longer than the step's budget (%v) for %q: use longer words or prefixes", budget, p.Query)
-			}
-			return err
-		}
-		for _, h := range hits.Hits {
-			e, ok := s.index.lookupRel(h.Rel)
-			if r, _ := v.Record(h.Rel); !ok || r.Version != e.version() {
-				continue // changed since: scanned instead
-			}
-			pt := pageText{body: h.Body, elements: h.Elements}
-			for _, f := range m.match(h.Title, h.Page, pt) {
-				res.Matches = append(res.Matches, s.searchMatch(e, h.Title, h.Page, pt, f, h.Score))
-			}
-		}
-		cur.Offset += len(hits.Hits)
-		if cur.Offset >= hits.Total || len(hits.Hits) == 0 {
-			cur.Scan = true
-		}
+	st.res = SearchResult{Matches: []SearchMatch{}, Total: len(st.docs)}
+	st.scan = make([]toScan, 0, len(st.docs))
+	return st, nil
+}
+
+// newMatcher is the matcher of a literal or a word query.
+func newMatcher(query string, literal, caseSensitive bool) (matcher, error) {
+	if literal {
+		return newLiteralMatcher(query, caseSensitive)
+	}
+	q, err := fulltext.ParseQuery(extract.SearchForm(query))
+	if err != nil {
+		return nil, err
+	}
+	return wordMatcher{q}, nil
+}
+
+// searchIndex sorts the documents into those the index answers for and
+// those to scan, and for a word search returns the index's next window of
+// ranked pages. A literal search, or one without an index, scans them all.
+func (st *searchStep) searchIndex(ctx context.Context) error {
+	var ft *fulltext.Index
+	if !st.p.Literal {
+		ft = st.s.text.opened(ctx)
+	}
+	if ft == nil {
+		st.partition(nil)
+		st.cur.Scan = true
 		return nil
 	}
-	var ft *fulltext.Index
-	if !p.Literal {
-		ft = s.text.opened(ctx)
-	}
-	var err error
-	if ft != nil {
-		err = ft.View(func(v fulltext.View) error { return ranked(&v) })
-	} else {
-		err = ranked(nil)
-	}
-	if err != nil {
-		return SearchResult{}, err
-	}
-	res.Index = s.text.status()
-	res.Unreadable = unreadable + cur.Bad
-	if !cur.Scan {
-		res.Scanned = res.Indexed
-		res.NextCursor = cur.encode()
-		return res, nil
-	}
+	return ft.View(func(v fulltext.View) error {
+		if st.p.Cursor == "" {
+			st.cur.Seq = v.Seq()
+		}
+		st.partition(&v)
+		if st.cur.Scan || st.cur.Seq == 0 {
+			st.cur.Scan = true // nothing was indexed when the search started
+			return nil
+		}
+		return st.ranked(ctx, v)
+	})
+}
 
-	i := sort.Search(len(scan), func(i int) bool { return scan[i].e.rel >= cur.From })
+// partition sorts the step's documents by what the index v (nil: none)
+// holds of them as the search's first step saw it: indexed (counted; the
+// pages past the index's bound are scanned), unreadable, or to scan.
+func (st *searchStep) partition(v *fulltext.View) {
+	for _, e := range st.docs {
+		var r fulltext.Record
+		ok := false
+		if v != nil {
+			r, ok = v.Record(e.rel)
+		}
+		switch {
+		case !ok || r.Seq > st.cur.Seq || r.Version != e.version():
+			st.scan = append(st.scan, toScan{e: e})
+		case r.Unreadable != "":
+			st.unreadable++
+		default:
+			st.res.Indexed++
+			if r.Indexed < r.Pages {
+				st.scan = append(st.scan, toScan{e: e, fromPage: r.Indexed})
+			}
+		}
+	}
+}
+
+// ranked adds the index's next window of ranked pages to the step's
+// matches, within the step's budget (a prefix of one letter expands to
+// thousands of words), and moves the cursor on to the scan after the last.
+func (st *searchStep) ranked(ctx context.Context, v fulltext.View) error {
+	qctx, cancel := context.WithDeadline(ctx, st.deadline)
+	defer cancel()
+	f := fulltext.Filter{FileType: st.p.FileType}
+	if v.Seq() > st.cur.Seq {
+		f.MaxSeq = st.cur.Seq // hide what was written since the first step
+	}
+	hits, err := v.Search(qctx, st.m.(wordMatcher).q, f, st.cur.Offset, st.p.MaxMatches)
+	if err != nil {
+		if qctx.Err() != nil && ctx.Err() == nil {
+			return fmt.Errorf("the index took longer than the step's budget (%v) for %q: use longer words or prefixes", st.budget, st.p.Query)
+		}
+		return err
+	}
+	for _, h := range hits.Hits {
+		e, ok := st.s.index.lookupRel(h.Rel)
+		if r, _ := v.Record(h.Rel); !ok || r.Version != e.version() {
+			continue // changed since: scanned instead
+		}
+		pt := pageText{body: h.Body, elements: h.Elements}
+		for _, f := range st.m.match(h.Title, h.Page, pt) {
+			st.res.Matches = append(st.res.Matches, st.s.searchMatch(e, h.Title, h.Page, pt, f, h.Score))
+		}
+	}
+	st.cur.Offset += len(hits.Hits)
+	if st.cur.Offset >= hits.Total || len(hits.Hits) == 0 {
+		st.cur.Scan = true
+	}
+	return nil
+}
+
+// scanRest scans the documents to scan from the cursor's on, in path
+// order, until the step's bounds are met, and sets the cursor to the next.
+func (st *searchStep) scanRest(ctx context.Context) error {
+	scan := st.scan
+	i := sort.Search(len(scan), func(i int) bool { return scan[i].e.rel >= st.cur.From })
 	if i < len(scan) {
-		s.text.reading.Add(1) // the index build gives way to the scan
-		defer s.text.reading.Add(-1)
+		st.s.text.reading.Add(1) // the index build gives way to the scan
+		defer st.s.text.reading.Add(-1)
 	}
 	done := 0
 	for ; i < len(scan); i++ {
-		if done >= p.MaxDocuments || len(res.Matches) >= p.MaxMatches || (done > 0 && time.Now().After(deadline)) {
+		if done >= st.p.MaxDocuments || len(st.res.Matches) >= st.p.MaxMatches || (done > 0 && time.Now().After(st.deadline)) {
 			break
 		}
 		if err := ctx.Err(); err != nil {
-			return SearchResult{}, err
+			return err
 		}
-		found, err := s.scanDocument(ctx, scan[i], m)
+		found, err := st.s.scanDocument(ctx, scan[i], st.m)
 		done++
 		if err != nil {
 			if ctx.Err() != nil {
-				return SearchResult{}, ctx.Err()
+				return ctx.Err()
 			}
-			cur.Bad++
+			st.cur.Bad++
 			continue
 		}
-		res.Matches = append(res.Matches, found...)
+		st.res.Matches = append(st.res.Matches, found...)
 	}
-	cur.Done += done
-	res.Unreadable = unreadable + cur.Bad
-	res.Scanned = min(res.Indexed+cur.Done, res.Total)
+	st.cur.Done += done
+	st.res.Unreadable = st.unreadable + st.cur.Bad
+	st.res.Scanned = min(st.res.Indexed+st.cur.Done, st.res.Total)
 	if i < len(scan) {
-		cur.From = scan[i].e.rel
-		res.NextCursor = cur.encode()
+		st.cur.From = scan[i].e.rel
+		st.res.NextCursor = st.cur.encode()
 	} else {
-		res.Scanned = res.Total
+		st.res.Scanned = st.res.Total
 	}
-	return res, nil
+	return nil
 }
 
 func bound(v, def, most int) int {

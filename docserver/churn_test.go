@@ -204,3 +204,36 @@ func TestReadsDuringChurn(t *testing.T) {
 		t.Fatalf("10 s after the churn the listing still differs from the folder:\n%s", strings.Join(problems, "\n"))
 	}
 }
+
+// TestReadGoesBeforeQueuedPeeks: a listing of a folder being changed
+// queues the peeks of hundreds of files; a read that needs one of them
+// must not wait for all the others (under churn on a loaded machine it
+// used to wait past its caller's deadline, -32603).
+func TestReadGoesBeforeQueuedPeeks(t *testing.T) {
+	const files = 1500
+	dir := t.TempDir()
+	for i := range files {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("doc%04d.md", i)), fmt.Sprintf("# Doc %d\n\n%s\n", i, strings.Repeat("some words ", 200)))
+	}
+	s, c, _ := startInProcess(t, dir, Options{ListPageSize: files, ListWait: time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != files {
+		t.Fatalf("listed %d of %d", len(res.Resources), files)
+	}
+	before := s.peeksRun.Load()
+	last := res.Resources[files-1].URI
+	text, _ := readText(t, c, last+"?format=markdown")
+	ran := s.peeksRun.Load()
+	if !strings.Contains(text, fmt.Sprintf("Doc %d", files-1)) {
+		t.Fatalf("read %s: %.80q", last, text)
+	}
+	t.Logf("peeks run when the listing returned: %d, when the read returned: %d of %d", before, ran, files)
+	if ran >= files/2 {
+		t.Errorf("the read of the last listed file waited for %d of the listing's %d peeks: it queued behind them", ran, files)
+	}
+}

@@ -95,7 +95,7 @@ func (s *Server) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 	calls := make([]*peekCall, len(page))
 	for j, e := range page {
 		if _, ok := s.docs.peek(keyOf(e.fileInfo)); !ok {
-			calls[j] = s.startPeek(e)
+			calls[j] = s.startPeek(e, false)
 		}
 	}
 	wait, cancel := context.WithTimeout(ctx, s.opts.ListWait)

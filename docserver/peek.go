@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,7 +22,9 @@ import (
 //   - one peek per file version runs at a time (single flight): listings,
 //     reads and completions that need it wait for the same one;
 //   - peeks run on a small pool of workers, so a folder of thousands of
-//     files queues work instead of starting thousands of goroutines;
+//     files queues work instead of starting thousands of goroutines; the
+//     peek a reader waits for goes first (a listing of a folder being
+//     changed queues hundreds, and a read behind them waited for all);
 //   - the verdict, good or bad, is kept until the file changes, so a bad
 //     file costs one deadline, not one per listing.
 
@@ -95,8 +98,10 @@ func (e errTimedOut) Error() string {
 }
 
 // startPeek returns the peek of e's version: the running or queued one, or
-// a new one put on the queue. It returns nil when the verdict is known.
-func (s *Server) startPeek(e *entry) *peekCall {
+// a new one put on the queue (at its head when a reader waits for it:
+// urgent; a queued one is moved there). It returns nil when the verdict
+// is known.
+func (s *Server) startPeek(e *entry, urgent bool) *peekCall {
 	k := keyOf(e.fileInfo)
 	p := s.peeks
 	p.mu.Lock()
@@ -105,11 +110,19 @@ func (s *Server) startPeek(e *entry) *peekCall {
 		return nil
 	}
 	if c, ok := p.calls[k]; ok {
+		if i := slices.Index(p.queue, c); urgent && i > 0 {
+			copy(p.queue[1:i+1], p.queue[:i])
+			p.queue[0] = c
+		}
 		return c
 	}
 	c := &peekCall{key: k, e: e, done: make(chan struct{})}
 	p.calls[k] = c
-	p.queue = append(p.queue, c)
+	if urgent {
+		p.queue = slices.Insert(p.queue, 0, c)
+	} else {
+		p.queue = append(p.queue, c)
+	}
 	if p.workers < p.maxWorkers {
 		p.workers++
 		go s.peekWorker()
@@ -230,7 +243,7 @@ func (s *Server) metaOf(ctx context.Context, e *entry) (extract.Meta, error) {
 		if it, ok := s.peeks.get(k); ok {
 			return it.meta, it.err
 		}
-		c := s.startPeek(e)
+		c := s.startPeek(e, true)
 		if c == nil {
 			continue // finished meanwhile
 		}

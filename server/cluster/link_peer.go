@@ -292,11 +292,18 @@ func (w *linkWriter) write(n *Node, batch []outFrame) error {
 	return nil
 }
 
-// minLinkRate is the slowest a link may take bytes before its peer counts
-// as stuck: a batch may take the command timeout plus its size at this rate.
-const minLinkRate = 4 << 20 // bytes per second
+// A link's peer counts as stuck when a batch takes longer than
+// linkStallTime (at least the command timeout) plus its size at
+// minLinkRate. A peer that died resets the connection at once; one that
+// is only slow to read (a loaded machine: its reader waits for a core)
+// holds a write up for a second or more, and breaking the link then
+// failed frames that would have arrived.
+const (
+	minLinkRate   = 4 << 20 // bytes per second
+	linkStallTime = 10 * time.Second
+)
 
 // writeTime bounds the write of size bytes.
 func writeTime(opTimeout time.Duration, size int) time.Duration {
-	return opTimeout + time.Duration(size)*time.Second/minLinkRate
+	return max(opTimeout, linkStallTime) + time.Duration(size)*time.Second/minLinkRate
 }

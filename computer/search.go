@@ -208,7 +208,9 @@ func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFi
 	if more {
 		ret.NextCursor = next.encode()
 	}
-	if building {
+	if building && !q.Literal {
+		// A literal search scans every document: the index's progress
+		// is no part of its answer (a client would wait for it).
 		ret.Indexing = &indexing
 	}
 	return ret, nil
@@ -250,6 +252,14 @@ func (c *Computer) refill(ctx context.Context, streams []*stream, q protocol.Sea
 			s.pos.counts = counts{Scanned: res.Scanned, Total: res.Total, Unreadable: res.Unreadable, Indexed: res.Indexed}
 			for i := range res.Matches {
 				res.Matches[i].Server = s.conn.Name()
+			}
+			if n := len(res.Matches); n < s.pos.Skip && res.NextCursor != "" {
+				// The answer ended (its budget, its documents) before the
+				// matches already returned from this cursor did: the rest
+				// of them follow its cursor.
+				s.pos.Cursor, s.pos.Skip = res.NextCursor, s.pos.Skip-n
+				s.buf, s.taken, s.fresh, s.next, s.end = nil, 0, false, res.NextCursor, false
+				return
 			}
 			s.buf = res.Matches[min(s.pos.Skip, len(res.Matches)):]
 			s.taken, s.fresh, s.next = 0, true, res.NextCursor

@@ -30,9 +30,6 @@ const SearchTool = "dpe_search"
 const (
 	searchDefaultBudget = 2 * time.Second
 	searchMaxBudget     = 10 * time.Second
-	// searchPerDocument bounds the matches of one document in a step of a
-	// literal search.
-	searchPerDocument = 50
 	// searchLineBytes bounds the text of one match.
 	searchLineBytes = 300
 )
@@ -90,7 +87,7 @@ func (s *Server) addSearchTool(m *server.MCPServer) {
 		mcp.WithBoolean("caseSensitive", mcp.Description("Literal search that matches case (default false)")),
 		mcp.WithString("fileType", mcp.Description("Only documents of this file type, e.g. 'md' or 'pdf'")),
 		mcp.WithString("cursor", mcp.Description("next_cursor of the previous step")),
-		mcp.WithNumber("maxMatches", mcp.Description("Matches of this step (default 50, at most 500; a scan stops after the document that reaches it)")),
+		mcp.WithNumber("maxMatches", mcp.Description("Matches of this step (default 50, at most 500)")),
 		mcp.WithNumber("maxDocuments", mcp.Description("Documents scanned in this step (default 200, at most 2000)")),
 		mcp.WithNumber("budgetMs", mcp.Description("Time the step may take, in milliseconds (default 2000, at most 10000)")),
 		mcp.WithReadOnlyHintAnnotation(true),
@@ -126,6 +123,7 @@ type searchCursor struct {
 	Offset  int    `json:"o,omitempty"` // ranked pages returned so far
 	Seq     uint64 `json:"g,omitempty"` // the index as it was at the first step
 	From    string `json:"f,omitempty"` // next document to scan
+	Skip    int    `json:"k,omitempty"` // matches of From returned already
 	Done    int    `json:"n,omitempty"` // documents scanned so far
 	Bad     int    `json:"u,omitempty"` // unreadable documents met by the scan
 }
@@ -138,7 +136,7 @@ func (c searchCursor) encode() string {
 func decodeCursor(s string) (searchCursor, error) {
 	var c searchCursor
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || json.Unmarshal(b, &c) != nil || c.Offset < 0 || c.Done < 0 || c.Bad < 0 {
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Offset < 0 || c.Done < 0 || c.Bad < 0 || c.Skip < 0 {
 		return searchCursor{}, errBadCursor
 	}
 	return c, nil
@@ -155,8 +153,8 @@ type toScan struct {
 // the index holds, ranked, a window at a time; then it scans the
 // documents the index does not hold (yet) in path order, as a literal
 // search scans every document: until MaxDocuments documents were scanned,
-// the matches reached MaxMatches (the step ends after that document), the
-// budget ran out, or the documents did. A document that cannot be parsed
+// the matches reached MaxMatches (the cursor then resumes inside the
+// document), the budget ran out, or the documents did. A document that cannot be parsed
 // is counted as unreadable and skipped.
 func (s *Server) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
 	st, err := s.newSearchStep(p)
@@ -331,7 +329,10 @@ func (st *searchStep) ranked(ctx context.Context, v fulltext.View) error {
 }
 
 // scanRest scans the documents to scan from the cursor's on, in path
-// order, until the step's bounds are met, and sets the cursor to the next.
+// order, until the step's bounds are met, and sets the cursor to the next
+// match: a step ends at MaxMatches exactly, inside a document if need be,
+// so that a step's matches followed by those from its cursor are the
+// matches of the search, each once.
 func (st *searchStep) scanRest(ctx context.Context) error {
 	scan := st.scan
 	i := sort.Search(len(scan), func(i int) bool { return scan[i].e.rel >= st.cur.From })
@@ -339,30 +340,41 @@ func (st *searchStep) scanRest(ctx context.Context) error {
 		st.s.text.reading.Add(1) // the index build gives way to the scan
 		defer st.s.text.reading.Add(-1)
 	}
+	skip := 0 // matches of scan[i] returned by the steps before
+	if i < len(scan) && scan[i].e.rel == st.cur.From {
+		skip = st.cur.Skip
+	}
 	done := 0
-	for ; i < len(scan); i++ {
-		if done >= st.p.MaxDocuments || len(st.res.Matches) >= st.p.MaxMatches || (done > 0 && time.Now().After(st.deadline)) {
+	for ; i < len(scan); i, skip = i+1, 0 {
+		room := st.p.MaxMatches - len(st.res.Matches)
+		if done >= st.p.MaxDocuments || room <= 0 || (done > 0 && time.Now().After(st.deadline)) {
 			break
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		found, err := st.s.scanDocument(ctx, scan[i], st.m)
-		done++
+		found, more, err := st.s.scanDocument(ctx, scan[i], st.m, skip, room)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			done++
 			st.cur.Bad++
 			continue
 		}
 		st.res.Matches = append(st.res.Matches, found...)
+		if more {
+			skip += len(found) // the step is full: go on inside this document
+			break
+		}
+		done++
 	}
 	st.cur.Done += done
+	st.cur.Skip = 0
 	st.res.Unreadable = st.unreadable + st.cur.Bad
 	st.res.Scanned = min(st.res.Indexed+st.cur.Done, st.res.Total)
 	if i < len(scan) {
-		st.cur.From = scan[i].e.rel
+		st.cur.From, st.cur.Skip = scan[i].e.rel, skip
 		st.res.NextCursor = st.cur.encode()
 	} else {
 		st.res.Scanned = st.res.Total
@@ -519,29 +531,29 @@ func (s *Server) searchMatch(e *entry, title string, page int, pt pageText, f fo
 }
 
 // scanDocument returns the matches of one document's pages from
-// d.fromPage (for a literal search, at most searchPerDocument). Plain text and source files
-// whose bytes cannot hold a match are not parsed at all.
-func (s *Server) scanDocument(ctx context.Context, d toScan, m matcher) ([]SearchMatch, error) {
+// d.fromPage, after the first skip, at most limit of them, and whether
+// more follow. Plain text and source files whose bytes cannot hold a
+// match are not parsed at all.
+func (s *Server) scanDocument(ctx context.Context, d toScan, m matcher, skip, limit int) (out []SearchMatch, more bool, err error) {
 	e := d.e
 	if d.fromPage == 0 && (e.kind == extract.KindText || e.kind == extract.KindCode) {
 		hit, err := s.fileHolds(e.rel, m)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !hit {
-			return nil, nil
+			return nil, false, nil
 		}
 	}
 	fresh, err := s.current(e.docRef)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	doc, err := s.wholeDocument(ctx, fresh, true)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	title := extract.SearchForm(doc.Title)
-	var out []SearchMatch
 	for pi := d.fromPage; pi < len(doc.Pages); pi++ {
 		pt := textOfPage(doc.Pages[pi])
 		t := ""
@@ -552,13 +564,17 @@ func (s *Server) scanDocument(ctx context.Context, d toScan, m matcher) ([]Searc
 			continue
 		}
 		for _, f := range m.match(title, pi, pt) {
-			out = append(out, s.searchMatch(fresh, title, pi, pt, f, 0))
-			if _, literal := m.(literalMatcher); literal && len(out) >= searchPerDocument {
-				return out, nil
+			switch {
+			case skip > 0:
+				skip--
+			case len(out) == limit:
+				return out, true, nil
+			default:
+				out = append(out, s.searchMatch(fresh, title, pi, pt, f, 0))
 			}
 		}
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // fileHolds reports whether the bytes of a file (within the size bound)

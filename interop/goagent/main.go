@@ -81,20 +81,12 @@ func (c *checker) check(name string, start time.Time, err error) bool {
 	return true
 }
 
+// run performs the scenario's checks in order and returns how many failed.
 func run(ctx context.Context, o options) int {
 	var c checker
 	desktopChanged := make(chan string, 16)
 	start := time.Now()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a, err := agent.Connect(ctx, o.server, agent.Options{
-		Name: o.name, Path: o.path, Timeout: 20 * time.Second, Logger: log,
-		Handlers: agent.Handlers{UpdateDesktop: func(n protocol.UpdateComputerConfigReq) {
-			select {
-			case desktopChanged <- n.Computer:
-			default:
-			}
-		}},
-	})
+	a, err := connectAgent(ctx, o, desktopChanged)
 	if !c.check("connect", start, err) {
 		return c.failed
 	}
@@ -106,114 +98,150 @@ func run(ctx context.Context, o options) int {
 	}
 
 	start = time.Now()
-	c.check("list_room", start, func() error {
-		list, err := a.ListRoom(ctx)
-		if err != nil {
-			return err
-		}
-		var me, pc *protocol.SessionInfo
-		for i := range list {
-			switch {
-			case list[i].Name == o.name && list[i].Role == protocol.RoleAgent:
-				me = &list[i]
-			case list[i].Name == o.computer && list[i].Role == protocol.RoleComputer:
-				pc = &list[i]
-			}
-		}
-		if me == nil || pc == nil {
-			return fmt.Errorf("want agent %q and computer %q in %+v", o.name, o.computer, list)
-		}
-		if o.wantVersion != "" && me.A2CVersion != o.wantVersion {
-			return fmt.Errorf("this agent's a2c_version is %q, want %q", me.A2CVersion, o.wantVersion)
-		}
-		fmt.Printf("     members: %d; agent a2c_version %q, computer a2c_version %q\n", len(list), me.A2CVersion, pc.A2CVersion)
-		return nil
-	}())
+	c.check("list_room", start, checkListRoom(ctx, a, o))
 
 	toolName := o.tool // the exposed name found in get_tools
 	start = time.Now()
-	c.check("get_tools", start, func() error {
-		ret, err := a.GetTools(ctx, o.computer)
-		if err != nil {
-			return err
-		}
-		var names []string
-		for _, t := range ret.Tools {
-			names = append(names, t.Name)
-			if t.Name == "" || len(t.ParamsSchema) == 0 {
-				return fmt.Errorf("tool %+v lacks a name or params_schema", t)
-			}
-		}
-		i := slices.IndexFunc(names, func(n string) bool { return n == o.tool || strings.HasSuffix(n, "__"+o.tool) })
-		if i < 0 {
-			return fmt.Errorf("tool %q not among %v", o.tool, names)
-		}
-		toolName = names[i]
-		fmt.Printf("     tools: %s\n", strings.Join(names, ", "))
-		return nil
-	}())
+	if found, err := findTool(ctx, a, o); c.check("get_tools", start, err) {
+		toolName = found
+	}
 
 	start = time.Now()
 	c.check("get_desktop", start, desktopContains(ctx, a, o.computer, o.wantWindow))
 
 	start = time.Now()
-	c.check("tool_call "+o.tool, start, func() error {
-		var params map[string]any
-		if err := json.Unmarshal([]byte(o.args), &params); err != nil {
-			return fmt.Errorf("--args: %w", err)
-		}
-		res, err := a.CallTool(ctx, o.computer, toolName, params, o.toolTimeout)
-		if err != nil {
-			return err
-		}
-		raw, _ := json.Marshal(res)
-		if res.IsError {
-			return fmt.Errorf("isError result: %s", raw)
-		}
-		if !strings.Contains(string(raw), o.wantToolText) {
-			return fmt.Errorf("result does not contain %q: %.300s", o.wantToolText, raw)
-		}
-		return nil
-	}())
+	c.check("tool_call "+o.tool, start, checkToolCall(ctx, a, o, toolName))
 
-	if o.wantAfterUpdate != "" {
-		start = time.Now()
-		c.check("notify:update_desktop", start, func() error {
-			for {
-				select {
-				case name := <-desktopChanged:
-					if name != o.computer {
-						continue
-					}
-					if err := desktopContains(ctx, a, o.computer, o.wantAfterUpdate); err == nil {
-						return nil
-					}
-				case <-time.After(15 * time.Second):
-					return fmt.Errorf("no notify:update_desktop with a desktop showing %q within 15s", o.wantAfterUpdate)
-				case <-ctx.Done():
-					return ctx.Err()
-				}
+	runOptionalChecks(ctx, &c, a, o, desktopChanged)
+	return c.failed
+}
+
+// connectAgent connects the agent, forwarding the computer of each desktop
+// change notification to desktopChanged (dropped when it is full).
+func connectAgent(ctx context.Context, o options, desktopChanged chan<- string) (*agent.Client, error) {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return agent.Connect(ctx, o.server, agent.Options{
+		Name: o.name, Path: o.path, Timeout: 20 * time.Second, Logger: log,
+		Handlers: agent.Handlers{UpdateDesktop: func(n protocol.UpdateComputerConfigReq) {
+			select {
+			case desktopChanged <- n.Computer:
+			default:
 			}
-		}())
-	}
+		}},
+	})
+}
 
+// runOptionalChecks runs the checks that only some flags ask for.
+func runOptionalChecks(ctx context.Context, c *checker, a *agent.Client, o options, desktopChanged <-chan string) {
+	if o.wantAfterUpdate != "" {
+		start := time.Now()
+		c.check("notify:update_desktop", start, waitDesktopUpdate(ctx, a, o, desktopChanged))
+	}
 	if o.wantConfig != "" {
-		start = time.Now()
+		start := time.Now()
 		c.check("get_config", start, checkConfig(ctx, a, o))
 	}
 	if o.wantResources != "" {
-		start = time.Now()
+		start := time.Now()
 		c.check("get_resources", start, checkResources(ctx, a, o))
 	}
 	if o.wantDesktopOrder != "" {
-		start = time.Now()
+		start := time.Now()
 		c.check("desktop order", start, checkDesktopOrder(ctx, a, o))
 	}
 	if o.finder != "" {
-		start = time.Now()
+		start := time.Now()
 		c.check("get_finder ("+o.finder+")", start, checkFinder(ctx, a, o))
 	}
-	return c.failed
+}
+
+// checkListRoom checks that the room lists this agent and the computer,
+// and this agent with the wanted a2c_version.
+func checkListRoom(ctx context.Context, a *agent.Client, o options) error {
+	list, err := a.ListRoom(ctx)
+	if err != nil {
+		return err
+	}
+	var me, pc *protocol.SessionInfo
+	for i := range list {
+		switch {
+		case list[i].Name == o.name && list[i].Role == protocol.RoleAgent:
+			me = &list[i]
+		case list[i].Name == o.computer && list[i].Role == protocol.RoleComputer:
+			pc = &list[i]
+		}
+	}
+	if me == nil || pc == nil {
+		return fmt.Errorf("want agent %q and computer %q in %+v", o.name, o.computer, list)
+	}
+	if o.wantVersion != "" && me.A2CVersion != o.wantVersion {
+		return fmt.Errorf("this agent's a2c_version is %q, want %q", me.A2CVersion, o.wantVersion)
+	}
+	fmt.Printf("     members: %d; agent a2c_version %q, computer a2c_version %q\n", len(list), me.A2CVersion, pc.A2CVersion)
+	return nil
+}
+
+// findTool checks the computer's tools and returns the exposed name of
+// --tool among them (the name itself or one ending in "__" and it).
+func findTool(ctx context.Context, a *agent.Client, o options) (string, error) {
+	ret, err := a.GetTools(ctx, o.computer)
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, t := range ret.Tools {
+		names = append(names, t.Name)
+		if t.Name == "" || len(t.ParamsSchema) == 0 {
+			return "", fmt.Errorf("tool %+v lacks a name or params_schema", t)
+		}
+	}
+	i := slices.IndexFunc(names, func(n string) bool { return n == o.tool || strings.HasSuffix(n, "__"+o.tool) })
+	if i < 0 {
+		return "", fmt.Errorf("tool %q not among %v", o.tool, names)
+	}
+	fmt.Printf("     tools: %s\n", strings.Join(names, ", "))
+	return names[i], nil
+}
+
+// checkToolCall calls toolName with --args and checks the result is no
+// error and contains --want-tool-text.
+func checkToolCall(ctx context.Context, a *agent.Client, o options, toolName string) error {
+	var params map[string]any
+	if err := json.Unmarshal([]byte(o.args), &params); err != nil {
+		return fmt.Errorf("--args: %w", err)
+	}
+	res, err := a.CallTool(ctx, o.computer, toolName, params, o.toolTimeout)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(res)
+	if res.IsError {
+		return fmt.Errorf("isError result: %s", raw)
+	}
+	if !strings.Contains(string(raw), o.wantToolText) {
+		return fmt.Errorf("result does not contain %q: %.300s", o.wantToolText, raw)
+	}
+	return nil
+}
+
+// waitDesktopUpdate waits up to 15 s for a desktop change notification of
+// the computer after which its desktop contains --want-after-update.
+func waitDesktopUpdate(ctx context.Context, a *agent.Client, o options, desktopChanged <-chan string) error {
+	for {
+		select {
+		case name := <-desktopChanged:
+			if name != o.computer {
+				continue
+			}
+			if err := desktopContains(ctx, a, o.computer, o.wantAfterUpdate); err == nil {
+				return nil
+			}
+		case <-time.After(15 * time.Second):
+			return fmt.Errorf("no notify:update_desktop with a desktop showing %q within 15s", o.wantAfterUpdate)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func checkConfig(ctx context.Context, a *agent.Client, o options) error {

@@ -27,48 +27,10 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 	prevRefused, prevTruncated, prevRejected := st.refused, st.truncated, st.rejected
 	ix.mu.Unlock()
 	err := ix.listAll(ctx, st.src, func(page []mcp.Resource, last bool) bool {
-		ix.mu.Lock()
-		defer ix.mu.Unlock()
-		from := len(l.docs)
-		for _, r := range page {
-			if l.offered >= ix.maxEntries {
-				l.truncated, last = true, true
-				break
-			}
-			l.offered++
-			ix.addLocked(l, st.name, r)
-		}
-		if !last && !st.listed && ix.sources[st.name] == st {
-			st.partial = true
-			st.publish(l)
-			ix.catalog = nil
-			ix.broadcastLocked()
-			if ix.wanted { // the catalog was asked for: read as they come
-				for _, uri := range l.docs[from:] {
-					if _, ok := st.summaries[uri]; !ok {
-						ix.wantLocked(readKey{st, uri}, false)
-					}
-				}
-			}
-		}
-		return l.truncated
+		return ix.addPage(st, l, page, last)
 	})
 	if err != nil {
-		ix.mu.Lock()
-		st.listErr = err
-		st.backoff = min(max(2*st.backoff, ix.retryMin), ix.retryMax)
-		if st.retry == nil && ix.sources[st.name] == st && !ix.closed {
-			st.retry = time.AfterFunc(st.backoff, func() {
-				ix.mu.Lock()
-				defer ix.mu.Unlock()
-				st.retry = nil
-				if ix.sources[st.name] == st && !ix.closed {
-					ix.startListingLocked(st, true)
-				}
-			})
-		}
-		ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err, "retry_in", st.backoff)
-		ix.mu.Unlock()
+		ix.listFailed(st, err)
 		return
 	}
 	ix.mu.Lock()
@@ -77,32 +39,114 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 		ix.mu.Unlock()
 		return // replaced or removed meanwhile
 	}
-	first := !st.listed
+	c := listingChange(st, l)
+	st.dropSummariesNotIn(l)
+	st.listed, st.partial = true, false
+	ix.catalog = nil
+	st.publish(l)
+	ix.logRefusalsLocked(st, prevRefused)
+	ix.logListingCutsLocked(st, l, prevTruncated, prevRejected)
+	ix.broadcastLocked()
+	watch := l.watch()
+	ix.mu.Unlock()
+
+	ix.announce(ctx, st, c, watch)
+}
+
+// addPage adds one page of st's listing to l, up to ix.maxEntries entries
+// (past them l is truncated and the page taken as the last); while st was
+// never listed, a page that is not the last is published at once. It
+// reports whether l is truncated, which stops the listing.
+func (ix *Index) addPage(st *sourceState, l *listing, page []mcp.Resource, last bool) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	from := len(l.docs)
+	for _, r := range page {
+		if l.offered >= ix.maxEntries {
+			l.truncated, last = true, true
+			break
+		}
+		l.offered++
+		ix.addLocked(l, st.name, r)
+	}
+	if !last && !st.listed && ix.sources[st.name] == st {
+		ix.publishPartialLocked(st, l, from)
+	}
+	return l.truncated
+}
+
+// publishPartialLocked publishes the listing l of st while it is still
+// coming and, when the catalog was asked for, wants the summaries of the
+// documents from index from on. Call with ix.mu held.
+func (ix *Index) publishPartialLocked(st *sourceState, l *listing, from int) {
+	st.partial = true
+	st.publish(l)
+	ix.catalog = nil
+	ix.broadcastLocked()
+	if ix.wanted { // the catalog was asked for: read as they come
+		for _, uri := range l.docs[from:] {
+			if _, ok := st.summaries[uri]; !ok {
+				ix.wantLocked(readKey{st, uri}, false)
+			}
+		}
+	}
+}
+
+// listFailed records that listing st failed with err and, while st is
+// still a live source, schedules a retry after a doubled backoff.
+func (ix *Index) listFailed(st *sourceState, err error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	st.listErr = err
+	st.backoff = min(max(2*st.backoff, ix.retryMin), ix.retryMax)
+	if st.retry == nil && ix.sources[st.name] == st && !ix.closed {
+		st.retry = time.AfterFunc(st.backoff, func() {
+			ix.mu.Lock()
+			defer ix.mu.Unlock()
+			st.retry = nil
+			if ix.sources[st.name] == st && !ix.closed {
+				ix.startListingLocked(st, true)
+			}
+		})
+	}
+	ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err, "retry_in", st.backoff)
+}
+
+// listingChange says what the complete listing l changes against the one
+// st has: for a first listing, whether it has any documents or windows.
+func listingChange(st *sourceState, l *listing) Change {
 	var c Change
-	if first {
+	if !st.listed {
 		if len(l.docs) > 0 {
 			c |= FinderChanged
 		}
 		if len(l.windows) > 0 {
 			c |= DesktopChanged
 		}
-	} else {
-		if !maps.Equal(st.docSet, l.docSet) {
-			c |= FinderChanged
-		}
-		if !sameWindows(st.windows, l.windows) {
-			c |= DesktopChanged
-		}
+		return c
 	}
+	if !maps.Equal(st.docSet, l.docSet) {
+		c |= FinderChanged
+	}
+	if !sameWindows(st.windows, l.windows) {
+		c |= DesktopChanged
+	}
+	return c
+}
+
+// dropSummariesNotIn forgets the summaries of documents listing l lacks.
+func (st *sourceState) dropSummariesNotIn(l *listing) {
 	for uri := range st.summaries {
 		if _, ok := l.docSet[uri]; !ok {
 			delete(st.summaries, uri)
 		}
 	}
-	st.listed, st.partial = true, false
-	ix.catalog = nil
-	st.publish(l)
-	ix.logRefusalsLocked(st, prevRefused)
+}
+
+// logListingCutsLocked warns of the entries listing l rejected and of its
+// truncation, each unless the previous listing already had the same.
+// Call with ix.mu held.
+func (ix *Index) logListingCutsLocked(st *sourceState, l *listing, prevTruncated bool, prevRejected rejections) {
 	if l.rejected.n > 0 && l.rejected != prevRejected {
 		ix.log.Warn("resource index: listed entries rejected: they break the rules of their URI scheme or carry control characters",
 			"server", st.name, "entries", l.rejected.n, "first", strconv.Quote(sanitize.Clip(l.rejected.uri, 200)), "why", l.rejected.why)
@@ -111,10 +155,11 @@ func (ix *Index) relistOnce(ctx context.Context, st *sourceState) {
 		ix.log.Warn("resource index: listing cut short: more entries than the index takes per server; the rest are left out",
 			"server", st.name, "max_entries_per_server", ix.maxEntries)
 	}
-	ix.broadcastLocked()
-	watch := l.watch()
-	ix.mu.Unlock()
+}
 
+// announce signals change c of st's listing and subscribes to the URIs
+// in watch when st's source takes subscriptions.
+func (ix *Index) announce(ctx context.Context, st *sourceState, c Change, watch []string) {
 	if c == 0 {
 		ix.log.Debug("resource index: resource list changed but the dpe:// and window:// sets did not", "server", st.name)
 	}

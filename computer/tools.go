@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -88,63 +89,89 @@ func (c *Computer) handleToolCall(ctx context.Context, req protocol.ToolCallReq)
 	if req.ToolName == "" {
 		return nil, protocol.NewError(protocol.CodeBadRequest, "tool_name is required")
 	}
+	timeout, err := toolCallTimeout(req)
+	if err != nil {
+		return nil, err
+	}
+	e, only, ok := c.lookupTool(ctx, req.ToolName)
+	if !ok {
+		return c.refuseUnknownTool(req.ToolName, only)
+	}
+	conn, ok := c.mgr.Conn(e.server)
+	if !ok {
+		return refusal(protocol.CodeMCPServerNotFound, fmt.Sprintf("The MCP server %q of tool %q is not running.", e.server, req.ToolName),
+			map[string]any{protocol.MetaMCPServer: e.server, "tool_name": req.ToolName})
+	}
+	out, rec := c.runTool(ctx, conn, e, req, timeout)
+	c.hist.add(rec)
+	c.log.Info("tool call", "req_id", req.ReqID, "server", e.server, "tool", e.original, "outcome", rec.Outcome, "took", rec.Duration)
+	return c.toolAnswer(out, req.ToolName, e.server)
+}
+
+// toolCallTimeout is the bound of the call req asks for: its timeout in
+// seconds, at most MaxToolTimeout, or DefaultToolTimeout when it has none.
+func toolCallTimeout(req protocol.ToolCallReq) (time.Duration, error) {
 	if req.Timeout < 0 {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, "timeout must be >= 0 seconds, got %v", req.Timeout)
+		return 0, protocol.Errorf(protocol.CodeBadRequest, "timeout must be >= 0 seconds, got %v", req.Timeout)
 	}
-	timeout := DefaultToolTimeout
 	if req.Timeout > 0 {
-		timeout = min(time.Duration(req.Timeout*float64(time.Second)), MaxToolTimeout)
+		return min(time.Duration(req.Timeout*float64(time.Second)), MaxToolTimeout), nil
 	}
+	return DefaultToolTimeout, nil
+}
+
+// lookupTool finds the tool an agent calls name in the tool table; only is
+// the running server a canonical name is looked up in alone, or "".
+func (c *Computer) lookupTool(ctx context.Context, name string) (e toolEntry, only string, ok bool) {
 	// A canonical name waits for its own server's tools only; a bare one
 	// is resolved among the servers that listed theirs in time.
-	only, wait := serverOf(req.ToolName), min(toolListWait, c.opts.HandlerTimeout)
+	only, wait := serverOf(name), min(toolListWait, c.opts.HandlerTimeout)
 	if _, live := c.mgr.Conn(only); live {
 		wait = c.opts.HandlerTimeout
 	} else {
 		only = ""
 	}
 	entries, byName := c.tools.get(ctx, wait, only)
-	i, ok := byName[req.ToolName]
-	if !ok && only != "" {
+	i, ok := byName[name]
+	if !ok {
+		return toolEntry{}, only, false
+	}
+	return entries[i], only, true
+}
+
+// refuseUnknownTool answers a call of a tool name the table lacks: its
+// server only has not listed its tools yet (4001), it is forbidden (4002)
+// or it is unknown (4001).
+func (c *Computer) refuseUnknownTool(name, only string) (any, error) {
+	if only != "" {
 		if err, unlisted := c.tools.unlisted(only); unlisted {
 			why := "it is still listing them"
 			if err != nil {
 				why = "its tools/list failed: " + err.Error() + "; the computer keeps asking"
 			}
-			return refusal(protocol.CodeToolNotFound, fmt.Sprintf("Tool %q is not known: MCP server %q has not listed its tools (%s).", req.ToolName, only, why),
-				map[string]any{protocol.MetaMCPServer: only, "tool_name": req.ToolName})
+			return refusal(protocol.CodeToolNotFound, fmt.Sprintf("Tool %q is not known: MCP server %q has not listed its tools (%s).", name, only, why),
+				map[string]any{protocol.MetaMCPServer: only, "tool_name": name})
 		}
 	}
-	if !ok {
-		for _, s := range c.servers {
-			if s.Forbidden(strings.TrimPrefix(req.ToolName, s.BundleID+"__")) {
-				return refusal(protocol.CodeToolDisabled, fmt.Sprintf("Tool %q is disabled on this computer (forbidden_tools).", req.ToolName),
-					map[string]any{protocol.MetaMCPServer: s.BundleID, "tool_name": req.ToolName})
-			}
+	for _, s := range c.servers {
+		if s.Forbidden(strings.TrimPrefix(name, s.BundleID+"__")) {
+			return refusal(protocol.CodeToolDisabled, fmt.Sprintf("Tool %q is disabled on this computer (forbidden_tools).", name),
+				map[string]any{protocol.MetaMCPServer: s.BundleID, "tool_name": name})
 		}
-		return refusal(protocol.CodeToolNotFound, fmt.Sprintf("Tool %q not found on this computer; call one of the names client:get_tools returns.", req.ToolName),
-			map[string]any{"tool_name": req.ToolName})
 	}
-	e := entries[i]
-	conn, ok := c.mgr.Conn(e.server)
-	if !ok {
-		return refusal(protocol.CodeMCPServerNotFound, fmt.Sprintf("The MCP server %q of tool %q is not running.", e.server, req.ToolName),
-			map[string]any{protocol.MetaMCPServer: e.server, "tool_name": req.ToolName})
-	}
+	return refusal(protocol.CodeToolNotFound, fmt.Sprintf("Tool %q not found on this computer; call one of the names client:get_tools returns.", name),
+		map[string]any{"tool_name": name})
+}
 
+// runTool calls tool e over conn within timeout, cancellable through
+// req's req_id, and returns the answer with the record of the call.
+func (c *Computer) runTool(ctx context.Context, conn *mcpclient.Conn, e toolEntry, req protocol.ToolCallReq, timeout time.Duration) (any, ToolCallRecord) {
 	cctx, cancelCause := context.WithCancelCause(ctx)
 	defer cancelCause(nil)
 	cctx, cancelTimeout := context.WithTimeout(cctx, timeout)
 	defer cancelTimeout()
 	if req.ReqID != "" {
-		c.mu.Lock()
-		c.calls[req.ReqID] = cancelCause
-		c.mu.Unlock()
-		defer func() {
-			c.mu.Lock()
-			delete(c.calls, req.ReqID)
-			c.mu.Unlock()
-		}()
+		defer c.trackCall(req.ReqID, cancelCause)()
 	}
 	start := time.Now()
 	res, err := conn.CallTool(cctx, e.original, req.Params)
@@ -167,15 +194,32 @@ func (c *Computer) handleToolCall(ctx context.Context, req protocol.ToolCallReq)
 		}
 		out = res
 	}
-	c.hist.add(rec)
-	c.log.Info("tool call", "req_id", req.ReqID, "server", e.server, "tool", e.original, "outcome", rec.Outcome, "took", rec.Duration)
+	return out, rec
+}
+
+// trackCall registers cancel as the way notify:tool_call_cancel stops the
+// call with reqID and returns the function that unregisters it.
+func (c *Computer) trackCall(reqID string, cancel context.CancelCauseFunc) (untrack func()) {
+	c.mu.Lock()
+	c.calls[reqID] = cancel
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		delete(c.calls, reqID)
+		c.mu.Unlock()
+	}
+}
+
+// toolAnswer encodes the answer out to a call of tool name on server,
+// refused (413) when it is larger than an answer may be.
+func (c *Computer) toolAnswer(out any, name, server string) (any, error) {
 	b, err := json.Marshal(out)
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInternalError, "tool %s: result is not JSON: %v", req.ToolName, err)
+		return nil, protocol.Errorf(protocol.CodeInternalError, "tool %s: result is not JSON: %v", name, err)
 	}
 	if len(b) > c.opts.MaxAnswerBytes {
-		return refusal(protocol.CodePayloadTooLarge, tooLarge("the result of tool "+clip(req.ToolName), len(b), c.opts.MaxAnswerBytes).Message,
-			map[string]any{protocol.MetaMCPServer: e.server, "tool_name": req.ToolName})
+		return refusal(protocol.CodePayloadTooLarge, tooLarge("the result of tool "+clip(name), len(b), c.opts.MaxAnswerBytes).Message,
+			map[string]any{protocol.MetaMCPServer: server, "tool_name": name})
 	}
 	return json.RawMessage(b), nil
 }

@@ -13,6 +13,9 @@ type reader struct {
 
 var errShort = errors.New("wasmstop: unexpected end of module")
 
+// errUnknownOpcode is the error of an opcode the reader does not know.
+var errUnknownOpcode = errors.New("unknown opcode")
+
 func (r *reader) byte() (byte, error) {
 	if r.p >= len(r.b) {
 		return 0, errShort
@@ -151,86 +154,14 @@ func (r *reader) loops(at []int) ([]int, error) {
 // immediates skips the immediates of an instruction whose opcode was read.
 func (r *reader) immediates(op byte) error {
 	switch {
-	case op <= 0x01, op == 0x05, op == 0x0a, op == 0x0b, op == 0x0f, op == 0x19,
-		op == 0x1a, op == 0x1b, op >= 0x45 && op <= 0xc4, op == 0xd1, op == 0xd3, op == 0xd5:
-		// unreachable, nop, else, throw_ref, end, return, catch_all, drop,
-		// select, numeric operators, ref.is_null, ref.as_non_null, ref.eq
+	case op < 0x20:
+		return r.controlImmediates(op)
+	case op < 0x45:
+		return r.variableMemoryImmediates(op)
+	case op <= 0xc4: // numeric operators
 		return nil
-	case op >= 0x02 && op <= 0x04, op == 0x06: // block, loop, if, try
-		return r.blockType()
-	case op == 0x07, op == 0x08, op == 0x09, op == 0x0c, op == 0x0d, op == 0x10, op == 0x12,
-		op == 0x14, op == 0x15, op == 0x18, op >= 0x20 && op <= 0x26, op == 0xd2, op == 0xd4, op == 0xd6:
-		// one index: catch, throw, rethrow, br, br_if, call, return_call,
-		// call_ref, return_call_ref, delegate, local/global/table get and
-		// set, ref.func, br_on_null, br_on_non_null
-		_, err := r.u32()
-		return err
-	case op == 0x0e: // br_table
-		n, err := r.u32()
-		if err != nil {
-			return err
-		}
-		for range n + 1 {
-			if _, err := r.u32(); err != nil {
-				return err
-			}
-		}
-		return nil
-	case op == 0x11, op == 0x13: // call_indirect, return_call_indirect
-		if _, err := r.u32(); err != nil {
-			return err
-		}
-		_, err := r.u32()
-		return err
-	case op == 0x1c: // select with types
-		n, err := r.u32()
-		if err != nil {
-			return err
-		}
-		for range n {
-			if err := r.valType(); err != nil {
-				return err
-			}
-		}
-		return nil
-	case op == 0x1f: // try_table
-		if err := r.blockType(); err != nil {
-			return err
-		}
-		n, err := r.u32()
-		if err != nil {
-			return err
-		}
-		for range n {
-			kind, err := r.byte()
-			if err != nil {
-				return err
-			}
-			if kind <= 0x01 { // catch, catch_ref: a tag
-				if _, err := r.u32(); err != nil {
-					return err
-				}
-			}
-			if _, err := r.u32(); err != nil { // the label
-				return err
-			}
-		}
-		return nil
-	case op >= 0x28 && op <= 0x3e: // loads and stores
-		return r.memarg()
-	case op == 0x3f, op == 0x40: // memory.size, memory.grow
-		_, err := r.u32()
-		return err
-	case op == 0x41: // i32.const
-		return r.leb(32)
-	case op == 0x42: // i64.const
-		return r.leb(64)
-	case op == 0x43:
-		return r.skip(4)
-	case op == 0x44:
-		return r.skip(8)
-	case op == 0xd0: // ref.null
-		return r.leb(33)
+	case op >= 0xd0 && op <= 0xd6:
+		return r.referenceImmediates(op)
 	case op == 0xfc:
 		return r.prefixFC()
 	case op == 0xfd:
@@ -238,7 +169,133 @@ func (r *reader) immediates(op byte) error {
 	case op == 0xfe:
 		return r.prefixAtomic()
 	}
-	return fmt.Errorf("unknown opcode")
+	return errUnknownOpcode
+}
+
+// controlImmediates skips the immediates of a control instruction
+// (opcodes 0x00 to 0x1f, with the exception handling ones).
+func (r *reader) controlImmediates(op byte) error {
+	switch op {
+	case 0x00, 0x01, 0x05, 0x0a, 0x0b, 0x0f, 0x19, 0x1a, 0x1b:
+		// unreachable, nop, else, throw_ref, end, return, catch_all, drop,
+		// select
+		return nil
+	case 0x02, 0x03, 0x04, 0x06: // block, loop, if, try
+		return r.blockType()
+	case 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x10, 0x12, 0x14, 0x15, 0x18:
+		// one index: catch, throw, rethrow, br, br_if, call, return_call,
+		// call_ref, return_call_ref, delegate
+		return r.index()
+	case 0x0e: // br_table
+		return r.brTable()
+	case 0x11, 0x13: // call_indirect, return_call_indirect
+		if err := r.index(); err != nil {
+			return err
+		}
+		return r.index()
+	case 0x1c: // select with types
+		return r.selectTypes()
+	case 0x1f: // try_table
+		return r.tryTable()
+	}
+	return errUnknownOpcode
+}
+
+// variableMemoryImmediates skips the immediates of a variable, memory or
+// constant instruction (opcodes 0x20 to 0x44).
+func (r *reader) variableMemoryImmediates(op byte) error {
+	switch {
+	case op >= 0x20 && op <= 0x26: // local/global/table get and set
+		return r.index()
+	case op >= 0x28 && op <= 0x3e: // loads and stores
+		return r.memarg()
+	case op == 0x3f, op == 0x40: // memory.size, memory.grow
+		return r.index()
+	case op == 0x41: // i32.const
+		return r.leb(32)
+	case op == 0x42: // i64.const
+		return r.leb(64)
+	case op == 0x43: // f32.const
+		return r.skip(4)
+	case op == 0x44: // f64.const
+		return r.skip(8)
+	}
+	return errUnknownOpcode
+}
+
+// referenceImmediates skips the immediates of a reference instruction
+// (opcodes 0xd0 to 0xd6).
+func (r *reader) referenceImmediates(op byte) error {
+	switch op {
+	case 0xd0: // ref.null
+		return r.leb(33)
+	case 0xd1, 0xd3, 0xd5: // ref.is_null, ref.as_non_null, ref.eq
+		return nil
+	case 0xd2, 0xd4, 0xd6: // ref.func, br_on_null, br_on_non_null
+		return r.index()
+	}
+	return errUnknownOpcode
+}
+
+// index skips one index (an unsigned 32-bit LEB128).
+func (r *reader) index() error {
+	_, err := r.u32()
+	return err
+}
+
+// brTable skips br_table's label vector and its default label.
+func (r *reader) brTable() error {
+	n, err := r.u32()
+	if err != nil {
+		return err
+	}
+	for range n + 1 {
+		if err := r.index(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selectTypes skips the value type vector of a typed select.
+func (r *reader) selectTypes() error {
+	n, err := r.u32()
+	if err != nil {
+		return err
+	}
+	for range n {
+		if err := r.valType(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tryTable skips try_table's block type and catch clauses (a kind, a tag
+// for catch and catch_ref, and a label).
+func (r *reader) tryTable() error {
+	if err := r.blockType(); err != nil {
+		return err
+	}
+	n, err := r.u32()
+	if err != nil {
+		return err
+	}
+	for range n {
+		kind, err := r.byte()
+		if err != nil {
+			return err
+		}
+		if kind <= 0x01 { // catch, catch_ref: a tag
+			if err := r.index(); err != nil {
+				return err
+			}
+		}
+		if err := r.index(); err != nil { // the label
+			return err
+		}
+	}
+	return nil
 }
 
 // prefixFC skips a 0xFC instruction (saturating truncation, bulk memory,

@@ -54,87 +54,143 @@ func Rewrite(mod []byte) ([]byte, error) {
 	if len(mod) < 8 || string(mod[:4]) != "\x00asm" || binary.LittleEndian.Uint32(mod[4:8]) != 1 {
 		return nil, errors.New("wasmstop: not a WebAssembly 1.0 binary module")
 	}
-	out := make([]byte, 0, len(mod)+len(mod)/16)
-	out = append(out, mod[:8]...)
-	var importedGlobals, definedGlobals, memories uint32
-	haveGlobals, haveExports := false, false
-	// The stop flag and the loop counter are the last two globals.
-	flag := func() uint32 { return importedGlobals + definedGlobals }
+	rw := &rewriter{out: make([]byte, 0, len(mod)+len(mod)/16)}
+	rw.out = append(rw.out, mod[:8]...)
 	r := &reader{b: mod, p: 8}
 	for r.p < len(r.b) {
-		id, err := r.byte()
+		id, body, err := r.section()
 		if err != nil {
 			return nil, err
 		}
-		size, err := r.u32()
-		if err != nil {
-			return nil, err
-		}
-		if uint64(r.p)+uint64(size) > uint64(len(r.b)) {
-			return nil, fmt.Errorf("wasmstop: section %d runs past the end", id)
-		}
-		body := r.b[r.p : r.p+int(size)]
-		r.p += int(size)
 		if id != secCustom {
-			rank, ok := sectionRank[id]
-			if !ok {
-				return nil, fmt.Errorf("wasmstop: unknown section %d", id)
-			}
-			// A module without globals or exports gets the sections here.
-			if !haveGlobals && rank > sectionRank[secGlobal] {
-				out = appendSection(out, secGlobal, appendGlobals(nil, 0, nil))
-				haveGlobals = true
-			}
-			if !haveExports && rank > sectionRank[secExport] {
-				out = appendSection(out, secExport, appendExport(nil, 0, nil, flag()))
-				haveExports = true
-			}
-		}
-		switch id {
-		case secImport:
-			if importedGlobals, memories, err = countImports(body); err != nil {
-				return nil, err
-			}
-		case secMemory:
-			n, err := (&reader{b: body}).u32()
-			if err != nil {
-				return nil, err
-			}
-			memories += n
-		case secGlobal:
-			br := &reader{b: body}
-			n, err := br.u32()
-			if err != nil {
-				return nil, err
-			}
-			definedGlobals = n
-			body = appendGlobals(nil, n, body[br.p:])
-			haveGlobals = true
-		case secExport:
-			br := &reader{b: body}
-			n, err := br.u32()
-			if err != nil {
-				return nil, err
-			}
-			body = appendExport(nil, n, body[br.p:], flag())
-			haveExports = true
-		case secCode:
-			if memories == 0 {
-				return nil, errors.New("wasmstop: the module has no memory (the loops' visits to Go grow it by 0 pages)")
-			}
-			if body, err = rewriteCode(body, flag()); err != nil {
+			if err := rw.addMissingBefore(id); err != nil {
 				return nil, err
 			}
 		}
-		out = appendSection(out, id, body)
+		if body, err = rw.rewriteSection(id, body); err != nil {
+			return nil, err
+		}
+		rw.out = appendSection(rw.out, id, body)
 	}
-	if !haveGlobals {
-		out = appendSection(out, secGlobal, appendGlobals(nil, 0, nil))
+	if !rw.haveGlobals {
+		rw.addGlobalSection()
 	}
-	if !haveExports {
-		out = appendSection(out, secExport, appendExport(nil, 0, nil, flag()))
+	if !rw.haveExports {
+		rw.addExportSection()
 	}
-	return out, nil
+	return rw.out, nil
+}
+
+// rewriter holds the rewritten module as it is written and what the
+// sections read so far tell about the original.
+type rewriter struct {
+	out                                       []byte
+	importedGlobals, definedGlobals, memories uint32
+	haveGlobals, haveExports                  bool
+}
+
+// flag is the index of the stop flag: it and the loop counter are the
+// last two globals.
+func (rw *rewriter) flag() uint32 { return rw.importedGlobals + rw.definedGlobals }
+
+// section reads the next section's id and size and returns its id and
+// body.
+func (r *reader) section() (byte, []byte, error) {
+	id, err := r.byte()
+	if err != nil {
+		return 0, nil, err
+	}
+	size, err := r.u32()
+	if err != nil {
+		return 0, nil, err
+	}
+	if uint64(r.p)+uint64(size) > uint64(len(r.b)) {
+		return 0, nil, fmt.Errorf("wasmstop: section %d runs past the end", id)
+	}
+	body := r.b[r.p : r.p+int(size)]
+	r.p += int(size)
+	return id, body, nil
+}
+
+// addMissingBefore writes the global and export sections a module without
+// them gets, once the known section id, which must come after them, is
+// reached.
+func (rw *rewriter) addMissingBefore(id byte) error {
+	rank, ok := sectionRank[id]
+	if !ok {
+		return fmt.Errorf("wasmstop: unknown section %d", id)
+	}
+	if !rw.haveGlobals && rank > sectionRank[secGlobal] {
+		rw.addGlobalSection()
+	}
+	if !rw.haveExports && rank > sectionRank[secExport] {
+		rw.addExportSection()
+	}
+	return nil
+}
+
+// addGlobalSection writes a global section of the stop flag and the loop
+// counter only.
+func (rw *rewriter) addGlobalSection() {
+	rw.out = appendSection(rw.out, secGlobal, appendGlobals(nil, 0, nil))
+	rw.haveGlobals = true
+}
+
+// addExportSection writes an export section of the stop flag only.
+func (rw *rewriter) addExportSection() {
+	rw.out = appendSection(rw.out, secExport, appendExport(nil, 0, nil, rw.flag()))
+	rw.haveExports = true
+}
+
+// rewriteSection notes what section id of the original tells and returns
+// its body as the rewritten module has it: the global and export sections
+// gain the stop flag's entries, the code section the loops' checks.
+func (rw *rewriter) rewriteSection(id byte, body []byte) ([]byte, error) {
+	switch id {
+	case secImport:
+		globals, memories, err := countImports(body)
+		if err != nil {
+			return nil, err
+		}
+		rw.importedGlobals, rw.memories = globals, memories
+	case secMemory:
+		n, _, err := splitVector(body)
+		if err != nil {
+			return nil, err
+		}
+		rw.memories += n
+	case secGlobal:
+		n, rest, err := splitVector(body)
+		if err != nil {
+			return nil, err
+		}
+		rw.definedGlobals, rw.haveGlobals = n, true
+		return appendGlobals(nil, n, rest), nil
+	case secExport:
+		n, rest, err := splitVector(body)
+		if err != nil {
+			return nil, err
+		}
+		rw.haveExports = true
+		return appendExport(nil, n, rest, rw.flag()), nil
+	case secCode:
+		if rw.memories == 0 {
+			return nil, errors.New("wasmstop: the module has no memory (the loops' visits to Go grow it by 0 pages)")
+		}
+		return rewriteCode(body, rw.flag())
+	}
+	return body, nil
+}
+
+// splitVector reads the count a vector section starts with and returns it
+// with the encoding of the entries after it.
+func splitVector(body []byte) (uint32, []byte, error) {
+	r := &reader{b: body}
+	n, err := r.u32()
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, body[r.p:], nil
 }
 
 // Stop raises the stop flag of an instance of a rewritten module: its

@@ -128,41 +128,13 @@ func (w *mdWalker) bareText(n ast.Node) string {
 // them: "[![NPM Version][npm-image]][npm-url]", "![logo][logo-url]".
 var unresolvedImages = regexp.MustCompile(`\[!\[[^\]]*\]\[[^\]]*\]\]\[[^\]]*\]|!\[[^\]]*\]\[[^\]]*\]`)
 
+// block adds the elements of block node n, by its kind.
 func (w *mdWalker) block(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Heading:
-		plain, md := w.inline(n, nil)
-		el := Element{Category: dpe.Heading, Content: map[string]any{"level": n.Level, "text": collapse(plain)}}
-		if md != "" {
-			el.Content["markdown"] = collapse(md)
-		}
-		if id, ok := n.AttributeString("id"); ok {
-			if b, ok := id.([]byte); ok && len(b) > 0 {
-				el.Content["anchor"] = clean(string(b))
-			}
-		}
-		bare := w.bareText(n)
-		w.bare = &bare
-		w.add(el, n.Level, len(plain))
-		w.bare = nil
+		w.heading(n)
 	case *ast.Paragraph, *ast.TextBlock:
-		var refs []Element
-		plain, md := w.inline(n, &refs)
-		if len(refs) == 1 && refs[0].Category == dpe.Image && strings.TrimSpace(plain) == refs[0].Content["alt"] {
-			delete(refs[0].Content, "within") // the image is the whole paragraph
-			w.add(refs[0], 0, 40)
-			return
-		}
-		bare := w.bareText(n)
-		w.bare = &bare
-		kept := plain == "" || w.addText(plain, md)
-		w.bare = nil
-		if !kept {
-			standalone(refs)
-		}
-		for _, r := range refs {
-			w.add(r, 0, 0)
-		}
+		w.paragraph(n)
 	case *ast.List:
 		w.listItems(n, 0)
 		w.flushList()
@@ -173,48 +145,100 @@ func (w *mdWalker) block(n ast.Node) {
 	case *ast.HTMLBlock:
 		w.htmlBlock(n)
 	case *ast.Blockquote:
-		// dpe writes the quote marks before the list indentation, which
-		// is right for a list inside a quote; a quote inside a list item
-		// is written at the left margin instead (still a quote, outside
-		// the item), because "> " after the indentation would make the
-		// quoted lines an indented code block.
-		w.flushList()
-		indent := w.indent
-		if w.quote == 0 {
-			w.indent = 0
-		}
-		w.quote++
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			w.block(c)
-		}
-		w.flushList()
-		w.quote--
-		w.indent = indent
+		w.blockquote(n)
 	case *ast.ThematicBreak:
 		w.add(Element{Category: dpe.Separator, Content: map[string]any{}}, 0, 1)
 	case *east.Table:
 		w.table(n)
 	case *east.FootnoteList:
-		w.add(Element{Category: dpe.Separator, Content: map[string]any{}}, 0, 1)
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			fn, ok := c.(*east.Footnote)
-			if !ok {
-				continue
-			}
-			var in inline
-			in.raw("["+strconv.Itoa(fn.Index)+"] ", "\\["+strconv.Itoa(fn.Index)+"\\] ")
-			for p := fn.FirstChild(); p != nil; p = p.NextSibling() {
-				w.inlineInto(&in, p)
-				in.raw(" ", " ")
-			}
-			plain, md := in.result()
-			w.addText(plain, md)
-		}
+		w.footnotes(n)
 	default:
 		// Unknown blocks (definition lists...): keep their text.
 		if plain, md := w.inline(n, nil); strings.TrimSpace(plain) != "" {
 			w.addText(plain, md)
 		}
+	}
+}
+
+// heading adds a heading element with its level, text, markdown and
+// anchor.
+func (w *mdWalker) heading(n *ast.Heading) {
+	plain, md := w.inline(n, nil)
+	el := Element{Category: dpe.Heading, Content: map[string]any{"level": n.Level, "text": collapse(plain)}}
+	if md != "" {
+		el.Content["markdown"] = collapse(md)
+	}
+	if id, ok := n.AttributeString("id"); ok {
+		if b, ok := id.([]byte); ok && len(b) > 0 {
+			el.Content["anchor"] = clean(string(b))
+		}
+	}
+	bare := w.bareText(n)
+	w.bare = &bare
+	w.add(el, n.Level, len(plain))
+	w.bare = nil
+}
+
+// paragraph adds a paragraph's text and the elements it refers to (an
+// image that is the whole paragraph stands for it alone).
+func (w *mdWalker) paragraph(n ast.Node) {
+	var refs []Element
+	plain, md := w.inline(n, &refs)
+	if len(refs) == 1 && refs[0].Category == dpe.Image && strings.TrimSpace(plain) == refs[0].Content["alt"] {
+		delete(refs[0].Content, "within") // the image is the whole paragraph
+		w.add(refs[0], 0, 40)
+		return
+	}
+	bare := w.bareText(n)
+	w.bare = &bare
+	kept := plain == "" || w.addText(plain, md)
+	w.bare = nil
+	if !kept {
+		standalone(refs)
+	}
+	for _, r := range refs {
+		w.add(r, 0, 0)
+	}
+}
+
+// blockquote adds the blocks of a quote, one quote level deeper.
+func (w *mdWalker) blockquote(n *ast.Blockquote) {
+	// dpe writes the quote marks before the list indentation, which
+	// is right for a list inside a quote; a quote inside a list item
+	// is written at the left margin instead (still a quote, outside
+	// the item), because "> " after the indentation would make the
+	// quoted lines an indented code block.
+	w.flushList()
+	indent := w.indent
+	if w.quote == 0 {
+		w.indent = 0
+	}
+	w.quote++
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		w.block(c)
+	}
+	w.flushList()
+	w.quote--
+	w.indent = indent
+}
+
+// footnotes adds a separator and then each footnote as a text led by
+// its number in brackets.
+func (w *mdWalker) footnotes(n *east.FootnoteList) {
+	w.add(Element{Category: dpe.Separator, Content: map[string]any{}}, 0, 1)
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		fn, ok := c.(*east.Footnote)
+		if !ok {
+			continue
+		}
+		var in inline
+		in.raw("["+strconv.Itoa(fn.Index)+"] ", "\\["+strconv.Itoa(fn.Index)+"\\] ")
+		for p := fn.FirstChild(); p != nil; p = p.NextSibling() {
+			w.inlineInto(&in, p)
+			in.raw(" ", " ")
+		}
+		plain, md := in.result()
+		w.addText(plain, md)
 	}
 }
 

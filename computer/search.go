@@ -114,13 +114,8 @@ type stream struct {
 func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFinderReq) (any, error) {
 	q := req.SearchQuery()
 	q.Query = strings.TrimSpace(q.Query)
-	switch {
-	case q.Query == "":
-		return nil, protocol.NewError(protocol.CodeBadRequest, "query is required")
-	case len(q.Query) > protocol.SearchMaxQuery:
-		return nil, protocol.Errorf(protocol.CodeBadRequest, "query is longer than %d bytes", protocol.SearchMaxQuery)
-	case q.MaxMatches < 0 || q.MaxDocuments < 0:
-		return nil, protocol.NewError(protocol.CodeBadRequest, "max_matches and max_documents must not be negative")
+	if err := checkSearchQuery(q); err != nil {
+		return nil, err
 	}
 	want := min(cmpOr(q.MaxMatches, protocol.SearchDefaultMatches), protocol.SearchMaxMatches)
 	maxDocs := min(cmpOr(q.MaxDocuments, protocol.SearchDefaultDocuments), protocol.SearchMaxDocuments)
@@ -132,6 +127,36 @@ func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFi
 		return nil, protocol.NewError(protocol.CodeMCPCapabilityNotSupported,
 			"no document server of this computer can search its documents' content (none offers "+searchTool+")")
 	}
+	streams, err := openStreams(servers, q)
+	if err != nil {
+		return nil, err
+	}
+	ret := protocol.SearchFinderRet{Matches: []protocol.SearchMatch{}, ReqID: req.ReqID}
+	if err := c.runRounds(ctx, streams, q, want, maxDocs, &ret.Matches); err != nil {
+		return nil, err
+	}
+	c.sumUp(ctx, streams, q, &ret)
+	return ret, nil
+}
+
+// checkSearchQuery refuses a query that is empty, too long or asks for a
+// negative count.
+func checkSearchQuery(q protocol.SearchQuery) error {
+	switch {
+	case q.Query == "":
+		return protocol.NewError(protocol.CodeBadRequest, "query is required")
+	case len(q.Query) > protocol.SearchMaxQuery:
+		return protocol.Errorf(protocol.CodeBadRequest, "query is longer than %d bytes", protocol.SearchMaxQuery)
+	case q.MaxMatches < 0 || q.MaxDocuments < 0:
+		return protocol.NewError(protocol.CodeBadRequest, "max_matches and max_documents must not be negative")
+	}
+	return nil
+}
+
+// openStreams gives a stream to each server the search covers: every
+// searchable one for a new search, those its cursor names for a resumed
+// one, each where the cursor left it.
+func openStreams(servers []*mcpclient.Conn, q protocol.SearchQuery) ([]*stream, error) {
 	cur := searchCursor{Servers: map[string]serverPos{}}
 	if q.Cursor != "" {
 		var err error
@@ -142,9 +167,7 @@ func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFi
 	var streams []*stream
 	for _, conn := range servers {
 		pos, ok := cur.Servers[conn.Name()]
-		switch {
-		case q.Cursor == "":
-		case !ok:
+		if q.Cursor != "" && !ok {
 			continue // not there when the search began
 		}
 		if q.Cursor == "" {
@@ -152,27 +175,40 @@ func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFi
 		}
 		streams = append(streams, &stream{conn: conn, pos: pos, end: pos.Done})
 	}
+	return streams, nil
+}
+
+// runRounds asks the servers and merges their matches into out, round
+// after round, until out holds want, the step's budget of time or
+// scanned documents is spent, or no server has more to give.
+func (c *Computer) runRounds(ctx context.Context, streams []*stream, q protocol.SearchQuery, want, maxDocs int, out *[]protocol.SearchMatch) error {
 	deadline := time.Now().Add(min(searchStepBudget, c.opts.HandlerTimeout/2))
-	ret := protocol.SearchFinderRet{Matches: []protocol.SearchMatch{}, ReqID: req.ReqID}
 	scanned := 0 // documents scanned (not answered by an index) in this step
-	for round := 0; len(ret.Matches) < want; round++ {
+	for round := 0; len(*out) < want; round++ {
 		left := time.Until(deadline)
 		if round > 0 && (left <= 0 || scanned >= maxDocs) {
-			break
+			return nil
 		}
-		n, asked := c.refill(ctx, streams, q, want-len(ret.Matches), max(maxDocs-scanned, 1), max(left, 100*time.Millisecond))
+		n, asked := c.refill(ctx, streams, q, want-len(*out), max(maxDocs-scanned, 1), max(left, 100*time.Millisecond))
 		if !asked {
-			break // nothing more to ask
+			return nil // nothing more to ask
 		}
 		scanned += n
 		for _, s := range streams {
 			if s.failed != nil {
 				c.log.Warn("content search failed", "server", s.conn.Name(), "err", s.failed)
-				return nil, s.failed
+				return s.failed
 			}
 		}
-		merge(streams, want, &ret.Matches)
+		merge(streams, want, out)
 	}
+	return nil
+}
+
+// sumUp fills in ret's cursor (where each server's search stands after
+// this step), its document counts and, for a ranked search while an
+// index is being built, the index's progress.
+func (c *Computer) sumUp(ctx context.Context, streams []*stream, q protocol.SearchQuery, ret *protocol.SearchFinderRet) {
 	next := searchCursor{Servers: map[string]serverPos{}}
 	more := false
 	var listed map[string]int // catalog counts, for servers not asked yet
@@ -213,7 +249,6 @@ func (c *Computer) handleSearchFinder(ctx context.Context, req protocol.SearchFi
 		// is no part of its answer (a client would wait for it).
 		ret.Indexing = &indexing
 	}
-	return ret, nil
 }
 
 // refill asks, concurrently, every server whose answered matches are all

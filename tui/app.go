@@ -113,26 +113,9 @@ func (a *App) bodySize() (int, int) {
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		a.w, a.h = msg.Width, msg.Height
-		a.help.SetWidth(a.w)
-		a.sizeOverlays()
-		if a.showHelp {
-			a.layoutHelp()
-		}
-		return a, a.broadcastSize()
+		return a, a.resize(msg)
 	case tea.BackgroundColorMsg:
-		if a.c.Styles.Dark != msg.IsDark() {
-			a.c.Styles = styles.New(msg.IsDark(), a.c.Opts.NoColor)
-			a.help.Styles = a.c.Styles.Help
-			if a.prompt != nil {
-				a.prompt.Update(common.ThemeMsg{})
-			}
-			if a.showHelp {
-				a.layoutHelp()
-			}
-			return a, a.broadcast(common.ThemeMsg{})
-		}
-		return a, nil
+		return a, a.background(msg)
 	case picker.OpenMsg:
 		a.showHelp = false
 		a.picker = msg.Picker
@@ -144,14 +127,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.sizeOverlays()
 		return a, tea.Batch(msg.Prompt.Init(), a.broadcastSize())
 	case ConnStateMsg:
-		was := a.conn
-		a.conn = msg.State
-		if msg.State == ConnConnected && was != ConnConnected {
-			// Notifications may have been missed while away: refresh.
-			a.c.Notice = "reconnected"
-			return a, a.broadcast(common.ReconnectedMsg{})
-		}
-		return a, nil
+		return a, a.connState(msg)
 	case common.PushMsg:
 		a.forward = nil
 		return a, a.pushScreen(msg.Screen, false, true)
@@ -169,17 +145,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return a, a.key(msg)
 	case tea.MouseMsg:
-		switch {
-		case a.showHelp:
-			a.helpPg.Update(msg, a.c.Keys)
-			return a, nil
-		case a.prompt != nil:
-			return a, nil
-		case a.picker != nil:
-			a.picker.Update(msg)
-			return a, nil
-		}
-		return a, a.top().Update(msg)
+		return a, a.mouseEvent(msg)
 	case common.CopiedMsg:
 		a.c.Notice = msg.Text
 		if msg.Terminal != "" {
@@ -195,6 +161,61 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, msg.cleanup()
 	}
 	return a, a.broadcast(msg)
+}
+
+// resize lays the screens and overlays out for the new window size.
+func (a *App) resize(msg tea.WindowSizeMsg) tea.Cmd {
+	a.w, a.h = msg.Width, msg.Height
+	a.help.SetWidth(a.w)
+	a.sizeOverlays()
+	if a.showHelp {
+		a.layoutHelp()
+	}
+	return a.broadcastSize()
+}
+
+// background switches the styles to a dark or light terminal's, when
+// the terminal's background says the other one.
+func (a *App) background(msg tea.BackgroundColorMsg) tea.Cmd {
+	if a.c.Styles.Dark == msg.IsDark() {
+		return nil
+	}
+	a.c.Styles = styles.New(msg.IsDark(), a.c.Opts.NoColor)
+	a.help.Styles = a.c.Styles.Help
+	if a.prompt != nil {
+		a.prompt.Update(common.ThemeMsg{})
+	}
+	if a.showHelp {
+		a.layoutHelp()
+	}
+	return a.broadcast(common.ThemeMsg{})
+}
+
+// connState records the connection's state; back from away, every screen
+// refreshes, since notifications may have been missed.
+func (a *App) connState(msg ConnStateMsg) tea.Cmd {
+	was := a.conn
+	a.conn = msg.State
+	if msg.State != ConnConnected || was == ConnConnected {
+		return nil
+	}
+	a.c.Notice = "reconnected"
+	return a.broadcast(common.ReconnectedMsg{})
+}
+
+// mouseEvent gives a mouse event to the open overlay, or else the top screen.
+func (a *App) mouseEvent(msg tea.MouseMsg) tea.Cmd {
+	switch {
+	case a.showHelp:
+		a.helpPg.Update(msg, a.c.Keys)
+		return nil
+	case a.prompt != nil:
+		return nil
+	case a.picker != nil:
+		a.picker.Update(msg)
+		return nil
+	}
+	return a.top().Update(msg)
 }
 
 func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -16,12 +17,7 @@ import (
 // newComputerCmd runs a Computer: the MCP servers of a configuration file
 // joined to an office of an SMCP Server.
 func newComputerCmd() *cobra.Command {
-	var (
-		serverURL, office, name, cfgPath, token string
-		socketPath, a2cVersion                  string
-		logLevel, logFile                       string
-		requestTimeout                          time.Duration
-	)
+	var o computerFlags
 	cmd := &cobra.Command{
 		Use:   "computer --server URL --office ID --name NAME --config FILE",
 		Short: "Run a Computer: start the configured MCP servers and serve them to an office",
@@ -43,57 +39,79 @@ skipped; the others still start. ${input:ID} is
 taken from A2C_SMCP_<ID>_<bundle_id>, A2C_SMCP_<ID> or the input's default, and
 ${env:NAME} from the environment (no interactive prompts).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var missing []string
-			for _, f := range []struct{ name, value string }{{"server", serverURL}, {"office", office}, {"name", name}, {"config", cfgPath}} {
-				if f.value == "" {
-					missing = append(missing, "--"+f.name)
-				}
-			}
-			if len(missing) > 0 {
-				return usageErrorf("missing required flags: %s (see --help)", strings.Join(missing, ", "))
-			}
-			log, closeLog, err := serviceLogger(cmd.ErrOrStderr(), logFile, logLevel)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			cfg, err := config.Load(cfgPath, config.Options{LookupEnv: os.LookupEnv})
-			if err != nil {
-				return err
-			}
-			for _, p := range cfg.Problems {
-				log.Error("config entry skipped", "problem", p.Error())
-			}
-			for _, w := range cfg.Warnings {
-				log.Warn("config", "warning", w.Error())
-			}
-			if len(cfg.Enabled()) == 0 {
-				if len(cfg.Problems) > 0 {
-					return fmt.Errorf("%s: no usable MCP server (%d entries skipped, see the log)", cfgPath, len(cfg.Problems))
-				}
-				log.Warn("no enabled MCP server in the configuration", "config", cfgPath)
-			}
-			c, err := computer.New(cfg, computer.Options{
-				Name: name, Office: office, ServerURL: serverURL, Token: token,
-				Logger: log, RequestTimeout: requestTimeout, Version: version, SocketPath: socketPath, A2CVersion: a2cVersion,
-			})
-			if err != nil {
-				return err
-			}
-			return c.Run(cmd.Context())
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&serverURL, "server", "", "SMCP Server URL, e.g. http://127.0.0.1:9000; the nodes of one Server comma-separated (required)")
-	f.StringVar(&office, "office", "", "office to join (required)")
-	f.StringVar(&name, "name", "", "this computer's name in the office (required)")
-	f.StringVar(&cfgPath, "config", "", "MCP server configuration file (required)")
-	f.StringVar(&token, "token", os.Getenv("SMCP_TOKEN"), "the Server's shared token (default $SMCP_TOKEN)")
-	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	f.StringVar(&logFile, "log-file", "", "write logs to this file instead of stderr")
-	f.DurationVar(&requestTimeout, "request-timeout", computer.DefaultRequestTimeout, "timeout of each MCP request")
-	f.StringVar(&a2cVersion, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
-	f.StringVar(&socketPath, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
+	f.StringVar(&o.serverURL, "server", "", "SMCP Server URL, e.g. http://127.0.0.1:9000; the nodes of one Server comma-separated (required)")
+	f.StringVar(&o.office, "office", "", "office to join (required)")
+	f.StringVar(&o.name, "name", "", "this computer's name in the office (required)")
+	f.StringVar(&o.cfgPath, "config", "", "MCP server configuration file (required)")
+	f.StringVar(&o.token, "token", os.Getenv("SMCP_TOKEN"), "the Server's shared token (default $SMCP_TOKEN)")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&o.logFile, "log-file", "", "write logs to this file instead of stderr")
+	f.DurationVar(&o.requestTimeout, "request-timeout", computer.DefaultRequestTimeout, "timeout of each MCP request")
+	f.StringVar(&o.a2cVersion, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
+	f.StringVar(&o.socketPath, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
 	return cmd
+}
+
+// computerFlags are the computer command's flags.
+type computerFlags struct {
+	serverURL, office, name, cfgPath, token string
+	socketPath, a2cVersion                  string
+	logLevel, logFile                       string
+	requestTimeout                          time.Duration
+}
+
+// run checks the required flags, loads the configuration and runs the
+// Computer until the command's context ends.
+func (o *computerFlags) run(cmd *cobra.Command) error {
+	var missing []string
+	for _, f := range []struct{ name, value string }{{"server", o.serverURL}, {"office", o.office}, {"name", o.name}, {"config", o.cfgPath}} {
+		if f.value == "" {
+			missing = append(missing, "--"+f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return usageErrorf("missing required flags: %s (see --help)", strings.Join(missing, ", "))
+	}
+	log, closeLog, err := serviceLogger(cmd.ErrOrStderr(), o.logFile, o.logLevel)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	cfg, err := o.loadConfig(log)
+	if err != nil {
+		return err
+	}
+	c, err := computer.New(cfg, computer.Options{
+		Name: o.name, Office: o.office, ServerURL: o.serverURL, Token: o.token,
+		Logger: log, RequestTimeout: o.requestTimeout, Version: version, SocketPath: o.socketPath, A2CVersion: o.a2cVersion,
+	})
+	if err != nil {
+		return err
+	}
+	return c.Run(cmd.Context())
+}
+
+// loadConfig reads the MCP server configuration, logging the entries it
+// skips; it fails when entries were given and none is usable.
+func (o *computerFlags) loadConfig(log *slog.Logger) (config.Config, error) {
+	cfg, err := config.Load(o.cfgPath, config.Options{LookupEnv: os.LookupEnv})
+	if err != nil {
+		return config.Config{}, err
+	}
+	for _, p := range cfg.Problems {
+		log.Error("config entry skipped", "problem", p.Error())
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn("config", "warning", w.Error())
+	}
+	if len(cfg.Enabled()) == 0 {
+		if len(cfg.Problems) > 0 {
+			return config.Config{}, fmt.Errorf("%s: no usable MCP server (%d entries skipped, see the log)", o.cfgPath, len(cfg.Problems))
+		}
+		log.Warn("no enabled MCP server in the configuration", "config", o.cfgPath)
+	}
+	return cfg, nil
 }

@@ -166,6 +166,7 @@ func skipped(a atom.Atom) bool {
 	return false
 }
 
+// node adds the elements of HTML node n, by its tag.
 func (hw *htmlWalker) node(n *html.Node) {
 	if hw.stopped() {
 		return
@@ -187,21 +188,7 @@ func (hw *htmlWalker) node(n *html.Node) {
 	switch n.DataAtom {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		hw.flush()
-		level := int(n.Data[1] - '0')
-		var in inline
-		hw.inlines(&in, n)
-		plain, md := in.result()
-		if plain == "" {
-			return
-		}
-		el := Element{Category: dpe.Heading, Content: map[string]any{"level": level, "text": collapse(plain)}}
-		if md != "" {
-			el.Content["markdown"] = collapse(md)
-		}
-		if id := attr(n, "id"); id != "" {
-			el.Content["anchor"] = clean(id)
-		}
-		hw.add(el, level, len(plain))
+		hw.heading(n)
 	case atom.P, atom.Div, atom.Section, atom.Article, atom.Main, atom.Header, atom.Footer, atom.Nav,
 		atom.Aside, atom.Figure, atom.Figcaption, atom.Center, atom.Details, atom.Summary, atom.Form,
 		atom.Fieldset, atom.Address, atom.Dl, atom.Dt, atom.Dd, atom.Caption:
@@ -215,23 +202,7 @@ func (hw *htmlWalker) node(n *html.Node) {
 		hw.addList(l)
 	case atom.Pre:
 		hw.flush()
-		lang := ""
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.DataAtom == atom.Code {
-				for _, cls := range strings.Fields(attr(c, "class")) {
-					if l, ok := strings.CutPrefix(cls, "language-"); ok {
-						lang = l
-					}
-				}
-			}
-		}
-		code := strings.TrimPrefix(textContent(n), "\n") // the parser drops it too
-		code = clean(strings.TrimRight(code, "\n"))
-		if strings.TrimSpace(code) != "" {
-			for _, part := range chunkText(code, hw.p.opts.PageChars) {
-				hw.add(Element{Category: dpe.Code, Content: map[string]any{"language": clean(lang), "code": part}}, 0, len(part))
-			}
-		}
+		hw.pre(n)
 	case atom.Blockquote:
 		hw.flush()
 		hw.quote++
@@ -251,6 +222,48 @@ func (hw *htmlWalker) node(n *html.Node) {
 		hw.flush()
 	default:
 		hw.inlineNode(&hw.cur, n)
+	}
+}
+
+// heading adds an <h1>…<h6> with its level, text, markdown and anchor.
+func (hw *htmlWalker) heading(n *html.Node) {
+	level := int(n.Data[1] - '0')
+	var in inline
+	hw.inlines(&in, n)
+	plain, md := in.result()
+	if plain == "" {
+		return
+	}
+	el := Element{Category: dpe.Heading, Content: map[string]any{"level": level, "text": collapse(plain)}}
+	if md != "" {
+		el.Content["markdown"] = collapse(md)
+	}
+	if id := attr(n, "id"); id != "" {
+		el.Content["anchor"] = clean(id)
+	}
+	hw.add(el, level, len(plain))
+}
+
+// pre adds a <pre> as code blocks, in the language its <code>'s
+// "language-" class names.
+func (hw *htmlWalker) pre(n *html.Node) {
+	lang := ""
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.Code {
+			for _, cls := range strings.Fields(attr(c, "class")) {
+				if l, ok := strings.CutPrefix(cls, "language-"); ok {
+					lang = l
+				}
+			}
+		}
+	}
+	code := strings.TrimPrefix(textContent(n), "\n") // the parser drops it too
+	code = clean(strings.TrimRight(code, "\n"))
+	if strings.TrimSpace(code) == "" {
+		return
+	}
+	for _, part := range chunkText(code, hw.p.opts.PageChars) {
+		hw.add(Element{Category: dpe.Code, Content: map[string]any{"language": clean(lang), "code": part}}, 0, len(part))
 	}
 }
 

@@ -60,28 +60,9 @@ type GrepParams struct {
 // a file is searched. The walk stops after MaxFiles files or MaxMatches
 // matches, and truncated says so.
 func (f *FS) Grep(ctx context.Context, p GrepParams) (GrepResult, error) {
-	if p.Pattern == "" {
-		return GrepResult{}, errors.New("pattern is empty")
-	}
-	if len(p.Pattern) > 1000 {
-		return GrepResult{}, errors.New("pattern is longer than 1000 characters")
-	}
-	expr := p.Pattern
-	if !p.Regex {
-		expr = regexp.QuoteMeta(expr)
-	}
-	if p.IgnoreCase {
-		expr = "(?i)" + expr
-	}
-	re, err := regexp.Compile(expr)
+	re, g, err := compileGrep(p)
 	if err != nil {
-		return GrepResult{}, fmt.Errorf("pattern: %w", err)
-	}
-	var g *Glob
-	if p.Glob != "" {
-		if g, err = CompileGlob(p.Glob); err != nil {
-			return GrepResult{}, err
-		}
+		return GrepResult{}, err
 	}
 	base, err := f.statDir(p.Path)
 	if err != nil {
@@ -111,46 +92,80 @@ func (f *FS) Grep(ctx context.Context, p GrepParams) (GrepResult, error) {
 			}
 			rel := join(dir, e.Name())
 			info, link, ok := f.entryInfo(rel, e)
-			if !ok {
-				continue
-			}
-			if info.IsDir() {
+			switch {
+			case !ok:
+			case info.IsDir():
 				if !link {
 					queue = append(queue, rel)
 				}
-				continue
-			}
-			if !info.Mode().IsRegular() {
-				continue
-			}
-			searchRel := strings.TrimPrefix(rel, base+"/")
-			if base == "." {
-				searchRel = rel
-			}
-			if g != nil && !g.Match(searchRel) {
-				continue
-			}
-			if res.FilesScanned >= p.MaxFiles {
-				res.Truncated = true
-				return res, nil
-			}
-			n, err := f.readPrefix(rel, buf)
-			if err != nil {
-				continue
-			}
-			res.FilesScanned++
-			data := buf[:n]
-			if looksBinary(data) {
-				res.BinarySkipped++
-				continue
-			}
-			if grepLines(rel, data, re, &res, p.MaxMatches) {
-				res.Truncated = true
-				return res, nil
+			case info.Mode().IsRegular() && (g == nil || g.Match(searchRelative(base, rel))):
+				if f.grepFile(rel, buf, re, &res, p) {
+					return res, nil
+				}
 			}
 		}
 	}
 	return res, nil
+}
+
+// compileGrep checks fs_grep's pattern and compiles it, with its glob.
+func compileGrep(p GrepParams) (*regexp.Regexp, *Glob, error) {
+	if p.Pattern == "" {
+		return nil, nil, errors.New("pattern is empty")
+	}
+	if len(p.Pattern) > 1000 {
+		return nil, nil, errors.New("pattern is longer than 1000 characters")
+	}
+	expr := p.Pattern
+	if !p.Regex {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if p.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pattern: %w", err)
+	}
+	var g *Glob
+	if p.Glob != "" {
+		if g, err = CompileGlob(p.Glob); err != nil {
+			return nil, nil, err
+		}
+	}
+	return re, g, nil
+}
+
+// searchRelative is rel's path relative to the search path base.
+func searchRelative(base, rel string) string {
+	if base == "." {
+		return rel
+	}
+	return strings.TrimPrefix(rel, base+"/")
+}
+
+// grepFile searches one file (binary ones are counted and left out); it
+// reports whether a bound was reached, which ends the search truncated.
+func (f *FS) grepFile(rel string, buf []byte, re *regexp.Regexp, res *GrepResult, p GrepParams) bool {
+	if res.FilesScanned >= p.MaxFiles {
+		res.Truncated = true
+		return true
+	}
+	n, err := f.readPrefix(rel, buf)
+	if err != nil {
+		return false
+	}
+	res.FilesScanned++
+	data := buf[:n]
+	if looksBinary(data) {
+		res.BinarySkipped++
+		return false
+	}
+	if grepLines(rel, data, re, res, p.MaxMatches) {
+		res.Truncated = true
+		return true
+	}
+	return false
 }
 
 // readPrefix reads up to len(buf) bytes of a file.

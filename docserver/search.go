@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -332,29 +334,28 @@ func (st *searchStep) ranked(ctx context.Context, v fulltext.View) error {
 // order, until the step's bounds are met, and sets the cursor to the next
 // match: a step ends at MaxMatches exactly, inside a document if need be,
 // so that a step's matches followed by those from its cursor are the
-// matches of the search, each once.
+// matches of the search, each once. The documents are scanned on every
+// core, a few ahead of the one whose matches are taken (see scanAhead).
 func (st *searchStep) scanRest(ctx context.Context) error {
 	scan := st.scan
 	i := sort.Search(len(scan), func(i int) bool { return scan[i].e.rel >= st.cur.From })
-	if i < len(scan) {
-		st.s.text.reading.Add(1) // the index build gives way to the scan
-		defer st.s.text.reading.Add(-1)
-	}
 	skip := 0 // matches of scan[i] returned by the steps before
 	if i < len(scan) && scan[i].e.rel == st.cur.From {
 		skip = st.cur.Skip
 	}
+	ahead := st.s.scanAhead(ctx, scan[i:], st.m, skip, st.p.MaxMatches)
+	defer ahead.stop()
 	done := 0
-	for ; i < len(scan); i, skip = i+1, 0 {
+	for k := 0; i < len(scan); i, k, skip = i+1, k+1, 0 {
 		room := st.p.MaxMatches - len(st.res.Matches)
 		if done >= st.p.MaxDocuments || room <= 0 || (done > 0 && time.Now().After(st.deadline)) {
 			break
 		}
-		if err := ctx.Err(); err != nil {
+		r, err := ahead.result(ctx, k)
+		if err != nil {
 			return err
 		}
-		found, more, err := st.s.scanDocument(ctx, scan[i], st.m, skip, room)
-		if err != nil {
+		if r.err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -362,11 +363,13 @@ func (st *searchStep) scanRest(ctx context.Context) error {
 			st.cur.Bad++
 			continue
 		}
-		st.res.Matches = append(st.res.Matches, found...)
-		if more {
-			skip += len(found) // the step is full: go on inside this document
+		if len(r.found) > room || len(r.found) == room && r.more {
+			// The step is full: go on inside this document.
+			st.res.Matches = append(st.res.Matches, r.found[:room]...)
+			skip += room
 			break
 		}
+		st.res.Matches = append(st.res.Matches, r.found...)
 		done++
 	}
 	st.cur.Done += done
@@ -381,6 +384,83 @@ func (st *searchStep) scanRest(ctx context.Context) error {
 	}
 	return nil
 }
+
+// scanResult is what scanDocument found in one document.
+type scanResult struct {
+	found []SearchMatch
+	more  bool
+	err   error
+	ready chan struct{} // closed when the fields are set
+}
+
+// aheadScan scans a run of documents on several goroutines, at most a few
+// documents ahead of the one the step waits for, so that the step's cores
+// work while it takes matches in path order.
+type aheadScan struct {
+	results []scanResult
+	tokens  chan struct{} // one per document a worker may start
+	cancel  context.CancelFunc
+}
+
+// scanAhead starts scanning docs (the first after skip matches), each
+// for at most limit matches. The index build gives way while it runs.
+func (s *Server) scanAhead(ctx context.Context, docs []toScan, m matcher, skip, limit int) *aheadScan {
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	ctx, cancel := context.WithCancel(ctx)
+	sc := &aheadScan{results: make([]scanResult, len(docs)), tokens: make(chan struct{}, len(docs)), cancel: cancel}
+	for i := range sc.results {
+		sc.results[i].ready = make(chan struct{})
+	}
+	for range min(2*workers, len(docs)) {
+		sc.tokens <- struct{}{}
+	}
+	var next atomic.Int64
+	for range workers {
+		s.text.reading.Add(1) // the index build gives way to the scan
+		go func() {
+			defer s.text.reading.Add(-1)
+			for {
+				select {
+				case <-sc.tokens:
+				case <-ctx.Done():
+					return
+				}
+				k := int(next.Add(1) - 1)
+				if k >= len(docs) {
+					return
+				}
+				first := 0
+				if k == 0 {
+					first = skip
+				}
+				r := &sc.results[k]
+				r.found, r.more, r.err = s.scanDocument(ctx, docs[k], m, first, limit)
+				close(r.ready)
+			}
+		}()
+	}
+	return sc
+}
+
+// result waits for the scan of document k, letting a worker start on the
+// next one.
+func (sc *aheadScan) result(ctx context.Context, k int) (*scanResult, error) {
+	r := &sc.results[k]
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case sc.tokens <- struct{}{}:
+	default:
+	}
+	return r, nil
+}
+
+// stop ends the scan: the workers finish the document they are on and
+// quit.
+func (sc *aheadScan) stop() { sc.cancel() }
 
 func bound(v, def, most int) int {
 	if v <= 0 {
@@ -401,9 +481,10 @@ type found struct {
 type matcher interface {
 	// match returns the page's matches; title is the document's title.
 	match(title string, page int, pt pageText) []found
-	// mayHold reports whether a text or source file's bytes may hold a
-	// match (false lets a scan skip the parse).
-	mayHold(data []byte) bool
+	// mayHold reports whether a file of a text format (see
+	// prefilterKind), at rel, whose bytes are data, may hold a match
+	// (false lets a scan skip the parse).
+	mayHold(rel string, kind extract.Kind, data []byte) bool
 }
 
 // wordMatcher is a word search: one match per page, the line that holds
@@ -425,7 +506,9 @@ func (w wordMatcher) match(title string, page int, pt pageText) []found {
 	return []found{{line: firstLine(pt.body)}}
 }
 
-func (w wordMatcher) mayHold([]byte) bool { return true }
+func (w wordMatcher) mayHold(rel string, kind extract.Kind, data []byte) bool {
+	return rawMayHold(rel, kind, data, w.q.Needles())
+}
 
 // bestLine returns the line of text with the most distinct clauses of q
 // (the first of those), or false when none matches.
@@ -501,7 +584,13 @@ func (l literalMatcher) match(_ string, _ int, pt pageText) []found {
 	return out
 }
 
-func (l literalMatcher) mayHold(data []byte) bool {
+func (l literalMatcher) mayHold(_ string, kind extract.Kind, data []byte) bool {
+	if kind != extract.KindText && kind != extract.KindCode {
+		return true // markup: the extracted lines are not the file's
+	}
+	if !utf8.Valid(data) {
+		return true // let the extractor decide what the text is
+	}
 	return l.re.Match(bytes.ReplaceAll(data, []byte("\t"), []byte(" "))) || l.re.Match(data)
 }
 
@@ -532,12 +621,12 @@ func (s *Server) searchMatch(e *entry, title string, page int, pt pageText, f fo
 
 // scanDocument returns the matches of one document's pages from
 // d.fromPage, after the first skip, at most limit of them, and whether
-// more follow. Plain text and source files whose bytes cannot hold a
-// match are not parsed at all.
+// more follow. Files of a text format whose bytes cannot hold a match
+// (see rawMayHold) are not parsed at all.
 func (s *Server) scanDocument(ctx context.Context, d toScan, m matcher, skip, limit int) (out []SearchMatch, more bool, err error) {
 	e := d.e
-	if d.fromPage == 0 && (e.kind == extract.KindText || e.kind == extract.KindCode) {
-		hit, err := s.fileHolds(e.rel, m)
+	if d.fromPage == 0 && prefilterKind(e.kind) {
+		hit, err := s.fileHolds(e, m)
 		if err != nil {
 			return nil, false, err
 		}
@@ -579,8 +668,8 @@ func (s *Server) scanDocument(ctx context.Context, d toScan, m matcher, skip, li
 
 // fileHolds reports whether the bytes of a file (within the size bound)
 // may hold a match of m.
-func (s *Server) fileHolds(rel string, m matcher) (bool, error) {
-	f, err := s.root.Open(rel)
+func (s *Server) fileHolds(e *entry, m matcher) (bool, error) {
+	f, err := s.root.Open(e.rel)
 	if err != nil {
 		return false, err
 	}
@@ -589,10 +678,7 @@ func (s *Server) fileHolds(rel string, m matcher) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !utf8.Valid(data) {
-		return true, nil // let the extractor decide what the text is
-	}
-	return m.mayHold(data), nil
+	return m.mayHold(e.rel, e.kind, data), nil
 }
 
 // clipAround cuts line to at most n bytes around the match [a, b) on rune

@@ -223,3 +223,15 @@ func (q Query) Matches(texts ...string) bool {
 	}
 	return left == 0
 }
+
+// Needles returns the terms a text must hold, as substrings of its lower
+// case form, for the query to match it: every term of every clause (a
+// prefix clause's prefix). A text without one of them cannot match, which
+// lets a scan pass over a file without parsing it.
+func (q Query) Needles() []string {
+	var out []string
+	for _, c := range q.clauses {
+		out = append(out, c.terms...)
+	}
+	return out
+}

@@ -346,6 +346,9 @@ func framesUnderLoad(t *testing.T, link string) {
 		}
 		next[g]++
 	}
+	if link == "" {
+		settle(a, senders*each, 0)
+	}
 	if linked := cluster.Linked(a); (link == "") != (linked == senders*each) {
 		t.Fatalf("%d of %d frames went over the node link (link %q)", linked, senders*each, link)
 	}
@@ -365,6 +368,17 @@ func sendWaiting(a *cluster.Node, node, frame string, d time.Duration) error {
 }
 
 // receives waits for frame on ev.
+// settle waits (at most wait) until node n counts at least linked frames
+// sent over its links and published through Redis: it counts a batch once
+// the write returns, which may be after the other node read the frames.
+func settle(n *cluster.Node, linked, published int64) {
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if cluster.Linked(n) >= linked && cluster.Published(n) >= published {
+			return
+		}
+	}
+}
+
 func receives(t *testing.T, ev *events, frame string) {
 	t.Helper()
 	deadline := time.After(wait)

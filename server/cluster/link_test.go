@@ -41,6 +41,8 @@ func TestLinkCarriesFrames(t *testing.T) {
 		receives(t, evB, fmt.Sprint("q-", i))
 		receives(t, evA, fmt.Sprint("r-", i))
 	}
+	settle(a, 50, 0)
+	settle(b, 50, 0)
 	if cluster.Linked(a) != 50 || cluster.Linked(b) != 50 || cluster.Published(a)+cluster.Published(b) != 0 {
 		t.Fatalf("linked %d+%d, published through Redis %d+%d; want 50+50 and none",
 			cluster.Linked(a), cluster.Linked(b), cluster.Published(a), cluster.Published(b))
@@ -70,6 +72,7 @@ func TestLinkToNodeWithoutLink(t *testing.T) {
 		receives(t, evB, fmt.Sprint("f-", i))
 		receives(t, evC, fmt.Sprint("f-", i))
 	}
+	settle(a, 0, 6)
 	if cluster.Linked(a) != 0 || cluster.Published(a) != 6 {
 		t.Fatalf("linked %d, published %d; want 0 and 6", cluster.Linked(a), cluster.Published(a))
 	}
@@ -277,6 +280,7 @@ func TestLinkLargeFrames(t *testing.T) {
 			t.Fatalf("frame %d never arrived", i)
 		}
 	}
+	settle(a, int64(len(sizes)), 0)
 	if cluster.Linked(a) != int64(len(sizes)) {
 		t.Fatalf("%d frames over the link, want %d", cluster.Linked(a), len(sizes))
 	}
@@ -323,6 +327,7 @@ func TestLinkRedialDoesNotHoldFrames(t *testing.T) {
 	second := <-held // the second dial hangs too
 	defer second.Close()
 	receives(t, evC, "second") // not held by it
+	settle(a, 0, 2)
 	if cluster.Linked(a) != 0 || cluster.Published(a) != 2 {
 		t.Fatalf("linked %d, published %d; want 0 and 2", cluster.Linked(a), cluster.Published(a))
 	}

@@ -1,6 +1,7 @@
 package docserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -388,9 +389,12 @@ func (l *lazyPDF) idleLocked() {
 	if l.linger != nil {
 		l.linger.Stop()
 	}
-	wait := pdfLinger
-	if l.closed || l.s.baseCtx.Err() != nil {
-		wait = 0 // dropped from the cache, or the server is closing
+	wait := cmp.Or(l.s.opts.pdfLinger, pdfLinger)
+	if l.closed || l.s.baseCtx.Err() != nil || l.s.mem.waiting.Load() > 0 {
+		// Dropped from the cache, the server is closing, or another read
+		// waits for memory this one holds (a scan over several PDFs
+		// waited out each one's linger).
+		wait = 0
 	}
 	l.linger = time.AfterFunc(wait, func() { l.detachIfIdle() })
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/sync/semaphore"
 
@@ -40,6 +41,10 @@ type memoryGate struct {
 	// keeping its engine for the next page) and reports whether it did;
 	// a read that would wait calls it first.
 	reclaim func() bool
+	// waiting counts the reads waiting for their reservation: work that
+	// goes idle then gives its reservation back at once (see
+	// lazyPDF.idleLocked).
+	waiting atomic.Int64
 }
 
 func newMemoryGate(budget int64) *memoryGate {
@@ -54,6 +59,8 @@ func (g *memoryGate) acquire(ctx context.Context, cost int64) (func(), error) {
 	if g.sem.TryAcquire(cost) || g.reclaim != nil && g.reclaim() && g.sem.TryAcquire(cost) {
 		return release, nil
 	}
+	g.waiting.Add(1)
+	defer g.waiting.Add(-1)
 	if err := g.sem.Acquire(ctx, cost); err != nil {
 		return nil, err
 	}

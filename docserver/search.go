@@ -66,7 +66,8 @@ type SearchParams struct {
 	Query string
 	// Literal finds the query as a literal string in the text's lines
 	// (case-insensitive unless CaseSensitive, which implies Literal),
-	// scanning every document, in path order, unranked.
+	// scanning every document (text formats first, then the others, each
+	// in path order), unranked.
 	Literal       bool
 	CaseSensitive bool
 	FileType      string
@@ -81,7 +82,7 @@ func (s *Server) addSearchTool(m *server.MCPServer) {
 	m.AddTool(mcp.NewTool(SearchTool,
 		mcp.WithDescription("Search the text of the folder's documents (as extracted: PDF, DOCX, XLSX, PPTX, Markdown, HTML, text, code). "+
 			"By default the words are looked up in a full-text index and the pages holding all of them come ranked best first (BM25; title and heading words weigh more): "+
-			"whole words, any case; \"a phrase\" in quotes; pre* for words starting with pre. literal: true finds a literal string in every line instead, unranked, in path order. "+
+			"whole words, any case; \"a phrase\" in quotes; pre* for words starting with pre. literal: true finds a literal string in every line instead, unranked, in path order (text files first, then PDF and office files). "+
 			"Returns {matches: [{doc_ref, uri (the page), title, path, page_index, element_id, line, start, end, highlights, score}], next_cursor, scanned, total, indexed, index}; "+
 			"call again with next_cursor to continue until it is absent. Pages the index does not hold yet are scanned and come after the ranked ones with score 0; index tells how far the index is built."),
 		mcp.WithString("query", mcp.Required(), mcp.Description("Words to find (see above), or the literal text with literal: true")),
@@ -124,7 +125,7 @@ type searchCursor struct {
 	Scan    bool   `json:"s,omitempty"` // the ranked pages are done: scanning the rest
 	Offset  int    `json:"o,omitempty"` // ranked pages returned so far
 	Seq     uint64 `json:"g,omitempty"` // the index as it was at the first step
-	From    string `json:"f,omitempty"` // next document to scan
+	From    string `json:"p,omitempty"` // scanKey of the next document to scan
 	Skip    int    `json:"k,omitempty"` // matches of From returned already
 	Done    int    `json:"n,omitempty"` // documents scanned so far
 	Bad     int    `json:"u,omitempty"` // unreadable documents met by the scan
@@ -151,9 +152,20 @@ type toScan struct {
 	fromPage int
 }
 
+// scanKey orders the documents of a scan: those of a text format first
+// (their bytes are searched before anything is parsed: milliseconds
+// each), then the others (PDF and office files, which are parsed), each
+// in path order. A slow PDF then holds up no text file's match.
+func (d toScan) scanKey() string {
+	if prefilterKind(d.e.kind) {
+		return "0" + d.e.rel
+	}
+	return "1" + d.e.rel
+}
+
 // Search runs one step of a search. A word search first returns the pages
 // the index holds, ranked, a window at a time; then it scans the
-// documents the index does not hold (yet) in path order, as a literal
+// documents the index does not hold (yet) in scanKey order, as a literal
 // search scans every document: until MaxDocuments documents were scanned,
 // the matches reached MaxMatches (the cursor then resumes inside the
 // document), the budget ran out, or the documents did. A document that cannot be parsed
@@ -192,7 +204,7 @@ type searchStep struct {
 	docs     []*entry // the documents of the search (of its file type)
 
 	res        SearchResult
-	scan       []toScan // documents the index does not answer for, in path order
+	scan       []toScan // documents the index does not answer for, in scanKey order
 	unreadable int      // documents the index knows are unreadable
 }
 
@@ -274,8 +286,18 @@ func (st *searchStep) searchIndex(ctx context.Context) error {
 
 // partition sorts the step's documents by what the index v (nil: none)
 // holds of them as the search's first step saw it: indexed (counted; the
-// pages past the index's bound are scanned), unreadable, or to scan.
+// pages past the index's bound are scanned), unreadable, or to scan (in
+// scanKey order).
 func (st *searchStep) partition(v *fulltext.View) {
+	var parsed []toScan // documents of the other formats, after the text ones
+	defer func() { st.scan = append(st.scan, parsed...) }()
+	add := func(d toScan) {
+		if prefilterKind(d.e.kind) {
+			st.scan = append(st.scan, d)
+		} else {
+			parsed = append(parsed, d)
+		}
+	}
 	for _, e := range st.docs {
 		var r fulltext.Record
 		ok := false
@@ -284,13 +306,13 @@ func (st *searchStep) partition(v *fulltext.View) {
 		}
 		switch {
 		case !ok || r.Seq > st.cur.Seq || r.Version != e.version():
-			st.scan = append(st.scan, toScan{e: e})
+			add(toScan{e: e})
 		case r.Unreadable != "":
 			st.unreadable++
 		default:
 			st.res.Indexed++
 			if r.Indexed < r.Pages {
-				st.scan = append(st.scan, toScan{e: e, fromPage: r.Indexed})
+				add(toScan{e: e, fromPage: r.Indexed})
 			}
 		}
 	}
@@ -338,9 +360,9 @@ func (st *searchStep) ranked(ctx context.Context, v fulltext.View) error {
 // core, a few ahead of the one whose matches are taken (see scanAhead).
 func (st *searchStep) scanRest(ctx context.Context) error {
 	scan := st.scan
-	i := sort.Search(len(scan), func(i int) bool { return scan[i].e.rel >= st.cur.From })
+	i := sort.Search(len(scan), func(i int) bool { return scan[i].scanKey() >= st.cur.From })
 	skip := 0 // matches of scan[i] returned by the steps before
-	if i < len(scan) && scan[i].e.rel == st.cur.From {
+	if i < len(scan) && scan[i].scanKey() == st.cur.From {
 		skip = st.cur.Skip
 	}
 	ahead := st.s.scanAhead(ctx, scan[i:], st.m, skip, st.p.MaxMatches)
@@ -377,7 +399,7 @@ func (st *searchStep) scanRest(ctx context.Context) error {
 	st.res.Unreadable = st.unreadable + st.cur.Bad
 	st.res.Scanned = min(st.res.Indexed+st.cur.Done, st.res.Total)
 	if i < len(scan) {
-		st.cur.From, st.cur.Skip = scan[i].e.rel, skip
+		st.cur.From, st.cur.Skip = scan[i].scanKey(), skip
 		st.res.NextCursor = st.cur.encode()
 	} else {
 		st.res.Scanned = st.res.Total

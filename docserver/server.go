@@ -85,6 +85,9 @@ type Options struct {
 	CacheDir string
 	Extract  extract.Options
 	Version  string // reported in the MCP initialize result
+
+	// pdfLinger overrides pdfLinger (tests).
+	pdfLinger time.Duration
 }
 
 // Server is a document MCP server over one root directory.

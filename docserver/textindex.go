@@ -243,7 +243,10 @@ func versionOf(f fileInfo) string {
 }
 
 // plan removes the records of files no longer served and returns the
-// entries to (re)index, those the watcher touched first.
+// entries to (re)index: those the watcher touched first, then those a
+// search's scan would have to parse (PDF and office files), then the
+// text files, whose bytes a scan searches at grep's speed until they are
+// indexed.
 func (t *textIndex) plan(ft *fulltext.Index) []*entry {
 	entries := t.s.index.snapshot()
 	recs := ft.Records()
@@ -253,7 +256,7 @@ func (t *textIndex) plan(ft *fulltext.Index) []*entry {
 	failed := t.failed
 	t.mu.Unlock()
 	served := make(map[string]bool, len(entries))
-	var first, rest []*entry
+	var first, parsed, rest []*entry
 	indexed := 0
 	for _, e := range entries {
 		served[e.rel] = true
@@ -265,10 +268,13 @@ func (t *textIndex) plan(ft *fulltext.Index) []*entry {
 		if failed[e.rel] == v {
 			continue
 		}
-		if touched[e.rel] {
+		switch {
+		case touched[e.rel]:
 			first = append(first, e)
-		} else {
+		case prefilterKind(e.kind):
 			rest = append(rest, e)
+		default:
+			parsed = append(parsed, e)
 		}
 	}
 	var gone []string
@@ -283,7 +289,7 @@ func (t *textIndex) plan(ft *fulltext.Index) []*entry {
 	t.mu.Lock()
 	t.indexed, t.total = indexed, len(entries)
 	t.mu.Unlock()
-	return append(first, rest...)
+	return slices.Concat(first, parsed, rest)
 }
 
 // build indexes entries in batches until they are done, ctx ends or the

@@ -77,9 +77,10 @@ type searchResult struct {
 	Unreadable int                    `json:"unreadable"`
 	Indexed    int                    `json:"indexed"`
 	Index      struct {
-		State   string `json:"state"`
-		Indexed int    `json:"indexed"`
-		Total   int    `json:"total"`
+		State       string `json:"state"`
+		Indexed     int    `json:"indexed"`
+		Total       int    `json:"total"`
+		RemainingMs int64  `json:"remaining_ms"`
 	} `json:"index"`
 }
 
@@ -239,6 +240,7 @@ func (c *Computer) sumUp(ctx context.Context, streams []*stream, q protocol.Sear
 		ret.IndexedDocuments += pos.Indexed
 		indexing.Indexed += s.index.Index.Indexed
 		indexing.Total += s.index.Index.Total
+		indexing.RemainingMs = max(indexing.RemainingMs, s.index.Index.RemainingMs)
 		building = building || s.index.Index.State != "" && s.index.Index.State != "ready"
 	}
 	if more {

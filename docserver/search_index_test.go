@@ -325,3 +325,26 @@ func TestSearchIndexBounds(t *testing.T) {
 		t.Errorf("found in %q, unreadable %d: want big.txt (scanned past the bound) and small.md", paths, res.Unreadable)
 	}
 }
+
+// TestIndexTimeLeftFollowsThePace: while the index builds, its status
+// estimates the time left from the documents indexed since the build
+// began, and says nothing when it cannot tell or is not building.
+func TestIndexTimeLeftFollowsThePace(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		state                string
+		base, indexed, total int
+		spent                time.Duration
+		want                 int64
+	}{
+		{IndexBuilding, 0, 100, 300, 10 * time.Second, 20_000},
+		{IndexBuilding, 200, 300, 400, 5 * time.Second, 5_000}, // restarted with 200 indexed
+		{IndexBuilding, 100, 100, 400, 5 * time.Second, 0},     // nothing indexed yet: no pace
+		{IndexReady, 0, 400, 400, 5 * time.Second, 0},
+	} {
+		ti := &textIndex{state: tc.state, buildBase: tc.base, indexed: tc.indexed, total: tc.total, buildStart: now.Add(-tc.spent)}
+		if got := ti.remainingLocked(now); got != tc.want {
+			t.Errorf("%s, %d indexed of %d (%d at the start) after %v: %d ms left, want %d", tc.state, tc.indexed, tc.total, tc.base, tc.spent, got, tc.want)
+		}
+	}
+}

@@ -60,6 +60,9 @@ type IndexStatus struct {
 	DiskBytes   int64  `json:"disk_bytes"`
 	MemoryBytes int64  `json:"memory_bytes"`
 	Where       string `json:"where,omitempty"` // "disk" or "memory"
+	// RemainingMs estimates the build's time left, from its pace so
+	// far (0 while it cannot tell, or when it is not building).
+	RemainingMs int64 `json:"remaining_ms,omitempty"`
 }
 
 // textIndex builds and keeps the full-text index of a Server.
@@ -84,6 +87,10 @@ type textIndex struct {
 	total    int
 	reading  atomic.Int64 // reads in progress: the build gives way to them
 	lastStat fulltext.Stats
+	// The build's pace: when it began building and how many documents
+	// were indexed then.
+	buildStart time.Time
+	buildBase  int
 }
 
 func newTextIndex(s *Server, cacheDir string) *textIndex {
@@ -166,11 +173,26 @@ func (t *textIndex) status() IndexStatus {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return IndexStatus{State: t.state, Indexed: t.indexed, Total: t.total,
-		DiskBytes: t.lastStat.DiskBytes, MemoryBytes: t.lastStat.MemoryBytes, Where: t.lastStat.Where}
+		DiskBytes: t.lastStat.DiskBytes, MemoryBytes: t.lastStat.MemoryBytes, Where: t.lastStat.Where,
+		RemainingMs: t.remainingLocked(time.Now())}
+}
+
+// remainingLocked estimates the build's time left at now from the
+// documents it indexed since it began (t.mu held).
+func (t *textIndex) remainingLocked(now time.Time) int64 {
+	done := t.indexed - t.buildBase
+	if t.state != IndexBuilding || done <= 0 || t.indexed >= t.total {
+		return 0
+	}
+	spent := now.Sub(t.buildStart)
+	return max(int64(spent/time.Millisecond)*int64(t.total-t.indexed)/int64(done), 1)
 }
 
 func (t *textIndex) setState(state string) {
 	t.mu.Lock()
+	if state == IndexBuilding && t.state != IndexBuilding {
+		t.buildStart, t.buildBase = time.Now(), t.indexed
+	}
 	t.state = state
 	t.mu.Unlock()
 }

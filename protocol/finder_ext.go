@@ -205,4 +205,7 @@ type SearchFinderRet struct {
 type SearchIndexing struct {
 	Indexed int `json:"indexed"` // documents indexed
 	Total   int `json:"total"`
+	// RemainingMs estimates the time until every index is built (the
+	// slowest server's estimate; absent while none can tell).
+	RemainingMs int64 `json:"remaining_ms,omitempty"`
 }

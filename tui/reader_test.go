@@ -751,10 +751,17 @@ func (h *harness) catalogTitles() []string {
 // ctrl+l runs the same text as a literal search.
 func TestContentSearchRankedWhileIndexing(t *testing.T) {
 	f := newFake()
+	built := false // the index is complete: answers are ranked throughout
 	f.ranked = func(q protocol.SearchQuery) *protocol.SearchFinderRet {
 		from, _ := strconv.Atoi(q.Cursor)
 		ret := &protocol.SearchFinderRet{Matches: []protocol.SearchMatch{}, ScannedDocuments: 9580, TotalDocuments: 9580,
-			IndexedDocuments: 3214, Indexing: &protocol.SearchIndexing{Indexed: 3214, Total: 9580}, ReqID: "r"}
+			IndexedDocuments: 3214, Indexing: &protocol.SearchIndexing{Indexed: 3214, Total: 9580, RemainingMs: 41_000}, ReqID: "r"}
+		if built {
+			ret.IndexedDocuments, ret.Indexing = 9580, nil
+			ret.Matches = append(ret.Matches, protocol.SearchMatch{URI: f.docs[0].pages[0].URI, DocRef: f.docs[0].sum.DocRef,
+				Title: f.docs[0].sum.Title, Line: "the budget, ranked once indexed", Start: 4, End: 10, Score: 9.5})
+			return ret
+		}
 		for i := from; i < min(from+50, 230); i++ {
 			score := 0.0
 			if i < 200 {
@@ -773,12 +780,26 @@ func TestContentSearchRankedWhileIndexing(t *testing.T) {
 		}
 		return ret
 	}
-	hs := startOn(t, f, "laptop", 120, 30)
+	var rechecks []func(time.Time) tea.Msg
+	o := testOptions()
+	o.Computer = "laptop"
+	hs := newHarnessWith(t, f, o, 120, 30, func(h *harness) {
+		h.app.c.Tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+			if d < time.Second {
+				return tea.Tick(d, fn) // the catalog's preview and filter
+			}
+			rechecks = append(rechecks, fn) // the search's re-run, seconds away
+			return nil
+		}
+	})
 	hs.press("F")
 	hs.typeText("budget")
 	hs.press("enter")
 	hs.requireContains("best 100 matches · 9580/9580 documents · more as you scroll",
-		"indexing 3,214/9,580, partly from the index", "3.00", "budget row 0: the budget grew")
+		"indexing 3,214/9,580, about 41 s left, partly", "3.00", "budget row 0: the budget grew")
+	if len(rechecks) != 1 {
+		t.Fatalf("%d re-runs scheduled after an answer given while indexing, want 1", len(rechecks))
+	}
 	if n := f.countCalls("search_finder budget|"); n != 2 {
 		t.Fatalf("the first batch took %d steps, want 2 of 50: %v", n, f.callLog())
 	}
@@ -800,6 +821,19 @@ func TestContentSearchRankedWhileIndexing(t *testing.T) {
 	hs.requireContains("·") // a scanned page's score
 	if n := f.countCalls("search_finder budget|"); n != 5 {
 		t.Errorf("%d steps for 230 matches, want 5", n)
+	}
+
+	// The index completes; the scheduled re-run replaces the answer.
+	built = true
+	hs.send(rechecks[len(rechecks)-1](testNow))
+	hs.settle()
+	hs.requireContains("the budget, ranked once indexed", "9.50")
+	hs.requireNotContains("indexing 3,214/9,580", "budget row 0: the budget grew")
+	before := len(rechecks)
+	hs.send(rechecks[len(rechecks)-1](testNow)) // an old tick: ignored
+	hs.settle()
+	if len(rechecks) != before {
+		t.Errorf("the search keeps re-running once the index is complete")
 	}
 
 	// ctrl+l: the same text, literally (the fake scans its documents).

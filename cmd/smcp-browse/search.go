@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
@@ -35,6 +36,7 @@ func newSearchCmd() *cobra.Command {
 		literal       bool
 		caseSensitive bool
 		cursor        string
+		wait          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "search QUERY (--demo [--docs DIR] | --server URL --office ID --computer NAME) [flags]",
@@ -51,12 +53,15 @@ of a document's title or headings weighs more). --literal finds QUERY as a
 literal string instead, in every line that holds it, unranked, in path
 order (--case-sensitive implies it).
 
-search prints a settled answer: while a document server is still building its
-index, the answer is partly scanned (those pages score 0 and come last), so
-search asks again until the indexes are built, at most --timeout; then it
-prints what it has, says so on stderr ("error 408: ...") and exits with
-status 1. When there are more matches, stderr says how to continue
-(--cursor).
+By default search prints a settled answer: while a document server is still
+building its index, the answer is partly scanned (those pages score 0 and
+come last), so search waits until the indexes are built, at most --timeout,
+saying how far they are on stderr ("indexing 3,214/9,580 documents, about
+12 s left"); then it prints what it has, says so on stderr ("error 408: ...")
+and exits with status 1. --wait=false answers at once: every document is
+searched all the same (the pages not indexed yet by scanning), and stderr
+says the ranking is partial. When there are more matches, stderr says how to
+continue (--cursor).
 
 --json prints the SearchFinderRet as received (the matches of every answer it
 took, the other fields of the last). Errors and exit statuses are those of ls.`,
@@ -80,7 +85,7 @@ took, the other fields of the last). Errors and exit statuses are those of ls.`,
 			}
 			q := protocol.SearchQuery{Query: query, Literal: literal || caseSensitive, CaseSensitive: caseSensitive,
 				FileType: fileType, Cursor: cursor, MaxMatches: cmp.Or(limit, searchDefaultLimit)}
-			raw, ret, unsettled, err := runSearch(cmd.Context(), &cf, q)
+			raw, ret, unsettled, err := runSearch(cmd.Context(), &cf, q, wait, cmd.ErrOrStderr())
 			if err != nil {
 				return report(cmd, err, jsonOut)
 			}
@@ -104,34 +109,47 @@ took, the other fields of the last). Errors and exit statuses are those of ls.`,
 	f.BoolVar(&literal, "literal", false, "find QUERY as a literal string in every line, unranked")
 	f.BoolVar(&caseSensitive, "case-sensitive", false, "a literal search that matches case")
 	f.StringVar(&cursor, "cursor", "", "continue a search where a previous one stopped (its next_cursor)")
+	f.BoolVar(&wait, "wait", true, "wait (at most --timeout) for the search indexes to be built, for a ranked answer; false: answer at once")
 	return cmd
 }
 
-// runSearch opens a session and collects q.MaxMatches matches (or all
-// there are), asking with the cursor while an answer falls short, and
-// again from the start while an index is being built (see settleFinder),
-// at most --timeout. raw is the last answer with the matches of all.
-func runSearch(ctx context.Context, cf *connFlags, q protocol.SearchQuery) (raw json.RawMessage, ret *protocol.SearchFinderRet, unsettled error, err error) {
+// runSearch runs q and, when wait is set, asks again until no document
+// server is still building its index (at most cf.timeout), writing how
+// far the indexes are on progress; unsettled is the 408 of an answer that
+// is still partly scanned when waiting ends. Without wait it answers at
+// once: unsettled is nil, and progress gets a note when the ranking is
+// partial.
+func runSearch(ctx context.Context, cf *connFlags, q protocol.SearchQuery, wait bool, progress io.Writer) (raw json.RawMessage, ret *protocol.SearchFinderRet, unsettled error, err error) {
 	err = cf.withFinderUpdates(ctx, func(s *session, _ <-chan struct{}) error {
 		deadline := time.Now().Add(cf.timeout)
+		var lastNote time.Time
 		for {
 			raw, ret, err = collectSearch(ctx, s, q, deadline)
 			if err != nil {
 				return err
 			}
-			if ret.Indexing == nil {
+			ix := ret.Indexing
+			if ix == nil {
 				unsettled = nil
 				return nil
 			}
-			unsettled = protocol.Errorf(protocol.CodeTimeout,
-				"the search index is not built after %v (%d of %d documents indexed): the answer above is partly from scanning, unranked; raise --timeout to wait longer",
-				cf.timeout, ret.Indexing.Indexed, ret.Indexing.Total).
-				WithDetails(map[string]any{"indexed": ret.Indexing.Indexed, "total": ret.Indexing.Total})
-			wait := min(time.Until(deadline), 500*time.Millisecond)
-			if wait <= 0 {
+			if !wait {
+				fmt.Fprintf(progress, "%s: the pages not indexed yet were searched by scanning and come last, unranked\n", indexProgress(ix))
 				return nil
 			}
-			t := time.NewTimer(wait)
+			unsettled = protocol.Errorf(protocol.CodeTimeout,
+				"the search index is not built after %v (%d of %d documents indexed): the answer above is partly from scanning, unranked; raise --timeout to wait longer, or --wait=false to answer at once",
+				cf.timeout, ix.Indexed, ix.Total).
+				WithDetails(map[string]any{"indexed": ix.Indexed, "total": ix.Total})
+			left := min(time.Until(deadline), 500*time.Millisecond)
+			if left <= 0 {
+				return nil
+			}
+			if time.Since(lastNote) >= 2*time.Second {
+				fmt.Fprintf(progress, "waiting for the search index: %s\n", indexProgress(ix))
+				lastNote = time.Now()
+			}
+			t := time.NewTimer(left)
 			select {
 			case <-t.C:
 			case <-ctx.Done():
@@ -141,6 +159,16 @@ func runSearch(ctx context.Context, cf *connFlags, q protocol.SearchQuery) (raw 
 		}
 	})
 	return raw, ret, unsettled, err
+}
+
+// indexProgress says how far the indexes are: "indexing 3,214/9,580
+// documents, about 12 s left".
+func indexProgress(ix *protocol.SearchIndexing) string {
+	out := "indexing " + humanize.Comma(int64(ix.Indexed)) + "/" + humanize.Comma(int64(ix.Total)) + " documents"
+	if ix.RemainingMs > 0 {
+		out += ", about " + shorten.Duration(time.Duration(ix.RemainingMs)*time.Millisecond) + " left"
+	}
+	return out
 }
 
 // collectSearch asks until it has q.MaxMatches matches, the search ends,

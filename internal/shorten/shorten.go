@@ -1,11 +1,13 @@
 // Package shorten fits paths and other long names into a number of terminal
 // cells the way a reader tells them apart: cut in the middle, keeping the
-// start and the end.
+// start and the end; and rounds durations for a person to read.
 package shorten
 
 import (
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -164,4 +166,18 @@ func Middle(s string, w int) string {
 		j--
 	}
 	return string(r[:i]) + "…" + string(r[j:])
+}
+
+// Duration rounds d for a person: "800 ms", "12 s", "3 min", "2 h 5 min".
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	case d < 90*time.Second:
+		return strconv.FormatInt(int64(d.Round(time.Second)/time.Second), 10) + " s"
+	case d < 90*time.Minute:
+		return strconv.FormatInt(int64(d.Round(time.Minute)/time.Minute), 10) + " min"
+	}
+	h, m := int64(d/time.Hour), int64(d%time.Hour/time.Minute)
+	return strconv.FormatInt(h, 10) + " h " + strconv.FormatInt(m, 10) + " min"
 }

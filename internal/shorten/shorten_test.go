@@ -2,6 +2,7 @@ package shorten
 
 import (
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -77,6 +78,21 @@ func TestMiddle(t *testing.T) {
 	} {
 		if got := Middle(c.in, c.w); got != c.want || ansi.StringWidth(got) > c.w {
 			t.Errorf("Middle(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		800 * time.Millisecond:        "800 ms",
+		12400 * time.Millisecond:      "12 s",
+		89 * time.Second:              "89 s",
+		150 * time.Second:             "3 min",
+		2*time.Hour + 5*time.Minute:   "2 h 5 min",
+		100*time.Minute + time.Second: "1 h 40 min",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -12,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/dustin/go-humanize"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/shorten"
@@ -30,8 +32,10 @@ import (
 // asks for the next step until it has a screenful and more (and again when
 // the cursor nears the end of what it has), shows its progress, and stops
 // when the user presses esc (nothing more is asked). While an index is
-// being built it says how far ("indexing 3,214/9,580") and that the
-// answer is partly from the index, partly scanned. Results read "score ·
+// being built it says how far ("indexing 3,214/9,580, about 40 s left")
+// and that the answer is partly from the index, partly scanned, and runs
+// the search again every few seconds until the index is complete, the
+// new answer replacing the old. Results read "score ·
 // document · path · page · matching line" with every match highlighted;
 // enter opens the page with the match highlighted. ctrl+l switches to the
 // literal search (every line holding the text, unranked) and back.
@@ -65,6 +69,9 @@ type searchScreen struct {
 	nav       list.Nav
 	steps     int
 	docsFound map[string]bool
+	// refresh: the search runs again because an index was being built;
+	// its first step replaces the results shown.
+	refresh bool
 }
 
 // Bounds of the matches one search collects: it pauses after
@@ -72,7 +79,32 @@ type searchScreen struct {
 const (
 	searchBatch      = 100
 	searchMaxResults = 1000
+	// searchRecheck is how often a search answered while an index was
+	// being built runs again, until the index is complete.
+	searchRecheck = 3 * time.Second
 )
+
+// searchRecheckMsg says it is time to run search seq again (the index
+// was being built when it was answered).
+type searchRecheckMsg struct {
+	owner *searchScreen
+	seq   int
+}
+
+// recheckCmd asks for the search to run again in searchRecheck.
+func (s *searchScreen) recheckCmd() tea.Cmd {
+	owner, seq := s, s.seq
+	return s.c.Tick(searchRecheck, func(time.Time) tea.Msg { return searchRecheckMsg{owner: owner, seq: seq} })
+}
+
+// rerun runs the search again from its start, keeping the results shown
+// until its first step replaces them.
+func (s *searchScreen) rerun() tea.Cmd {
+	s.seq++
+	s.cursor, s.refresh, s.running, s.paused, s.complete = "", true, true, false, false
+	s.want = searchBatch
+	return s.stepCmd()
+}
 
 type searchStepMsg struct {
 	owner *searchScreen
@@ -156,6 +188,11 @@ func (s *searchScreen) Update(msg tea.Msg) tea.Cmd {
 			return nil // an older search, or one the user stopped
 		}
 		return s.onStep(msg)
+	case searchRecheckMsg:
+		if msg.owner != s || msg.seq != s.seq || s.running || s.stopped {
+			return nil
+		}
+		return s.rerun()
 	case common.ThemeMsg:
 		s.styleInput()
 	case common.LeaveOfficeMsg, common.EnterOfficeMsg:
@@ -177,6 +214,10 @@ func (s *searchScreen) onStep(msg searchStepMsg) tea.Cmd {
 		return nil
 	}
 	ret := msg.ret
+	if s.refresh {
+		s.refresh = false
+		s.results, s.docsFound, s.capped, s.steps = nil, map[string]bool{}, false, 1
+	}
 	s.scanned, s.total, s.unread = ret.ScannedDocuments, ret.TotalDocuments, ret.Unreadable
 	s.indexing, s.indexed = ret.Indexing, ret.IndexedDocuments
 	for _, m := range ret.Matches {
@@ -191,17 +232,27 @@ func (s *searchScreen) onStep(msg searchStepMsg) tea.Cmd {
 	s.cursor = ret.NextCursor
 	if s.cursor == "" {
 		s.complete = true
-		return nil
+		return s.recheckIfIndexing()
 	}
 	if s.capped {
-		return nil
+		return s.recheckIfIndexing()
 	}
 	if len(s.results) >= s.want {
 		s.paused = true
-		return nil
+		return s.recheckIfIndexing()
 	}
 	s.running = true
 	return s.stepCmd()
+}
+
+// recheckIfIndexing runs the search again later when its answer came
+// while an index was being built (a literal search scans everything:
+// the index changes nothing of it).
+func (s *searchScreen) recheckIfIndexing() tea.Cmd {
+	if s.indexing == nil || s.literal {
+		return nil
+	}
+	return s.recheckCmd()
 }
 
 // more asks for the next matches of a paused search when the cursor nears
@@ -388,19 +439,17 @@ func (s *searchScreen) progressLine() string {
 	if ix := s.indexing; ix != nil && !s.literal {
 		// The pages the index does not hold yet were scanned: they come
 		// last, unranked (·).
-		out += st.Muted.Render(" · ") + st.Warning.Render("indexing "+thousands(ix.Indexed)+"/"+thousands(ix.Total)+", partly from the index")
+		left := ""
+		if ix.RemainingMs > 0 {
+			left = ", about " + shorten.Duration(time.Duration(ix.RemainingMs)*time.Millisecond) + " left"
+		}
+		out += st.Muted.Render(" · ") + st.Warning.Render("indexing "+thousands(ix.Indexed)+"/"+thousands(ix.Total)+left+", partly from the index")
 	}
 	return out
 }
 
 // thousands writes n with comma separators (9,580).
-func thousands(n int) string {
-	s := common.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func thousands(n int) string { return humanize.Comma(int64(n)) }
 
 // whereW is the width of a result's "p. N" column.
 const whereW = 7

@@ -170,9 +170,11 @@ func (c *Computer) Run(ctx context.Context) error {
 		close(mgrDone)
 	}()
 	defer func() {
+		// The index first: its reads still under way end as closed, not
+		// as failures of the MCP servers stopping under them.
 		cancel()
-		<-mgrDone
 		c.index.Close()
+		<-mgrDone
 		c.toolsChanged.Stop()
 	}()
 

@@ -213,7 +213,11 @@ func (ix *Index) readSummary(ctx context.Context, st *sourceState, uri string) s
 			return summary{doc: doc, ok: true}
 		}
 	}
-	ix.log.Warn("resource index: document left out of the catalog", "server", st.name, "uri", uri, "err", err)
+	if ix.base.Err() != nil {
+		ix.log.Debug("resource index: read ended by close", "server", st.name, "uri", uri, "err", err)
+	} else {
+		ix.leftOut.Warn("resource index: document left out of the catalog", "server", st.name, "uri", uri, "err", err)
+	}
 	return summary{ok: false, at: time.Now()}
 }
 

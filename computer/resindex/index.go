@@ -21,6 +21,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/debounce"
+	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -167,6 +168,10 @@ type Index struct {
 	// the first listers of the others; owners outlive their sources.
 	claims map[string]string
 	owners map[string]string
+	// leftOut logs the documents whose Level 1 read failed: one line at
+	// a time, the rest counted (a server that dies fails every read), and
+	// the count on Close.
+	leftOut *ratelog.Logger
 }
 
 type sourceState struct {
@@ -226,6 +231,7 @@ func New(opts Options) *Index {
 	if ix.log == nil {
 		ix.log = slog.New(slog.DiscardHandler)
 	}
+	ix.leftOut = &ratelog.Logger{Log: ix.log}
 	ix.deb = debounce.New(cmp.Or(opts.Debounce, DefaultDebounce), opts.OnChange)
 	return ix
 }
@@ -238,6 +244,7 @@ func (ix *Index) Close() {
 	ix.mu.Unlock()
 	ix.cancel()
 	ix.deb.Stop()
+	ix.leftOut.Flush("resource index: more documents left out of the catalog (their reads failed; not logged one by one)")
 }
 
 // broadcastLocked wakes everyone waiting on ix.changed. Call with ix.mu

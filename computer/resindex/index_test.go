@@ -1,10 +1,12 @@
 package resindex
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 	"sort"
@@ -768,4 +770,51 @@ func TestFirstListingIsShownAsItComes(t *testing.T) {
 	if n := f.lists.Load(); n != 5 {
 		t.Errorf("%d list calls for 5 pages: a second listing started while the first was under way", n)
 	}
+}
+
+// TestFailedReadsAreSummarised: when every Level 1 read fails (the
+// server went down as the program stopped), the log gets one warning
+// with the first document and a count of the others when the index
+// closes, not a warning per document.
+func TestFailedReadsAreSummarised(t *testing.T) {
+	var buf syncBuffer
+	a := New(Options{Debounce: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	var docs []string
+	for i := range 40 {
+		docs = append(docs, fmt.Sprintf("d%02d", i))
+	}
+	f := newFake("h", docs...)
+	for _, d := range docs {
+		f.failRead[f.doc(d)] = true
+	}
+	a.AddSource(context.Background(), "s", f)
+	if n := len(a.Documents(context.Background())); n != 0 {
+		t.Fatalf("%d documents listed, want none", n)
+	}
+	a.Close()
+	out := buf.String()
+	if n := strings.Count(out, "document left out of the catalog"); n != 1 {
+		t.Errorf("%d warnings for the failed reads, want 1:\n%s", n, out)
+	}
+	if !strings.Contains(out, "more documents left out of the catalog") || !strings.Contains(out, "count=39") {
+		t.Errorf("no summary of the other 39 on close:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the index's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -109,6 +109,10 @@ func (ix *Index) listFailed(st *sourceState, err error) {
 			}
 		})
 	}
+	if ix.closed {
+		ix.log.Debug("resource index: listing ended by close", "server", st.name, "err", err)
+		return
+	}
 	ix.log.Warn("resource index: resources/list failed", "server", st.name, "err", err, "retry_in", st.backoff)
 }
 

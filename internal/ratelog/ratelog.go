@@ -38,3 +38,16 @@ func (l *Logger) Warn(msg string, args ...any) {
 	l.mu.Unlock()
 	l.Log.Warn(msg, append(args, "similar_not_logged", dropped)...)
 }
+
+// Flush logs msg with args and "count" (the warnings held back since the
+// last one logged) when any were, and starts over: the summary a process
+// writes as it stops, so that none goes uncounted.
+func (l *Logger) Flush(msg string, args ...any) {
+	l.mu.Lock()
+	dropped := l.dropped
+	l.last, l.dropped = time.Time{}, 0
+	l.mu.Unlock()
+	if dropped > 0 {
+		l.Log.Warn(msg, append(args, "count", dropped)...)
+	}
+}

@@ -25,3 +25,22 @@ func TestWarnHoldsBackAndCounts(t *testing.T) {
 		t.Fatalf("second line does not count the 4 held back:\n%s", buf.String())
 	}
 }
+
+func TestFlushCountsWhatWasHeldBack(t *testing.T) {
+	var buf bytes.Buffer
+	l := &Logger{Log: slog.New(slog.NewTextHandler(&buf, nil)), Every: time.Hour}
+	l.Flush("summary") // nothing held back: nothing said
+	for range 4 {
+		l.Warn("read failed")
+	}
+	l.Flush("reads failed")
+	out := buf.String()
+	if strings.Count(out, "read failed") != 1 || !strings.Contains(out, `msg="reads failed" count=3`) {
+		t.Fatalf("want one warning and a summary of the 3 held back:\n%s", out)
+	}
+	buf.Reset()
+	l.Warn("read failed") // after a flush the next one is logged
+	if !strings.Contains(buf.String(), "read failed") {
+		t.Fatalf("the first warning after a flush was held back")
+	}
+}

@@ -75,7 +75,7 @@ with status 2.`,
 			if err != nil {
 				return report(cmd, err, false)
 			}
-			printCatalog(cmd.OutOrStdout(), cmd.ErrOrStderr(), ret, offset, time.Local)
+			printCatalog(cmd.OutOrStdout(), cmd.ErrOrStderr(), ret, offset, time.Local, isTerminal(cmd.OutOrStdout()))
 			return reportUnsettled(cmd, unsettled)
 		},
 	}
@@ -238,7 +238,9 @@ func cleanList(in []string) []string {
 // per unreadable document under it ("✗ PATH: why"; its PAGES cell is
 // "✗"), and the "N–M of TOTAL" line on errOut. Document text is
 // untrusted: it is stripped of control sequences and kept on one line.
-func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int, loc *time.Location) {
+// On a terminal (fit) long titles and paths are cut to keep the table
+// readable; into a pipe or a file they are written whole.
+func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int, loc *time.Location, fit bool) {
 	if len(ret.Documents) == 0 {
 		if ret.TotalCount > 0 {
 			fmt.Fprintf(errOut, "no documents at offset %d (%d in all)\n", offset, ret.TotalCount)
@@ -255,7 +257,11 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 	}
 	// Cut in the middle: the top folder and the file name stay, and the
 	// folders that tell same-named files apart.
-	paths = shorten.Paths(paths, 48)
+	title := func(t string) string { return clean(t) }
+	if fit {
+		paths = shorten.Paths(paths, 48)
+		title = func(t string) string { return ansi.Truncate(clean(t), 48, "…") }
+	}
 	for i, d := range ret.Documents {
 		path := paths[i]
 		pages := strconv.Itoa(d.PageCount)
@@ -271,7 +277,7 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 			pages = "…" // listed, still being read
 		}
 		rows = append(rows, []string{
-			ansi.Truncate(clean(d.Title), 48, "…"),
+			title(d.Title),
 			path,
 			clean(d.FileType),
 			pages,

@@ -240,9 +240,13 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal
 		for i, m := range ret.Matches {
 			paths[i] = clean(m.Path)
 		}
-		// Cut in the middle, keeping what tells same-named files apart
-		// (two example_test.go).
-		paths = shorten.Paths(paths, 48)
+		// On a terminal, cut in the middle, keeping what tells same-named
+		// files apart (two example_test.go); into a pipe, whole.
+		title := func(t string) string { return clean(t) }
+		if terminal {
+			paths = shorten.Paths(paths, 48)
+			title = func(t string) string { return ansi.Truncate(clean(t), 40, "…") }
+		}
 		for i, m := range ret.Matches {
 			score := "-" // found by scanning: unranked
 			if m.Score > 0 {
@@ -250,7 +254,7 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal
 			}
 			rows = append(rows, []string{
 				score,
-				ansi.Truncate(clean(m.Title), 40, "…"),
+				title(m.Title),
 				paths[i],
 				strconv.Itoa(m.PageIndex + 1),
 				matchLine(m, terminal),

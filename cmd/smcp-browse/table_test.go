@@ -37,7 +37,7 @@ func TestPrintCatalog(t *testing.T) {
 	ret.Documents[2].Path = "docs/main.go"
 	ret.Documents[2].Pending, ret.Documents[2].PageCount = true, 0
 	var out, errOut bytes.Buffer
-	printCatalog(&out, &errOut, ret, 10, time.UTC)
+	printCatalog(&out, &errOut, ret, 10, time.UTC, true)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 5 {
 		t.Fatalf("%d lines:\n%s", len(lines), out.String())
@@ -78,7 +78,7 @@ func TestPrintCatalog(t *testing.T) {
 func BenchmarkPrintCatalog(b *testing.B) {
 	ret := catalogOf(1000)
 	for b.Loop() {
-		printCatalog(io.Discard, io.Discard, ret, 0, time.UTC)
+		printCatalog(io.Discard, io.Discard, ret, 0, time.UTC, true)
 	}
 }
 
@@ -94,7 +94,7 @@ func TestPrintCatalogMarksUnreadable(t *testing.T) {
 	ret.Documents[2].PageCount = 0
 	ret.Documents[2].Unreadable = "permission denied: the document server's user cannot open this\x1b[31m folder"
 	var out, errOut bytes.Buffer
-	printCatalog(&out, &errOut, ret, 0, time.UTC)
+	printCatalog(&out, &errOut, ret, 0, time.UTC, true)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 7 {
 		t.Fatalf("want the table, a blank line and two notes; got %d lines:\n%s", len(lines), out.String())
@@ -124,5 +124,24 @@ func TestIndexProgressSaysHowFarAndHowLong(t *testing.T) {
 		if got := indexProgress(&tc.ix); got != tc.want {
 			t.Errorf("indexProgress(%+v) = %q, want %q", tc.ix, got, tc.want)
 		}
+	}
+}
+
+// Into a pipe or a file, ls writes titles and paths whole: a script gets
+// the path it can open (issue 35.8); on a terminal they are cut.
+func TestPrintCatalogWholeWhenNotATerminal(t *testing.T) {
+	ret := catalogOf(2)
+	long := "reports/2026/" + strings.Repeat("q", 60) + "/main.go"
+	ret.Documents[0].Path = long
+	ret.Documents[1].Title = strings.Repeat("Title ", 20)
+	var out bytes.Buffer
+	printCatalog(&out, io.Discard, ret, 0, time.UTC, false)
+	if !strings.Contains(out.String(), " "+long+" ") || !strings.Contains(out.String(), strings.TrimSpace(ret.Documents[1].Title)) || strings.Contains(out.String(), "…") {
+		t.Errorf("a path or title was cut for a pipe:\n%s", out.String())
+	}
+	out.Reset()
+	printCatalog(&out, io.Discard, ret, 0, time.UTC, true)
+	if strings.Contains(out.String(), long) || !strings.Contains(out.String(), "…") {
+		t.Errorf("on a terminal the long path is not cut:\n%s", out.String())
 	}
 }

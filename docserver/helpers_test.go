@@ -200,13 +200,16 @@ func connectVersion(t testing.TB, tr transport.Interface, version string, opts .
 // readText reads a URI and returns its single text content and MIME type.
 func readText(t testing.TB, c *client.Client, uri string) (string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Longer than the server's own bound on a parse, which answers a read
+	// that hits it (a loaded machine may need all of it).
+	bound := DefaultParseTimeout + 30*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	req := mcp.ReadResourceRequest{}
 	req.Params.URI = uri
 	res, err := c.ReadResource(ctx, req)
 	if err != nil {
-		t.Fatalf("read %s: %v", uri, err)
+		t.Fatalf("read %s (waited up to %v for the answer): %v", uri, bound, err)
 	}
 	if len(res.Contents) != 1 {
 		t.Fatalf("read %s: %d contents", uri, len(res.Contents))

@@ -14,13 +14,16 @@ import (
 // sizeTests check bounds on hostile-size input: serve-docs's peak RSS on
 // such files (meaningless under the race detector's shadow memory), the
 // search index of a 12 MiB document (30 s under it, single-goroutine
-// indexing), a watcher batch over 20,000 files (its CPU bound). make test
-// runs them in its pass without the race detector; the same code runs
-// under it on ordinary input in the other tests.
+// indexing), a watcher batch over 20,000 files (its CPU bound), and the
+// raw prefilter checked against the extraction of 700 real files (284 s
+// under it on a loaded machine, 7 s without it). make test runs them in its
+// pass without the race detector; the same code runs under it on ordinary
+// input in the other tests.
 var sizeTests = testutil.NewSizeTests(
 	"TestServeDocsMemoryOnHostileFiles",
 	"TestSearchIndexBounds",
 	"TestWatcherBatchScalesWithItsSize",
+	"TestRawPrefilterKeepsEveryWord",
 )
 
 // TestMain gives the tests (and the serve-docs binaries they start) a

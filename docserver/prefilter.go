@@ -42,12 +42,22 @@ func prefilterKind(k extract.Kind) bool {
 	return false
 }
 
-// htmlTag matches a tag or comment of Markdown's inline HTML or of HTML.
-var htmlTag = regexp.MustCompile(`<[^<>]*>`)
+// htmlTag matches a tag or comment of Markdown's inline HTML or of HTML:
+// a letter, '/', '!' or '?' after the '<', on one line, so that a bare
+// '<' of the text ("<-chan", "a < b") does not take the text up to the
+// next '>' with it.
+var htmlTag = regexp.MustCompile(`<[/!?]?[A-Za-z][^<>\n]{0,500}>`)
+
+// linkTarget matches the destination of a Markdown inline link, which
+// may sit inside a word ("[go-fuzz](https://…)ing").
+var linkTarget = regexp.MustCompile(`\]\([^()\s]*(?:\s+"[^"\n]*")?\)`)
 
 // inlineMarks are Markdown's inline marks, which may split a word
-// ("**bold**ly", "snake\_case", "[link]text").
-var inlineMarks = strings.NewReplacer("*", "", "_", "", "`", "", "~", "", "\\", "", "[", "", "]", "")
+// ("**bold**ly", "snake\_case", "[link]text", the alt texts of images side
+// by side: "![npm version](…)![npm bundle size](…)"), and the space a code span
+// drops next to its backticks (after a stray backtick, "using an
+// 'ExperimentCache'" with backticks reads "using anExperimentCache").
+var inlineMarks = strings.NewReplacer("` ", "", " `", "", "![", "", "*", "", "_", "", "`", "", "~", "", "\\", "", "[", "", "]", "")
 
 // rawMayHold reports whether a text-format file at rel whose raw bytes
 // are data may hold all the needles (lower-case terms).
@@ -125,14 +135,26 @@ func hasC1(data []byte) bool {
 	return false
 }
 
+// imgAlt matches the alt attribute of an <img> tag.
+var imgAlt = regexp.MustCompile(`(?i)^<img\b.*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)')`)
+
+// altText is what an HTML tag leaves in the text: an image its alt
+// text, which the extractor shows; any other tag nothing.
+func altText(tag string) string {
+	if m := imgAlt.FindStringSubmatch(tag); m != nil {
+		return m[1] + m[2]
+	}
+	return ""
+}
+
 // stripMarkup takes a file's markup out of s: for Markdown and HTML its
 // tags, entities and (Markdown) inline marks; for any file, control
 // characters as the extractor writes them.
 func stripMarkup(kind extract.Kind, s string) string {
 	if kind == extract.KindMarkdown || kind == extract.KindHTML {
-		s = htmlTag.ReplaceAllString(s, "")
+		s = htmlTag.ReplaceAllStringFunc(s, altText)
 		if kind == extract.KindMarkdown {
-			s = inlineMarks.Replace(s)
+			s = inlineMarks.Replace(linkTarget.ReplaceAllString(s, "]"))
 		}
 		s = html.UnescapeString(s)
 	}

@@ -13,11 +13,12 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
 	"github.com/smcp-browse/smcp-browse/docserver/fulltext"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // prefilterLibrary is realLibrary with more real text files nobody here
-// wrote: GOROOT/doc (HTML and Markdown), the sources of net/http and the
-// Markdown files of the module cache.
+// wrote: GOROOT/doc (HTML and Markdown), the sources of net/http, the
+// Markdown files of the module cache and the npm test peers' READMEs.
 func prefilterLibrary(t *testing.T) string {
 	t.Helper()
 	dir := realLibrary(t)
@@ -35,12 +36,21 @@ func prefilterLibrary(t *testing.T) string {
 	mod := goDir(t, "env", "GOMODCACHE")
 	n := 0
 	filepath.WalkDir(mod, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || n >= 400 || d.IsDir() || !strings.EqualFold(filepath.Ext(p), ".md") {
+		if err != nil || n >= 2000 || d.IsDir() || !strings.EqualFold(filepath.Ext(p), ".md") {
 			return nil
 		}
 		rel, _ := filepath.Rel(mod, p)
 		files["modcache/"+rel] = p
 		n++
+		return nil
+	})
+	// The READMEs of the npm test peers, when make node-deps installed them.
+	npm := filepath.Join(testutil.RepoRoot(t), "test", "node", "node_modules")
+	filepath.WalkDir(npm, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.HasPrefix(strings.ToLower(d.Name()), "readme") {
+			rel, _ := filepath.Rel(npm, p)
+			files["npm/"+rel] = p
+		}
 		return nil
 	})
 	copyInto(t, dir, files)
@@ -53,6 +63,7 @@ func prefilterLibrary(t *testing.T) string {
 // word search skips a file that holds the word), while a word in no file
 // fails it for nearly every file (so the test saves the parses).
 func TestRawPrefilterKeepsEveryWord(t *testing.T) {
+	sizeTests.Start(t) // parses hundreds of files: see sizeTests
 	dir := prefilterLibrary(t)
 	s, _, _ := startInProcess(t, dir, Options{})
 	ctx := context.Background()

@@ -321,3 +321,20 @@ func firstDiff(got, want string) string {
 	}
 	return "(equal)"
 }
+
+// TestServedMarkdownIsReadable: format=markdown, what agents read and
+// files keep, carries no character reference of the screen's Markdown
+// (issue 35.6: "https&#58;//www&#46;gnu&#46;org").
+func TestServedMarkdownIsReadable(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "notes.txt"), "See https://www.gnu.org/licenses/ and www.example.org/a.\nTime 08:30, ~approx~ & co; :smile:\n")
+	_, c, _ := startInProcess(t, dir, Options{})
+	res, _ := listAll(t, c)
+	if len(res) != 1 {
+		t.Fatalf("%d documents listed", len(res))
+	}
+	md, _ := readText(t, c, res[0].URI+"/pages/0?format=markdown")
+	if strings.Contains(md, "&#") || !strings.Contains(md, "https://www.gnu.org/licenses/") || !strings.Contains(md, "www.example.org/a") {
+		t.Errorf("served Markdown is not readable:\n%s", md)
+	}
+}

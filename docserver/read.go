@@ -91,7 +91,8 @@ func viewOf[T any](md, txt func(T) string) func(T, error) (view, error) {
 		if err != nil {
 			return view{}, err
 		}
-		return view{body: v, markdown: func() string { return md(v) }, text: func() string { return txt(v) }}, nil
+		// Served Markdown is for agents and files: readable (dpe.Portable).
+		return view{body: v, markdown: func() string { return dpe.Portable(md(v)) }, text: func() string { return txt(v) }}, nil
 	}
 }
 

@@ -2,6 +2,7 @@ package dpe
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -199,4 +200,45 @@ func FuzzEscapeText(f *testing.F) {
 			t.Errorf("text %q\nescaped %q\nshows %q", s, EscapeText(s), got)
 		}
 	})
+}
+
+// TestPortableReadsAsWritten: Markdown for a file or an agent (Portable)
+// shows the same text as the screen's, with none of the character
+// references glamour needs ("https&#58;//www&#46;gnu.org", 302 of them in
+// one saved manual): a URL reads as itself, the other escapes are
+// backslashes, and code is left as it is.
+func TestPortableReadsAsWritten(t *testing.T) {
+	lines := append(slices.Clone(traps),
+		"Read https://www.gnu.org/licenses/gpl.html and www.example.org/a today.",
+		"the text &#58; and &copy; and ~tilde~ and = at the end =",
+		"= at the start",
+	)
+	src := strings.Join(lines, "\n")
+	screen := EscapeText(src)
+	portable := Portable(screen)
+	for _, ref := range []string{"&#58;", "&#46;", "&#126;", "&#61;"} {
+		// (the text's own "&#58;" reads "\&#58;": an escaped '&')
+		if strings.Contains(strings.ReplaceAll(portable, `\&`, ""), ref) {
+			t.Errorf("portable Markdown still holds %s:\n%s", ref, portable)
+		}
+	}
+	if !strings.Contains(portable, "https://www.gnu.org/licenses/gpl.html") {
+		t.Errorf("the URL does not read as itself:\n%s", portable)
+	}
+	if got, want := commonMarkText(t, portable), commonMarkText(t, screen); got != want {
+		t.Errorf("portable Markdown shows\n%s\nthe screen's\n%s", got, want)
+	}
+	// Code blocks and code spans are the document's text: as they are.
+	for _, md := range []string{
+		RenderElementMarkdown(protocol.DPEElementDetail{Category: "code", Content: map[string]any{"language": "html", "code": "a &#58; b &#38; c\n```\n&#126;"}}),
+		"text " + CodeSpan("x &#58; y") + " more &#58; text",
+	} {
+		got := Portable(md)
+		if strings.Contains(md, "```html") && got != md {
+			t.Errorf("a code block changed:\n%s\n->\n%s", md, got)
+		}
+		if strings.HasPrefix(md, "text ") && got != "text "+CodeSpan("x &#58; y")+` more \: text` {
+			t.Errorf("a code span changed: %q -> %q", md, got)
+		}
+	}
 }

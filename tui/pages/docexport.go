@@ -51,7 +51,7 @@ func documentMarkdown(ctx context.Context, b common.Backend, comp string, d prot
 			return "", fmt.Errorf("page %d: %w", i+1, err)
 		}
 		p = common.SanitizePage(p)
-		md := strings.TrimSpace(dpe.RenderPageMarkdown(*p))
+		md := strings.TrimSpace(dpe.Portable(dpe.RenderPageMarkdown(*p))) // for a file, not the screen
 		if i == 0 && !startsWithHeading(p, title) {
 			sb.WriteString("# " + title + "\n") // unless the document opens with it
 		}

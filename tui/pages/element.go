@@ -240,5 +240,5 @@ func (s *elementScreen) Export() (common.ExportJob, bool) {
 	if s.el == nil {
 		return common.ExportJob{}, false
 	}
-	return common.StaticExport(s.doc.uri.DocRef+"-"+s.el.ElementID, "element "+s.el.ElementID, dpe.RenderElementMarkdown(*s.el)+"\n"), true
+	return common.StaticExport(s.doc.uri.DocRef+"-"+s.el.ElementID, "element "+s.el.ElementID, dpe.Portable(dpe.RenderElementMarkdown(*s.el))+"\n"), true
 }

@@ -744,7 +744,7 @@ func (s *pageScreen) Export() (common.ExportJob, bool) {
 	if s.page == nil {
 		return common.ExportJob{}, false
 	}
-	md := dpe.RenderPageMarkdown(*s.page)
+	md := dpe.Portable(dpe.RenderPageMarkdown(*s.page)) // for a file, not the screen
 	if t := common.OneLine(s.page.Title); !startsWithHeading(s.page, t) {
 		md = "# " + t + "\n\n" + md // unless the page opens with it
 	}

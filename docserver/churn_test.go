@@ -22,8 +22,8 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// textFormat matches the "(path)" of a format that always parses.
-var textFormat = regexp.MustCompile(`\.(md|csv|txt)\) cannot be read`)
+// textFormat matches the path of a format that always parses.
+var textFormat = regexp.MustCompile(`\.(md|csv|txt) cannot be read`)
 
 // TestReadsDuringChurn reads documents at every level while files are
 // created, rewritten, renamed, deleted, corrupted and linked out of the
@@ -90,10 +90,14 @@ func TestReadsDuringChurn(t *testing.T) {
 				outcome := "ok"
 				if e := resp.Error; e != nil {
 					switch {
+					case e.Code == protocol.CodePageOutOfRange && strings.Contains(e.Message, "cannot be read"):
+						if textFormat.MatchString(e.Message) {
+							t.Errorf("read %s: a text format cannot be read: %s", uri, e.Message)
+							return
+						}
+						outcome = "cannot be read" // a corrupt package
 					case e.Code == protocol.CodeDocumentNotFound, e.Code == protocol.CodePageOutOfRange, e.Code == protocol.CodeElementNotFound:
 						outcome = fmt.Sprint(e.Code)
-					case e.Code == mcp.INTERNAL_ERROR && strings.Contains(e.Message, "cannot be read") && !textFormat.MatchString(e.Message):
-						outcome = "cannot be read" // a corrupt package
 					default:
 						t.Errorf("read %s: unexpected error %d %s", uri, e.Code, e.Message)
 						return

@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 5 // 5: READMEs without a heading titled by their folder; a file's access in its key
+const diskCacheVersion = 6 // 6: a broken PDF says why in words (empty, cut short, no header)
 
 // Bounds of the on-disk cache.
 const (

@@ -112,11 +112,14 @@ type unreadableError struct {
 func (u *unreadableError) Error() string { return u.rpc.Error() }
 func (u *unreadableError) Unwrap() error { return u.rpc }
 
+// newUnreadable is the error of a read of ref's pages or elements when
+// the file cannot be read: 4202, since its Level 1 read lists no pages
+// (page_count 0), with the reason in words.
 func newUnreadable(ref, rel string, err error) *unreadableError {
 	reason := unreadableReason(err)
-	return &unreadableError{reason: reason, rpc: &rpcerr.Error{Code: mcp.INTERNAL_ERROR,
-		Message: fmt.Sprintf("document %q (%s) cannot be read: %s", ref, rel, reason),
-		Data:    map[string]any{"doc_ref": ref, "unreadable": reason}}}
+	return &unreadableError{reason: reason, rpc: &rpcerr.Error{Code: protocol.CodePageOutOfRange,
+		Message: fmt.Sprintf("%s cannot be read, so it has no pages: %s", rel, reason),
+		Data:    map[string]any{"doc_ref": ref, "page_count": 0, "unreadable": reason}}}
 }
 
 // current returns the entry of ref as its file is now. The file is

@@ -431,7 +431,7 @@ func TestCorruptFilesDoNotBreakTheCatalog(t *testing.T) {
 		t.Errorf("Level 1 of broken.pdf = %+v", doc)
 	}
 	e := rpcError(t, c.GetTransport(), 77, "dpe://"+testHost+"/"+ref+"/pages/0")
-	if e.Code != mcp.INTERNAL_ERROR || !strings.Contains(e.Message, "cannot be read") || !strings.Contains(e.Message, doc.Unreadable) {
+	if e.Code != protocol.CodePageOutOfRange || !strings.Contains(e.Message, "broken.pdf cannot be read") || !strings.Contains(e.Message, doc.Unreadable) {
 		t.Errorf("corrupt read: %d %s", e.Code, e.Message)
 	}
 	good, _ := resourceByPath(all, "good.md")

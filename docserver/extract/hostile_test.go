@@ -254,3 +254,29 @@ func TestMarkdownListBombIsBoundedByBytes(t *testing.T) {
 		t.Errorf("document holds an estimated %d MiB", doc.EstimatedBytes()>>20)
 	}
 }
+
+// Issue 35.8: an empty, cut or foreign file named .pdf says what is wrong
+// with it in words, not PDFium's error number or "not a valid PDF".
+func TestBrokenPDFsSayWhatIsWrong(t *testing.T) {
+	whole := hostile.SimplePDF("hello")
+	damaged := []byte("%PDF-1.7\n1 0 obj << /Type /Cat\x00\x01 garbage\n%%EOF\n")
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "the file is empty (0 bytes)"},
+		{"cut", whole[:60], "the PDF is cut short (60 B, no end-of-file marker)"},
+		{"foreign", []byte("<html><body>not a pdf</body></html>"), "not a PDF file (no %PDF- header)"},
+		{"damaged", damaged, "the PDF is damaged"},
+	} {
+		_, err := Peek(context.Background(), c.name+".pdf", bytes.NewReader(c.data), int64(len(c.data)), Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("peek %s: %v, want %q", c.name, err, c.want)
+		}
+		_, err = Parse(context.Background(), Source{Name: c.name + ".pdf", Data: c.data}, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("parse %s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

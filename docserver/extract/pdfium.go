@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"reflect"
 	"unicode/utf16"
 
+	"github.com/dustin/go-humanize"
 	"github.com/klippa-app/go-pdfium"
 	"github.com/tetratelabs/wazero/api"
 
@@ -338,21 +340,29 @@ func openDoc(ctx context.Context, e *pdfEngine, src []byte) (*pdfDoc, error) {
 	if doc == 0 {
 		code, _ := e.callInt(ctx, "FPDF_GetLastError")
 		e.free(ctx, buf)
-		return nil, openError(code)
+		return nil, openError(code, src)
 	}
 	return &pdfDoc{e: e, buf: buf, doc: doc, fonts: map[uint64]pdfFont{}}, nil
 }
 
-// openError says why PDFium could not open a file, in words a reader of
+// openError says why PDFium could not open src, in words a reader of
 // the catalog understands.
-func openError(code int) error {
+func openError(code int, src []byte) error {
 	switch code {
 	case pdfErrPassword:
 		return errors.New("the PDF is encrypted (a password is required)")
 	case pdfErrSecurity:
 		return errors.New("the PDF uses an unsupported encryption")
 	case pdfErrFormat, pdfErrFile:
-		return errors.New("not a valid PDF file")
+		switch {
+		case len(src) == 0:
+			return errors.New("the file is empty (0 bytes)")
+		case !bytes.Contains(src[:min(len(src), 1024)], []byte("%PDF-")):
+			return errors.New("not a PDF file (no %PDF- header)")
+		case !bytes.Contains(src[max(0, len(src)-1024):], []byte("%%EOF")):
+			return fmt.Errorf("the PDF is cut short (%s, no end-of-file marker)", humanize.IBytes(uint64(len(src))))
+		}
+		return errors.New("the PDF is damaged (its structure cannot be read)")
 	}
 	return fmt.Errorf("open pdf: PDFium error %d", code)
 }

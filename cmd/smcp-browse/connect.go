@@ -209,7 +209,10 @@ func (f *connFlags) open(ctx context.Context, h agent.Handlers) (*session, error
 		}
 		sys, err := demo.Start(ctx, demo.Options{
 			Docs: f.docs, Executable: exe, AgentName: f.name, Handlers: h,
-			Timeout: f.timeout, Logger: log, LogFile: logPath, LogLevel: f.logLevel,
+			// --timeout raises the start-up bound too, as the advice of a
+			// 408 says.
+			Timeout: f.timeout, StartTimeout: max(demo.DefaultStartTimeout, f.timeout),
+			Logger: log, LogFile: logPath, LogLevel: f.logLevel,
 			Version: version,
 		})
 		if err != nil {

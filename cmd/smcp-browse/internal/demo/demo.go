@@ -159,7 +159,7 @@ func Start(ctx context.Context, opts Options) (sys *System, err error) {
 	if err := sys.Agent.JoinOffice(ctx, opts.Office); err != nil {
 		return sys, fmt.Errorf("demo: join office %s: %w", opts.Office, err)
 	}
-	if err := sys.waitReady(ctx); err != nil {
+	if err := sys.waitReady(ctx, opts.StartTimeout); err != nil {
 		return sys, err
 	}
 	log.Info("demo ready", "url", sys.URL, "office", sys.Office, "computer", sys.Computer, "docs", sys.Docs)
@@ -203,8 +203,9 @@ func docsFolder(dir string) (docs, temp string, err error) {
 // waitReady polls until the computer is in the office and every document
 // server is up, or fails with what is known about why not. A failed room
 // listing is retried like any other poll: near the deadline it fails only
-// because time is short, and the states say more.
-func (s *System) waitReady(ctx context.Context) error {
+// because time is short, and the states say more. bound is the start-up
+// bound the error names when ctx ends.
+func (s *System) waitReady(ctx context.Context, bound time.Duration) error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	var listErr error
@@ -228,7 +229,7 @@ func (s *System) waitReady(ctx context.Context) error {
 			if listErr != nil {
 				why += fmt.Sprintf(", last room listing: %v", listErr)
 			}
-			return fmt.Errorf("demo: not ready (%s): %w", why, ctx.Err())
+			return fmt.Errorf("demo: not ready within the start-up bound of %v (%s): %w", bound, why, ctx.Err())
 		case <-tick.C:
 		}
 	}

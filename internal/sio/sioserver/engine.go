@@ -100,9 +100,10 @@ func (e *gatedEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (wsTransport). (The library creates the WebSocket transport of an
 // upgrade itself, without this method.)
 func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (transports.Transport, error) {
+	echo := pongEcho(e.Opts().PingInterval(), e.Opts().PingTimeout())
 	if name == transports.WEBSOCKET && ctx.Websocket != nil && ctx.Websocket.Conn != nil && e.Opts().PerMessageDeflate() == nil {
 		ws := newWSTransport(ctx, e.Opts().MaxHttpBufferSize(), &e.bursts)
-		g := &gatedTransport{Transport: ws, ws: ws}
+		g := &gatedTransport{Transport: ws, ws: ws, echo: echo}
 		ws.start(g)
 		return g, nil
 	}
@@ -110,7 +111,7 @@ func (e *gatedEngine) CreateTransport(name string, ctx *types.HttpContext) (tran
 	if err != nil {
 		return nil, err
 	}
-	g := &gatedTransport{Transport: t}
+	g := &gatedTransport{Transport: t, echo: echo}
 	if p, ok := t.(transports.Polling); ok {
 		p.Prototype(&pollWriter{Polling: p, g: g}) // the library's writes now call pollWriter.DoWrite
 	}
@@ -262,6 +263,7 @@ type gatedTransport struct {
 	polling    *longPoll             // the long-poll in progress, if any
 	answerMu   sync.Mutex            // orders the writes to a long-poll (see pollWriter)
 	fast       *fastSocket           // the joined /smcp session (WebSocket only)
+	echo       time.Duration         // when a pong is delivered again (pongEcho)
 
 	sendMu  sync.Mutex // orders sends, held or not
 	holding bool
@@ -336,6 +338,9 @@ func (g *gatedTransport) pushPacket(p *packet.Packet) {
 		g.hold()
 	}
 	g.push(incoming{p: p, connect: connect, leave: isDisconnect(p)})
+	if p.Type == packet.PONG {
+		g.echoPongLater() // see pongEcho
+	}
 }
 
 // fromWS queues a message wsTransport read. The events and acks of /smcp

@@ -87,6 +87,7 @@ func NewServer(opts ServerOptions) *Server {
 	_ = eng.On("connection", func(args ...any) {
 		if es, ok := wire.FirstArg(args).(engine.Socket); ok {
 			s.gates.adopt(es)
+			echoPongsAfterUpgrade(es, pongEcho(eng.Opts().PingInterval(), eng.Opts().PingTimeout()))
 		}
 	})
 	s.engine = eng

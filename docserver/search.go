@@ -18,6 +18,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
 	"github.com/smcp-browse/smcp-browse/docserver/fulltext"
@@ -335,14 +336,20 @@ func (st *searchStep) ranked(ctx context.Context, v fulltext.View) error {
 		}
 		return err
 	}
-	for _, h := range hits.Hits {
-		e, ok := st.s.index.lookupRel(h.Rel)
-		if r, _ := v.Record(h.Rel); !ok || r.Version != e.version() {
-			continue // changed since: scanned instead
+	pages, err := st.s.hitPages(qctx, v, hits.Hits)
+	if err != nil {
+		if qctx.Err() != nil && ctx.Err() == nil {
+			return fmt.Errorf("reading the pages the index found took longer than the step's budget (%v) for %q", st.budget, st.p.Query)
 		}
-		pt := pageText{body: h.Body, elements: h.Elements}
-		for _, f := range st.m.match(h.Title, h.Page, pt) {
-			st.res.Matches = append(st.res.Matches, st.s.searchMatch(e, h.Title, h.Page, pt, f, h.Score))
+		return err
+	}
+	for i, h := range hits.Hits {
+		hp := pages[i]
+		if hp.e == nil {
+			continue // changed since (scanned instead), or gone
+		}
+		for _, f := range st.m.match(hp.title, h.Page, hp.text) {
+			st.res.Matches = append(st.res.Matches, st.s.searchMatch(hp.e, hp.title, h.Page, hp.text, f, h.Score))
 		}
 	}
 	st.cur.Offset += len(hits.Hits)
@@ -517,6 +524,9 @@ func (w wordMatcher) match(title string, page int, pt pageText) []found {
 	if page != 0 {
 		title = ""
 	}
+	if !w.q.Matches(title, pt.headings, pt.body) {
+		return nil // a phrase's words out of order, say (the index holds no positions)
+	}
 	for _, text := range []struct {
 		s  string
 		at int
@@ -667,13 +677,6 @@ func (s *Server) scanDocument(ctx context.Context, d toScan, m matcher, skip, li
 	title := extract.SearchForm(doc.Title)
 	for pi := d.fromPage; pi < len(doc.Pages); pi++ {
 		pt := textOfPage(doc.Pages[pi])
-		t := ""
-		if pi == 0 {
-			t = title
-		}
-		if wm, ok := m.(wordMatcher); ok && !wm.q.Matches(t, pt.headings, pt.body) {
-			continue
-		}
 		for _, f := range m.match(title, pi, pt) {
 			switch {
 			case skip > 0:
@@ -718,4 +721,52 @@ func clipAround(line string, a, b, n int) (string, int, int) {
 		to++
 	}
 	return line[from:to], a - from, b - from
+}
+
+// hitPage is the text of a page the index found, read from its document.
+type hitPage struct {
+	e     *entry // nil: the file changed since it was indexed, or is gone
+	title string // the document's title (SearchForm)
+	text  pageText
+}
+
+// hitPages reads the pages of hits from their documents, as a read does
+// (the index holds no text), on every core. A file that changed since v
+// indexed it is left out: the search scans it instead.
+func (s *Server) hitPages(ctx context.Context, v fulltext.View, hits []fulltext.Hit) ([]hitPage, error) {
+	out := make([]hitPage, len(hits))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, h := range hits {
+		e, ok := s.index.lookupRel(h.Rel)
+		if r, _ := v.Record(h.Rel); !ok || r.Version != e.version() {
+			continue
+		}
+		g.Go(func() error {
+			fresh, h2, err := s.parsed(gctx, e)
+			if err != nil || fresh.version() != e.version() {
+				return skipGone(err)
+			}
+			pg, err := h2.page(gctx, h.Page)
+			if err != nil {
+				return skipGone(err)
+			}
+			out[i] = hitPage{e: fresh, title: extract.SearchForm(h2.info.Title), text: textOfPage(pg)}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("read the pages the index found: %w", err)
+	}
+	return out, nil
+}
+
+// skipGone is nil for an error of one hit's document (it changed, went
+// away or no longer reads: the hit is dropped, as a scan of it would find
+// nothing), and err when the search itself ends.
+func skipGone(err error) error {
+	if err != nil && isContextErr(err) {
+		return err
+	}
+	return nil
 }

@@ -170,6 +170,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 			dir := c.folder(b)
 			var st IndexStatus
 			var peak uint64
+			var cpu time.Duration
 			for b.Loop() {
 				cache, err := os.MkdirTemp("", "bench-cache-")
 				if err != nil {
@@ -178,15 +179,21 @@ func BenchmarkIndexBuild(b *testing.B) {
 				if c.cache != "" {
 					os.RemoveAll(c.cache)
 				}
+				before := cpuTime(b)
 				s, _, p := buildIndex(b, dir, cache)
+				cpu += cpuTime(b) - before
 				st = s.IndexStatus()
 				peak = max(peak, p)
 				s.Close()
+				// At rest: the merges Close waits for may shrink it.
+				st.DiskBytes = fulltextDirSize(b, s.text.dir)
 				c.cache = cache
 			}
 			b.ReportMetric(float64(st.Total), "docs")
 			b.ReportMetric(float64(st.DiskBytes)/(1<<20), "disk-MiB")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(st.DiskBytes)/float64(folderBytes(b, dir)), "x-corpus")
 		})
 	}
 }
@@ -274,4 +281,31 @@ func BenchmarkReindexOneFile(b *testing.B) {
 			time.Sleep(time.Millisecond)
 		}
 	}
+}
+
+// folderBytes sums the sizes of the regular files under dir.
+func folderBytes(b *testing.B, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// fulltextDirSize is the size of the index in dir.
+func fulltextDirSize(b *testing.B, dir string) int64 {
+	if dir == "" {
+		b.Fatal("the index is in memory")
+	}
+	return folderBytes(b, dir)
 }

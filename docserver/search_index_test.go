@@ -269,8 +269,14 @@ func TestSearchIndexSurvivesARestart(t *testing.T) {
 		t.Errorf("after a restart: %+v\nbefore: %+v", got, want)
 	}
 	waitIndexed(t, s2, 30*time.Second)
-	if n := s2.parsesRun.Load(); n != 0 {
-		t.Errorf("%d files parsed again after a restart over unchanged files", n)
+	// The index holds no text: the files whose pages the search shows are
+	// read, as a read of those pages would, and no other.
+	shown := map[string]bool{}
+	for _, m := range got.Matches {
+		shown[m.Path] = true
+	}
+	if n := s2.parsesRun.Load(); n > int64(len(shown)) {
+		t.Errorf("%d files parsed again after a restart over unchanged files; the search shows pages of %d", n, len(shown))
 	}
 }
 

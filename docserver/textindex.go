@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,8 +38,9 @@ import (
 // Bounds and timing of the index build.
 const (
 	indexMaxDocText  = 8 << 20
-	indexBatchText   = 1 << 20
-	indexBatchDocs   = 128
+	indexBatchText   = 2 << 20
+	indexBatchDocs   = 256
+	indexWriters     = 2
 	indexStartDelay  = 3 * time.Second
 	indexYieldMax    = 2 * time.Second
 	indexProgressLog = 10 * time.Second
@@ -91,6 +93,7 @@ type textIndex struct {
 	// were indexed then.
 	buildStart time.Time
 	buildBase  int
+	lastLog    time.Time // of the build's progress
 }
 
 func newTextIndex(s *Server, cacheDir string) *textIndex {
@@ -314,56 +317,116 @@ func (t *textIndex) plan(ft *fulltext.Index) []*entry {
 	return slices.Concat(first, parsed, rest)
 }
 
-// build indexes entries in batches until they are done, ctx ends or the
-// watcher touches a file (which the next plan puts first).
+// build indexes entries until they are done, ctx ends or the watcher
+// touches a file (which the next plan puts first). It is a pipeline over
+// the cores: extractors parse the files (each giving way to reads in
+// progress), and batches of their text are written by up to
+// indexWriters Puts at once, whose analysis and segment building run in
+// parallel too.
 func (t *textIndex) build(ctx context.Context, ft *fulltext.Index, work []*entry) {
-	s := t.s
+	ctx, stop := context.WithCancel(ctx)
+	docs := t.extractAll(ctx, work)
+	defer func() {
+		stop()
+		for range docs { // the extractors are done when it closes
+		}
+	}()
+	batches := make(chan []fulltext.Doc)
+	var writers sync.WaitGroup
+	for range indexWriters {
+		writers.Go(func() {
+			for b := range batches {
+				t.put(ft, b)
+			}
+		})
+	}
 	var batch []fulltext.Doc
 	size := 0
-	lastLog := time.Now()
 	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
-		if err := ft.Put(batch...); err != nil {
-			s.log.Warn("search index: write failed", "err", err)
-		} else {
-			t.mu.Lock()
-			t.indexed += len(batch)
-			t.mu.Unlock()
-		}
-		batch, size = batch[:0], 0
-		if time.Since(lastLog) > indexProgressLog {
-			lastLog = time.Now()
-			st := t.status()
-			s.log.Info("indexing", "indexed", st.Indexed, "total", st.Total)
+		if len(batch) > 0 {
+			batches <- batch
+			batch, size = nil, 0
 		}
 	}
-	for _, e := range work {
-		if ctx.Err() != nil {
-			return
-		}
+	defer func() {
+		flush()
+		close(batches)
+		writers.Wait()
+	}()
+	for {
 		select {
 		case <-t.wake:
-			flush()
 			t.wakeAgain()
-			return
-		default:
-		}
-		t.yield(ctx)
-		d, ok := t.extract(ctx, e)
-		if !ok {
-			continue
-		}
-		batch = append(batch, d)
-		for _, p := range d.Pages {
-			size += len(p.Body) + len(p.Headings)
-		}
-		if size >= indexBatchText || len(batch) >= indexBatchDocs {
-			flush()
+			return // the deferred flush writes what is extracted
+		case d, ok := <-docs:
+			if !ok {
+				return
+			}
+			batch = append(batch, d)
+			for _, p := range d.Pages {
+				size += len(p.Body) + len(p.Headings)
+			}
+			if size >= indexBatchText || len(batch) >= indexBatchDocs {
+				flush()
+			}
 		}
 	}
-	flush()
+}
+
+// extractAll extracts work on every core, in about its order, until ctx
+// ends; the channel closes when all is done.
+func (t *textIndex) extractAll(ctx context.Context, work []*entry) <-chan fulltext.Doc {
+	next := make(chan *entry)
+	go func() {
+		defer close(next)
+		for _, e := range work {
+			select {
+			case next <- e:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	out := make(chan fulltext.Doc, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for e := range next {
+				t.yield(ctx)
+				if d, ok := t.extract(ctx, e); ok {
+					select {
+					case out <- d:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
+}
+
+// put writes one batch and counts it.
+func (t *textIndex) put(ft *fulltext.Index, batch []fulltext.Doc) {
+	if err := ft.Put(batch...); err != nil {
+		t.s.log.Warn("search index: write failed", "err", err)
+		return
+	}
+	t.mu.Lock()
+	t.indexed += len(batch)
+	log := time.Since(t.lastLog) > indexProgressLog
+	if log {
+		t.lastLog = time.Now()
+	}
+	t.mu.Unlock()
+	if log {
+		st := t.status()
+		t.s.log.Info("indexing", "indexed", st.Indexed, "total", st.Total)
+	}
 }
 
 // wakeAgain re-arms the wake-up that build consumed.
@@ -517,7 +580,7 @@ func indexDoc(e *entry, doc *extract.Document) fulltext.Doc {
 			break
 		}
 		left -= n
-		d.Pages = append(d.Pages, fulltext.Page{Headings: pt.headings, Body: pt.body, Elements: pt.elements})
+		d.Pages = append(d.Pages, fulltext.Page{Headings: pt.headings, Body: pt.body})
 	}
 	return d
 }

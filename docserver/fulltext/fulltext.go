@@ -5,7 +5,13 @@
 //
 // One page is one index document: the document's title (on its first page
 // only, so that a title word finds the document once), the page's headings
-// and its text, each analyzed by Words. A file's record and its pages are
+// and its text, each analyzed by Words. The index keeps only what it needs
+// to find and rank pages: which words each page holds and how often, not
+// where (no term vectors) and not the text itself, which the caller has
+// in its documents. A phrase therefore finds the pages that hold all of
+// its words; the caller checks their order on the page's text
+// (Query.Spans), as it must anyway to show where they are. That halves the
+// index and its build time. A file's record and its pages are
 // written in one batch, which scorch makes visible and persists as a
 // unit: an index cut short (a crash, kill -9) holds each file as it was
 // before or after its batch, never half of it, and the records say which
@@ -43,11 +49,9 @@ const (
 	fieldKind       = "kind" // "page" or "file"
 	fieldRel        = "rel"
 	fieldPage       = "page"
-	fieldTitle      = "title"     // indexed, on a document's first page
-	fieldDocTitle   = "doc_title" // stored, on every page
+	fieldTitle      = "title" // indexed, on a document's first page
 	fieldHeadings   = "headings"
 	fieldBody       = "body"
-	fieldElements   = "els"
 	fieldFileType   = "file_type"
 	fieldSeq        = "seq"
 	fieldVersion    = "version"
@@ -62,8 +66,8 @@ func prefixField(field string) string { return field + "_prefixes" }
 
 // schemaVersion changes when the index's layout or analysis changes; an
 // index of another version is built again.
-// 2: the prefix fields.
-const schemaVersion = 2
+// 2: the prefix fields. 3: no positions, no text stored, no _all.
+const schemaVersion = 3
 
 // metaFile records what an index directory holds.
 const metaFile = "meta.json"
@@ -105,8 +109,6 @@ type Record struct {
 type Page struct {
 	Headings string
 	Body     string
-	// Elements is stored with the page (see the caller's encoding).
-	Elements string
 }
 
 // Doc is one file's text to index: its leading pages (all of them unless
@@ -125,11 +127,16 @@ type Index struct {
 	memory bool   // in memory although a directory was asked (held elsewhere)
 	log    *slog.Logger
 
-	// mu orders writes against views: a view sees the records and the
-	// index of the same moment.
-	mu      sync.RWMutex
-	records map[string]Record
-	seq     uint64
+	// mu guards the records and the write sequence. Batches are written
+	// to Bleve outside it, several at once, and published (their records
+	// and Seq made visible to views) in the order of their Seq: a view
+	// sees the records of every batch up to its Seq, and its searches
+	// hide the pages of later ones (Filter.MaxSeq).
+	mu        sync.RWMutex
+	published *sync.Cond // signalled when seq moves
+	records   map[string]Record
+	seq       uint64 // of the last batch published
+	reserved  uint64 // of the last batch begun
 }
 
 type meta struct {
@@ -147,6 +154,7 @@ func Open(opts Options) (*Index, error) {
 		opts.LockWait = DefaultLockWait
 	}
 	ix := &Index{dir: opts.Dir, log: opts.Logger, records: map[string]Record{}}
+	ix.published = sync.NewCond(&ix.mu)
 	if opts.Dir == "" {
 		return ix, ix.openMemory()
 	}
@@ -228,22 +236,21 @@ func writeMeta(dir string, m meta) error {
 // newMapping is the index's mapping: page and file documents, told apart
 // by kind, no dynamic fields, BM25 scoring.
 func newMapping() mapping.IndexMapping {
-	text := func(store bool) *mapping.FieldMapping {
+	text := func() *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzerName
-		f.Store = store
-		f.IncludeTermVectors = true // phrases need positions
+		f.Store = false
+		f.IncludeTermVectors = false // see the package comment on phrases
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
 	}
 	// prefixes indexes a text field's words again, by their prefixes, in
-	// a field of its own: the pages and counts, no positions.
+	// a field of its own.
 	prefixes := func(field string) *mapping.FieldMapping {
-		f := text(false)
+		f := text()
 		f.Name = prefixField(field)
 		f.Analyzer = prefixAnalyzerName
-		f.IncludeTermVectors = false
 		return f
 	}
 	keyword := func(index, store bool) *mapping.FieldMapping {
@@ -267,17 +274,18 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt(fieldKind, keyword(true, false))
 	doc.AddFieldMappingsAt(fieldRel, keyword(false, true))
 	doc.AddFieldMappingsAt(fieldPage, number(false))
-	doc.AddFieldMappingsAt(fieldTitle, text(false), prefixes(fieldTitle))
-	doc.AddFieldMappingsAt(fieldDocTitle, keyword(false, true))
-	doc.AddFieldMappingsAt(fieldHeadings, text(false), prefixes(fieldHeadings))
-	doc.AddFieldMappingsAt(fieldBody, text(true), prefixes(fieldBody))
-	doc.AddFieldMappingsAt(fieldElements, keyword(false, true))
+	doc.AddFieldMappingsAt(fieldTitle, text(), prefixes(fieldTitle))
+	doc.AddFieldMappingsAt(fieldHeadings, text(), prefixes(fieldHeadings))
+	doc.AddFieldMappingsAt(fieldBody, text(), prefixes(fieldBody))
 	doc.AddFieldMappingsAt(fieldFileType, keyword(true, false))
 	doc.AddFieldMappingsAt(fieldSeq, number(true))
 	doc.AddFieldMappingsAt(fieldVersion, keyword(false, true))
 	doc.AddFieldMappingsAt(fieldPages, number(false))
 	doc.AddFieldMappingsAt(fieldIndexed, number(false))
 	doc.AddFieldMappingsAt(fieldUnreadable, keyword(false, true))
+	// No "_all" field: every query names its fields, and composing it
+	// cost a tenth of the build.
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 
 	m := bleve.NewIndexMapping()
 	m.DefaultMapping = doc
@@ -318,6 +326,7 @@ func (ix *Index) loadRecords() error {
 				Indexed: num(h.Fields[fieldIndexed]), Unreadable: str(h.Fields[fieldUnreadable]), Seq: uint64(num(h.Fields[fieldSeq]))}
 			ix.records[rel] = r
 			ix.seq = max(ix.seq, r.Seq)
+			ix.reserved = ix.seq
 		}
 		if len(res.Hits) < step {
 			return nil
@@ -337,11 +346,42 @@ func num(v any) int {
 }
 
 // Put writes documents in one batch: each replaces what the index held of
-// its file.
+// its file. Puts of different files may run at once (the batches are
+// built and analyzed in parallel); views see each batch whole, in order.
 func (ix *Index) Put(docs ...Doc) error {
 	ix.mu.Lock()
+	idx := ix.idx
+	if idx == nil {
+		ix.mu.Unlock()
+		return fmt.Errorf("fulltext: write batch: %w", bleve.ErrorIndexClosed)
+	}
+	ix.reserved++
+	seq := ix.reserved
+	b, recs, err := ix.batchLocked(seq, docs)
+	ix.mu.Unlock()
+	if err == nil {
+		if err = idx.Batch(b); err != nil {
+			err = fmt.Errorf("fulltext: write batch: %w", err)
+		}
+	}
+	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	seq := ix.seq + 1
+	for ix.seq != seq-1 {
+		ix.published.Wait()
+	}
+	if err == nil {
+		for rel, r := range recs {
+			ix.records[rel] = r
+		}
+	}
+	ix.seq = seq // a failed batch publishes nothing, and holds up no later one
+	ix.published.Broadcast()
+	return err
+}
+
+// batchLocked builds the Bleve batch of docs, written as seq, and the
+// records it makes. ix.mu is held.
+func (ix *Index) batchLocked(seq uint64, docs []Doc) (*bleve.Batch, map[string]Record, error) {
 	b := ix.idx.NewBatch()
 	recs := make(map[string]Record, len(docs))
 	for _, d := range docs {
@@ -355,14 +395,13 @@ func (ix *Index) Put(docs ...Doc) error {
 		for p, pg := range d.Pages {
 			f := map[string]any{
 				fieldKind: "page", fieldRel: d.Rel, fieldPage: float64(p), fieldHeadings: pg.Headings,
-				fieldBody: pg.Body, fieldElements: pg.Elements, fieldFileType: strings.ToLower(d.FileType),
-				fieldSeq: float64(seq), fieldDocTitle: d.Title,
+				fieldBody: pg.Body, fieldFileType: strings.ToLower(d.FileType), fieldSeq: float64(seq),
 			}
 			if p == 0 {
 				f[fieldTitle] = d.Title
 			}
 			if err := b.Index(pageID(d.Rel, p), f); err != nil {
-				return fmt.Errorf("fulltext: index %s page %d: %w", d.Rel, p, err)
+				return nil, nil, fmt.Errorf("fulltext: index %s page %d: %w", d.Rel, p, err)
 			}
 		}
 		r := Record{Version: d.Version, Pages: d.TotalPages, Indexed: len(d.Pages), Unreadable: d.Unreadable, Seq: seq}
@@ -370,24 +409,20 @@ func (ix *Index) Put(docs ...Doc) error {
 			fieldKind: "file", fieldRel: d.Rel, fieldVersion: r.Version, fieldPages: float64(r.Pages),
 			fieldIndexed: float64(r.Indexed), fieldUnreadable: r.Unreadable, fieldSeq: float64(seq),
 		}); err != nil {
-			return fmt.Errorf("fulltext: index record of %s: %w", d.Rel, err)
+			return nil, nil, fmt.Errorf("fulltext: index record of %s: %w", d.Rel, err)
 		}
 		recs[d.Rel] = r
 	}
-	if err := ix.idx.Batch(b); err != nil {
-		return fmt.Errorf("fulltext: write batch: %w", err)
-	}
-	for rel, r := range recs {
-		ix.records[rel] = r
-	}
-	ix.seq = seq
-	return nil
+	return b, recs, nil
 }
 
 // Delete removes files from the index.
 func (ix *Index) Delete(rels ...string) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.idx == nil {
+		return fmt.Errorf("fulltext: delete: %w", bleve.ErrorIndexClosed)
+	}
 	b := ix.idx.NewBatch()
 	var gone []string
 	for _, rel := range rels {
@@ -448,18 +483,17 @@ func (v View) Record(rel string) (Record, bool) {
 type Filter struct {
 	// FileType keeps pages of documents of that type ("" for all).
 	FileType string
-	// MaxSeq keeps pages written up to that Seq (0 for all).
+	// MaxSeq keeps pages written up to that Seq (0: up to the view's
+	// Seq, which hides the batches being written).
 	MaxSeq uint64
 }
 
-// Hit is one page that matches a query.
+// Hit is one page that holds every word of a query (see the package
+// comment on phrases).
 type Hit struct {
-	Rel      string
-	Page     int
-	Score    float64
-	Title    string // the document's title
-	Body     string
-	Elements string
+	Rel   string
+	Page  int
+	Score float64
 }
 
 // Hits is one window of a search's ranked pages.
@@ -468,8 +502,9 @@ type Hits struct {
 	Hits  []Hit
 }
 
-// Search returns the pages matching q ranked best first (ties in path
-// and page order), from the from-th, at most size of them.
+// Search returns the pages that hold every word of q, ranked best first
+// (ties in path and page order), from the from-th, at most size of them.
+// The caller checks a phrase's order on the page's text.
 func (v View) Search(ctx context.Context, q Query, f Filter, from, size int) (Hits, error) {
 	return v.search(ctx, q.bleveQuery(false), f, from, size)
 }
@@ -484,7 +519,10 @@ func (v View) search(ctx context.Context, q query.Query, f Filter, from, size in
 		t.SetField(fieldFileType)
 		filters = append(filters, t)
 	}
-	if f.MaxSeq > 0 {
+	if f.MaxSeq == 0 || f.MaxSeq > v.ix.seq {
+		f.MaxSeq = v.ix.seq
+	}
+	if v.ix.reserved > f.MaxSeq { // else no page is newer
 		most, yes := float64(f.MaxSeq), true
 		r := query.NewNumericRangeInclusiveQuery(nil, &most, nil, &yes)
 		r.SetField(fieldSeq)
@@ -495,17 +533,14 @@ func (v View) search(ctx context.Context, q query.Query, f Filter, from, size in
 	}
 	req := bleve.NewSearchRequestOptions(bq, size, from, false)
 	req.Sort = search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{}}
-	req.Fields = []string{fieldRel, fieldPage, fieldDocTitle, fieldBody, fieldElements}
+	req.Fields = []string{fieldRel, fieldPage}
 	res, err := v.ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return Hits{}, fmt.Errorf("fulltext: search: %w", err)
 	}
 	out := Hits{Total: int(res.Total), Hits: make([]Hit, 0, len(res.Hits))}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, Hit{
-			Rel: str(h.Fields[fieldRel]), Page: num(h.Fields[fieldPage]), Score: h.Score,
-			Title: str(h.Fields[fieldDocTitle]), Body: str(h.Fields[fieldBody]), Elements: str(h.Fields[fieldElements]),
-		})
+		out.Hits = append(out.Hits, Hit{Rel: str(h.Fields[fieldRel]), Page: num(h.Fields[fieldPage]), Score: h.Score})
 	}
 	return out, nil
 }

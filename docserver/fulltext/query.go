@@ -147,7 +147,15 @@ func (q Query) bleveQuery(expand bool) query.Query {
 				p.SetField(f.name)
 				cq = p
 			default:
-				cq = query.NewPhraseQuery(c.terms, f.name)
+				// The phrase's words, in any order (the index holds no
+				// positions): the caller checks the order.
+				words := make([]query.Query, len(c.terms))
+				for i, t := range c.terms {
+					tq := query.NewTermQuery(t)
+					tq.SetField(f.name)
+					words[i] = tq
+				}
+				cq = query.NewConjunctionQuery(words)
 			}
 			cq.SetBoost(f.boost)
 			fields = append(fields, cq)

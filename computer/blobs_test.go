@@ -2,11 +2,15 @@ package computer
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -276,5 +280,70 @@ func TestDecodedLen(t *testing.T) {
 		if _, ok := decodedLen(bad); ok {
 			t.Errorf("%q taken as base64", bad)
 		}
+	}
+}
+
+// A 50 MB blob is kept in a file, not in memory, and moving it by handle
+// through the get_blob handler (chunk by chunk, JSON-encoded as the
+// connection sends it) holds a few chunks at a time: the live heap after
+// minting and the heap's peak during the transfer stay far below the
+// blob's size.
+func TestBlobLargeTransferMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 50 MB")
+	}
+	const size = 50 << 20
+	c := mintFixture(t, 0)
+	heap := func(gc bool) uint64 {
+		if gc {
+			runtime.GC()
+		}
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	data := randBytes(t, size)
+	want := sum(data)
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.ImageContent{Type: "image", Data: b64(data), MIMEType: "image/png"}}}
+	data = nil
+	base := heap(true) // the MCP result (67 MB of base64) is still live
+	c.mintBlobs(res, "big")
+	img := res.Content[0].(mcp.ImageContent)
+	handle := img.Meta.AdditionalFields[protocol.MetaBlobHandle].(string)
+	res = nil
+	afterMint := heap(true)
+	t.Logf("heap before minting (with the 67 MB base64 result): %d MiB; after minting, result dropped: %d MiB", base>>20, afterMint>>20)
+	if afterMint > base-size { // the base64 went away and the blob did not take its place
+		t.Errorf("live heap after minting is %d MiB: the blob is kept in memory", afterMint>>20)
+	}
+	h := sha256.New()
+	var peak uint64
+	var off int64
+	for {
+		payload := fmt.Sprintf(`{"req_id":"r","computer":"pc","blob_handle":%q,"chunk_offset":%d}`, handle, off)
+		v, err := serveRaw(c.handleGetBlob)(context.Background(), json.RawMessage(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ret protocol.GetBlobRet
+		if err := json.Unmarshal(v.(json.RawMessage), &ret); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := base64.StdEncoding.DecodeString(ret.Blob)
+		h.Write(b)
+		off += int64(len(b))
+		peak = max(peak, heap(false))
+		if ret.EOF {
+			break
+		}
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want || off != size {
+		t.Fatalf("moved %d bytes with sha256 %s", off, got)
+	}
+	growth := int64(peak) - int64(afterMint)
+	t.Logf("50 MiB moved in %d chunks of %d KiB; heap peak during the transfer %d MiB, %+.1f MiB over the heap after minting",
+		size/DefaultBlobChunkBytes, DefaultBlobChunkBytes>>10, peak>>20, float64(growth)/(1<<20))
+	if growth > 16*DefaultBlobChunkBytes+8<<20 {
+		t.Errorf("heap grew by %d MiB while moving the blob", growth>>20)
 	}
 }

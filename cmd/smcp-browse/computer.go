@@ -51,6 +51,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 	f.StringVar(&o.logFile, "log-file", "", "write logs to this file instead of stderr")
 	f.DurationVar(&o.requestTimeout, "request-timeout", computer.DefaultRequestTimeout, "timeout of each MCP request")
 	f.StringVar(&o.a2cVersion, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
+	f.StringVar(&o.landingRoot, "landing-root", "", "absolute directory that agents' uploads (client:put_blob) land in; without it uploads are refused (4019 forbidden)")
 	f.StringVar(&o.socketPath, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
 	return cmd
 }
@@ -58,7 +59,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 // computerFlags are the computer command's flags.
 type computerFlags struct {
 	serverURL, office, name, cfgPath, token string
-	socketPath, a2cVersion                  string
+	socketPath, a2cVersion, landingRoot     string
 	logLevel, logFile                       string
 	requestTimeout                          time.Duration
 }
@@ -87,6 +88,7 @@ func (o *computerFlags) run(cmd *cobra.Command) error {
 	c, err := computer.New(cfg, computer.Options{
 		Name: o.name, Office: o.office, ServerURL: o.serverURL, Token: o.token,
 		Logger: log, RequestTimeout: o.requestTimeout, Version: version, SocketPath: o.socketPath, A2CVersion: o.a2cVersion,
+		Uploads: computer.UploadOptions{LandingRoot: o.landingRoot},
 	})
 	if err != nil {
 		return err

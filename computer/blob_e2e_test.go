@@ -32,7 +32,7 @@ func waitTool(t *testing.T, r *rig, tool string) {
 func hexSum(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 // A large image from a real stdio MCP server (the test binary as the
-// hostile server: 8 MB, past the inline budget) comes back from our
+// hostile server: 2 MB, eight chunks, past the inline budget) comes back from our
 // Computer through our Server with its data emptied and a handle; our
 // Agent reads it by handle to eof, with the right bytes and sha256. Then
 // the Agent uploads a file with put_blob and finds it, whole, under the
@@ -51,9 +51,9 @@ func TestBlobsEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	const size = 8 << 20
+	const size = 2 << 20
 	want := imageBytes(size)
-	res, err := r.agent.CallTool(ctx, "pc", "img__image", map[string]any{"bytes": size}, 30*time.Second)
+	res, err := r.agent.CallTool(ctx, "pc", "img__image", map[string]any{"bytes": size}, 90*time.Second)
 	if err != nil || res.IsError || len(res.Content) != 2 {
 		t.Fatalf("image call: %v %+v", err, res)
 	}

@@ -126,6 +126,8 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	opts.Version = cmp.Or(opts.Version, "dev")
 	opts.Blobs.InlineBudget = cmp.Or(opts.Blobs.InlineBudget, DefaultBlobInlineBudget)
 	opts.Blobs.MaxItemBytes = cmp.Or(opts.Blobs.MaxItemBytes, DefaultBlobMaxItemBytes)
+	// A chunk's base64 and the answer around it fit in one answer.
+	opts.Blobs.ChunkBytes = max(1, min(cmp.Or(opts.Blobs.ChunkBytes, DefaultBlobChunkBytes), (opts.MaxAnswerBytes-4<<10)/4*3))
 	servers := slices.Clone(cfg.Servers)
 	seen := map[string]bool{}
 	hosts := map[string]string{} // configured host -> bundle_id

@@ -39,15 +39,3 @@ func (c *Client) GetSkill(ctx context.Context, computer, name, relPath string) (
 	}
 	return ret, nil
 }
-
-// GetBlob asks computer for the chunk of the blob handle at offset and
-// returns the answer as received.
-func (c *Client) GetBlob(ctx context.Context, computer, handle string, offset int64) (map[string]any, error) {
-	h := c.header(computer)
-	req := protocol.GetBlobReq{Agent: h.Agent, ReqID: h.ReqID, Computer: computer, BlobHandle: handle, ChunkOffset: &offset}
-	var ret map[string]any
-	if err := c.call(ctx, protocol.EventGetBlob, req, &ret); err != nil {
-		return nil, err
-	}
-	return ret, nil
-}

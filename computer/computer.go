@@ -72,6 +72,22 @@ type Options struct {
 	A2CVersion string
 	// Version is the Computer's version, sent to MCP servers.
 	Version string
+	// Blobs bound the binary tool-result items sent by handle (blobs.go);
+	// zero fields take the Default* values.
+	Blobs BlobOptions
+	// Uploads configure client:put_blob (uploads.go); without a
+	// LandingRoot every upload is refused with 4019 forbidden.
+	Uploads UploadOptions
+}
+
+// BlobOptions bound the blobs of tool results kept by handle.
+type BlobOptions struct {
+	InlineBudget int           // larger items go by handle (DefaultBlobInlineBudget)
+	MaxItemBytes int           // larger items stay inline (DefaultBlobMaxItemBytes)
+	ChunkBytes   int           // the largest get_blob chunk (DefaultBlobChunkBytes)
+	MaxBytes     int64         // total bytes kept (DefaultBlobMaxBytes)
+	MaxCount     int           // blobs kept (DefaultBlobMaxCount)
+	Idle         time.Duration // a blob unread this long is forgotten (DefaultBlobIdle)
 }
 
 // Computer is one Computer: its MCP servers, resource index and SMCP
@@ -85,6 +101,8 @@ type Computer struct {
 	index   *resindex.Index
 	hist    *history
 	tools   *toolTable
+	blobs   *blobStore
+	uploads *uploadStore
 	// toolsChanged debounces notify:update_tool_list after servers' tools
 	// list_changed notifications.
 	toolsChanged *debounce.Bits[uint8]
@@ -106,6 +124,10 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	opts.HistorySize = cmp.Or(opts.HistorySize, DefaultHistorySize)
 	opts.MaxAnswerBytes = cmp.Or(opts.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	opts.Version = cmp.Or(opts.Version, "dev")
+	opts.Blobs.InlineBudget = cmp.Or(opts.Blobs.InlineBudget, DefaultBlobInlineBudget)
+	opts.Blobs.MaxItemBytes = cmp.Or(opts.Blobs.MaxItemBytes, DefaultBlobMaxItemBytes)
+	// A chunk's base64 and the answer around it fit in one answer.
+	opts.Blobs.ChunkBytes = max(1, min(cmp.Or(opts.Blobs.ChunkBytes, DefaultBlobChunkBytes), (opts.MaxAnswerBytes-4<<10)/4*3))
 	servers := slices.Clone(cfg.Servers)
 	seen := map[string]bool{}
 	hosts := map[string]string{} // configured host -> bundle_id
@@ -139,6 +161,13 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{}, notFinder: map[string]bool{},
 	}
 	c.tools = newToolTable(c)
+	c.blobs = newBlobStore(blobLimits{MaxBytes: opts.Blobs.MaxBytes, MaxCount: opts.Blobs.MaxCount,
+		Idle: opts.Blobs.Idle, Chunk: opts.Blobs.ChunkBytes}, c.log)
+	uploads, err := newUploadStore(opts.Uploads, c.log)
+	if err != nil {
+		return nil, err
+	}
+	c.uploads = uploads
 	c.toolsChanged = debounce.New(cmp.Or(opts.Debounce, resindex.DefaultDebounce), func(uint8) { c.emit(protocol.EventUpdateToolList) })
 	c.index = resindex.New(resindex.Options{
 		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange, Hosts: hosts,
@@ -176,6 +205,8 @@ func (c *Computer) Run(ctx context.Context) error {
 		c.index.Close()
 		<-mgrDone
 		c.toolsChanged.Stop()
+		c.blobs.close()
+		c.uploads.close()
 	}()
 
 	conn, err := c.dial(ctx)

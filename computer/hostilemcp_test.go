@@ -3,9 +3,11 @@ package computer_test
 import (
 	"bufio"
 	"cmp"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -47,7 +49,8 @@ import (
 // (the letter a, or C written as it is), of dpe://evil.host/deep a result nested 100,000
 // levels deep, of anything else a document titled IMPOSTOR.
 //
-// Tools: hello (answers "hello from hostile") and crash (exits at once).
+// Tools: hello (answers "hello from hostile"), crash (exits at once) and
+// image (answers a text and an image/png of imageBytes(arguments.bytes)).
 const hostileEnv = "COMPUTER_TEST_HOSTILE_MCP"
 
 func TestMain(m *testing.M) {
@@ -170,8 +173,9 @@ func (h *hostile) handle(line []byte) {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params struct {
-			URI  string `json:"uri"`
-			Name string `json:"name"`
+			URI       string         `json:"uri"`
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
 		} `json:"params"`
 	}
 	if json.Unmarshal(line, &req) != nil || req.Method == "" {
@@ -222,6 +226,14 @@ func (h *hostile) handle(line []byte) {
 		if req.Params.Name == "crash" {
 			os.Exit(3)
 		}
+		if req.Params.Name == "image" {
+			n, _ := req.Params.Arguments["bytes"].(float64)
+			h.reply(req.ID, map[string]any{"content": []any{
+				map[string]any{"type": "text", "text": "an image"},
+				map[string]any{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString(imageBytes(int(n)))},
+			}})
+			return
+		}
 		h.reply(req.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "hello from hostile"}}})
 	case "resources/subscribe", "resources/unsubscribe", "ping":
 		h.reply(req.ID, map[string]any{})
@@ -234,7 +246,16 @@ func (h *hostile) answerTools(id json.RawMessage) {
 	h.reply(id, map[string]any{"tools": []any{
 		map[string]any{"name": "hello", "inputSchema": map[string]any{"type": "object"}},
 		map[string]any{"name": "crash", "inputSchema": map[string]any{"type": "object"}},
+		map[string]any{"name": "image", "inputSchema": map[string]any{"type": "object"}},
 	}})
+}
+
+// imageBytes are the n bytes the image tool answers: a fixed pseudo-random
+// stream, so a test can compute them too.
+func imageBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.NewChaCha8([32]byte{'i', 'm', 'g'}).Read(b)
+	return b
 }
 
 // watchToolsRelease waits for dir/release-tools, then answers the

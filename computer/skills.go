@@ -32,20 +32,6 @@ func (c *Computer) handleGetSkill(ctx context.Context, req protocol.GetSkillReq)
 		WithDetails(map[string]any{"name": clip(req.Name)})
 }
 
-// handleGetBlob serves client:get_blob: this Computer mints no handles, so
-// every handle is 4018 invalid_handle.
-func (c *Computer) handleGetBlob(ctx context.Context, req protocol.GetBlobReq) (any, error) {
-	return nil, protocol.NewError(protocol.CodeBlobNotAccessible, "blob handle not recognised: this computer issues no blob handles").
-		WithDetails(map[string]any{"reason": "invalid_handle"})
-}
-
-// handlePutBlob serves client:put_blob: this Computer has no landing root,
-// so every upload is refused before a byte is written (4019 forbidden).
-func (c *Computer) handlePutBlob(ctx context.Context, req protocol.PutBlobReq) (any, error) {
-	return nil, protocol.NewError(protocol.CodeBlobWriteFailed, "this computer accepts no uploads (it has no landing directory)").
-		WithDetails(map[string]any{"reason": "forbidden"})
-}
-
 // maxEcho bounds the part of a request value an error repeats.
 const maxEcho = 200
 

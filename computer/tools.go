@@ -192,6 +192,7 @@ func (c *Computer) runTool(ctx context.Context, conn *mcpclient.Conn, e toolEntr
 		if res.IsError {
 			rec.Outcome = "error"
 		}
+		c.mintBlobs(res, req.ToolName)
 		out = res
 	}
 	return out, rec

@@ -99,7 +99,7 @@ func TestUpstreamEventsEndToEnd(t *testing.T) {
 		if _, err := r.agent.GetSkill(ctx, "pc", "Not A Name", ""); codeOf(err) != 4016 {
 			t.Errorf("get_skill of a malformed name: %v", err)
 		}
-		if _, err := r.agent.GetBlob(ctx, "pc", "forged", 0); codeOf(err) != 4018 {
+		if _, err := r.agent.GetBlobChunk(ctx, "pc", "forged", 0, 0); codeOf(err) != 4018 {
 			t.Errorf("get_blob: %v", err)
 		}
 	})

@@ -8,23 +8,31 @@ answer validated locally with TypeAdapter(GetComputerConfigRet)),
 get_resources of every configured server with cursor paging and the
 4014 of an unknown one, get_skills / get_skill / get_blob (an empty list,
 4014, 4016, 4018), emit_tool_call of an unknown tool (a CallToolResult with
-isError and meta.error_code 4001), and the desktop order and identifiers
-of desktop.md. Prints one line per check; exits 1 when any check fails.
+isError and meta.error_code 4001), the desktop order and identifiers
+of desktop.md, a 300 KB image tool result by blob handle (the raw answer has
+data emptied and _meta.a2c_blob_handle; get_blob chunk by chunk gives the
+bytes and sha256; emit_tool_call resolves it as the SDK does), and, with
+--landing-root, put_blob of a file that lands there whole (4019 integrity
+for a wrong declaration). Prints one line per check; exits 1 when any check fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import hashlib
+import os
 import sys
 
 from a2c_smcp import PROTOCOL_VERSION
 from a2c_smcp.agent import AsyncSMCPAgentClient, DefaultAgentAuthProvider
 from a2c_smcp.agent.errors import SMCPProtocolError
-from a2c_smcp.smcp import GetComputerConfigRet
+from a2c_smcp.smcp import TOOL_CALL_EVENT, GetComputerConfigRet
 from pydantic import TypeAdapter
 
 from checks import Checks, need
+from window_server import image_bytes
 
 NS = "/smcp"
 
@@ -45,6 +53,7 @@ async def main() -> int:
     ap.add_argument("--path", default="/socket.io", help="Socket.IO HTTP path (socketio_path)")
     ap.add_argument("--name", default="py-agent-04")
     ap.add_argument("--servers", default="docs,win", help="bundle_ids the computer is configured with")
+    ap.add_argument("--landing-root", default="", help="the computer's --landing-root: check put_blob lands there")
     args = ap.parse_args()
     want_servers = set(args.servers.split(","))
     c = Checks(width=34)
@@ -144,9 +153,56 @@ async def main() -> int:
 
     await c.run("get_desktop (desktop.md order)", desktop())
 
+    await c.run("tool result image by blob handle", blob_by_handle(client, args.computer))
+    if args.landing_root:
+        await c.run("put_blob lands under the landing root", put_blob(client, args.name, args.computer, args.landing_root))
+
     await client.disconnect()
     print(f"official agent 0.4: {c.failed} check(s) failed" if c.failed else "official agent 0.4: all checks passed")
     return 1 if c.failed else 0
+
+
+async def blob_by_handle(client, computer: str) -> None:
+    n = 300_000
+    want = image_bytes(n)
+    req = client.create_tool_call_request(computer, "win__image", {"bytes": n}, 30)
+    raw = await client.call(TOOL_CALL_EVENT, req, timeout=30, namespace=NS)
+    item = raw["content"][1]
+    meta = item.get("_meta") or {}
+    handle = meta.get("a2c_blob_handle")
+    need(item.get("data") == "" and handle, f"raw image item: {len(item.get('data', ''))} bytes inline, _meta {meta}")
+    need(meta.get("a2c_total_size") == n and meta.get("a2c_sha256") == hashlib.sha256(want).hexdigest(), f"_meta {meta}")
+    got, off, chunks = b"", 0, 0
+    while True:
+        ret = await client.get_blob(computer, handle, chunk_offset=off)
+        chunk = base64.b64decode(ret["blob"])
+        got, off, chunks = got + chunk, off + len(chunk), chunks + 1
+        if ret["eof"]:
+            break
+        need(chunk and chunks < 100, "no progress before eof")
+    need(got == want and ret["sha256"] == hashlib.sha256(got).hexdigest() and ret["mime_type"] == "image/png",
+         f"{len(got)} bytes by handle, sha256 {ret['sha256']}")
+    e = await protocol_error(client.get_blob(computer, handle, chunk_offset=n + 1))
+    need(e.code == 4018 and e.reason == "range", f"past the end: {e.payload}")
+    res = await client.emit_tool_call(computer, "win__image", {"bytes": n}, timeout=30)
+    need(base64.b64decode(res.content[1].data) == want, "emit_tool_call did not resolve the handle to the bytes")
+    print(f"     image: {n} bytes in {chunks} chunks, sha256 checked")
+
+
+async def put_blob(client, agent: str, computer: str, landing_root: str) -> None:
+    data = os.urandom(600_000)
+    r = await client.put_blob(computer, data, name_hint="../../up load.bin")
+    need(os.path.dirname(r.landing_path) == os.path.abspath(landing_root), f"landed at {r.landing_path}")
+    with open(r.landing_path, "rb") as f:
+        need(f.read() == data, "the landed file differs from what was sent")
+    need(r.sha256 == hashlib.sha256(data).hexdigest() and r.total_size == len(data), f"put_blob result {r}")
+    req = {"agent": agent, "req_id": "bad-decl",
+           "computer": computer, "chunk_offset": 0, "eof": True, "total_size": 3, "sha256": "0" * 64,
+           "blob": base64.b64encode(b"abc").decode()}
+    ack = await client.call("client:put_blob", req, timeout=30, namespace=NS)
+    details = ack.get("details") or {}
+    need(ack.get("code") == 4019 and details.get("reason") == "integrity", f"wrong sha256: {ack}")
+    print(f"     upload: {len(data)} bytes at {r.landing_path}")
 
 
 if __name__ == "__main__":

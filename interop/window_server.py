@@ -12,9 +12,13 @@ Tools:
   bump()        adds one to the counter shown in the status window and
                 sends notifications/resources/updated to its subscribers
   echo(text)    returns text
+  image(bytes)  returns a text and an image/png of image_bytes(bytes): over
+                the SDKs' 32 KiB inline budget it travels by blob handle
 """
 
 from __future__ import annotations
+
+import base64
 
 import anyio
 import mcp.types as types
@@ -24,6 +28,12 @@ from mcp.server.stdio import stdio_server
 STATUS = "window://interop.example/status"
 LOG = "window://interop.example/log"
 LEGACY = "window://interop.example/legacy?priority=95"
+
+
+def image_bytes(n: int) -> bytes:
+    """The n bytes the image tool answers: 0, 1, ..., 255, 0, 1, ... (the
+    checks compute them too)."""
+    return (bytes(range(256)) * (n // 256 + 1))[:n]
 
 
 def main() -> None:
@@ -86,10 +96,15 @@ def main() -> None:
                 description="Return the text given.",
                 inputSchema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
             ),
+            types.Tool(
+                name="image",
+                description="Return an image of the given number of bytes.",
+                inputSchema={"type": "object", "properties": {"bytes": {"type": "integer"}}, "required": ["bytes"]},
+            ),
         ]
 
     @server.call_tool()
-    async def call_tool(name: str, arguments: dict) -> list[types.TextContent]:
+    async def call_tool(name: str, arguments: dict) -> list[types.TextContent | types.ImageContent]:
         if name == "bump":
             state["counter"] += 1
             if STATUS in subscribed:
@@ -97,6 +112,10 @@ def main() -> None:
             return [types.TextContent(type="text", text=f"counter={state['counter']}")]
         if name == "echo":
             return [types.TextContent(type="text", text=str(arguments.get("text", "")))]
+        if name == "image":
+            n = int(arguments.get("bytes", 0))
+            data = base64.b64encode(image_bytes(n)).decode("ascii")
+            return [types.TextContent(type="text", text=f"{n} bytes"), types.ImageContent(type="image", mimeType="image/png", data=data)]
         raise ValueError(f"unknown tool {name}")
 
     async def run() -> None:

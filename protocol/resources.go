@@ -78,12 +78,49 @@ type GetBlobReq struct {
 	MaxChunkBytes *int64 `json:"max_chunk_bytes,omitempty"`
 }
 
-// PutBlobReq is the header of client:put_blob (a2c-smcp 0.4 upload
-// channel); the chunk fields are not read by a Computer that accepts no
-// uploads.
+// GetBlobRet answers client:get_blob: one chunk (Blob, base64) of the
+// blob at ChunkOffset; EOF is set on the chunk that ends it.
+type GetBlobRet struct {
+	BlobHandle  string `json:"blob_handle"`
+	MIMEType    string `json:"mime_type"`
+	TotalSize   int64  `json:"total_size"`
+	SHA256      string `json:"sha256"`
+	ChunkOffset int64  `json:"chunk_offset"`
+	EOF         bool   `json:"eof"`
+	Blob        string `json:"blob"`
+	ReqID       string `json:"req_id"`
+}
+
+// Meta keys of a tool-result content item whose bytes are sent by handle.
+const (
+	MetaBlobHandle = "a2c_blob_handle"
+	MetaTotalSize  = "a2c_total_size"
+	MetaSHA256     = "a2c_sha256"
+)
+
+// PutBlobReq is one chunk of client:put_blob (a2c-smcp 0.4 upload
+// channel): UploadID is absent on the first chunk, which alone carries
+// TotalSize, SHA256 and NameHint.
 type PutBlobReq struct {
-	Agent    string `json:"agent"`
-	ReqID    string `json:"req_id"`
-	Computer string `json:"computer"`
-	UploadID string `json:"upload_id,omitempty"`
+	Agent       string  `json:"agent"`
+	ReqID       string  `json:"req_id"`
+	Computer    string  `json:"computer"`
+	UploadID    *string `json:"upload_id,omitempty"`
+	ChunkOffset *int64  `json:"chunk_offset,omitempty"`
+	EOF         bool    `json:"eof"`
+	TotalSize   *int64  `json:"total_size,omitempty"`
+	SHA256      *string `json:"sha256,omitempty"`
+	NameHint    *string `json:"name_hint,omitempty"`
+	Blob        *string `json:"blob,omitempty"`
+}
+
+// PutBlobRet answers one client:put_blob chunk; the last chunk's answer
+// carries LandingPath, TotalSize and SHA256.
+type PutBlobRet struct {
+	UploadID    string `json:"upload_id"`
+	ChunkOffset int64  `json:"chunk_offset"`
+	LandingPath string `json:"landing_path,omitempty"`
+	TotalSize   *int64 `json:"total_size,omitempty"`
+	SHA256      string `json:"sha256,omitempty"`
+	ReqID       string `json:"req_id"`
 }

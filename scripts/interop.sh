@@ -5,7 +5,8 @@
 #   2. our Agent and the official Python Agent -> the official Python Server -> our Computer
 #   3. official Python Computer (+ a Python window:// MCP server) -> our Server <- our Agent
 # Scenarios 1 and 2 also run interop/official_agent_04.py (the events of the
-# 0.4 line: get_config, get_resources, SKILL/blob codes, unknown tool, desktop).
+# 0.4 line: get_config, get_resources, SKILL/blob codes, unknown tool, desktop,
+# an image by blob handle, put_blob into the Computer's landing root).
 # Creates .venv (git-ignored) when missing, installs the pinned requirements,
 # needs bin/smcp-browse (make interop builds it). Exits non-zero on any failure.
 set -euo pipefail
@@ -99,10 +100,11 @@ our_server() {
   URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$TMP/$1.log" | head -n 1)
 }
 
-# our_computer NAME URL [SOCKET_PATH]: start our Computer pc-go in office interop.
+# our_computer NAME URL [SOCKET_PATH]: start our Computer pc-go in office
+# interop; uploads land in $TMP/landing-NAME.
 our_computer() {
   start "$1" "$BIN" computer --server "$2" --socket-path "${3:-/socket.io/}" --office interop --name pc-go \
-    --config "$TMP/computer.json" --log-level info
+    --config "$TMP/computer.json" --log-level info --landing-root "$TMP/landing-$1"
   wait_for "$TMP/$1.log" 'msg="joined office"' 30
   # let both MCP servers come up (the Finder catalog and the windows)
   wait_for "$TMP/$1.log" 'server=win' 30
@@ -124,7 +126,8 @@ echo "== scenario 1: official Python Agent -> our Server -> our Computer"
 if our_server s1-server && our_computer s1-computer "$URL"; then
   step "scenario 1 (socketio_path /socket.io)" "$PY" interop/official_agent.py --server "$URL" --computer pc-go --path /socket.io
   step "scenario 1 (socketio_path /smcp)" "$PY" interop/official_agent.py --server "$URL" --computer pc-go --path /smcp --name py-agent-smcp
-  step "scenario 1: 0.4 events (official Agent -> our Server -> our Computer)" "$PY" interop/official_agent_04.py --server "$URL" --computer pc-go
+  step "scenario 1: 0.4 events (official Agent -> our Server -> our Computer)" "$PY" interop/official_agent_04.py --server "$URL" --computer pc-go \
+    --landing-root "$TMP/landing-s1-computer"
 else
   fail "scenario 1: start-up"
 fi
@@ -144,10 +147,10 @@ if wait_for "$TMP/s2-server.log" '^READY ' 30; then
     step "scenario 2: window change notification" "$GOAGENT" --server "$URL" --path /smcp --computer pc-go --name go-agent-2 \
       --tool bump --want-tool-text counter=1 --want-window 'Interop status' --want-after-update 'counter: 1'
     step "scenario 2: 0.4 events (official Agent -> official Server -> our Computer)" "$PY" interop/official_agent_04.py \
-      --server "$URL" --path /smcp --computer pc-go
+      --server "$URL" --path /smcp --computer pc-go --landing-root "$TMP/landing-s2-computer"
     step "scenario 2: our Agent reads get_config/get_resources through the official Server" "$GOAGENT" --server "$URL" --path /smcp \
       --computer pc-go --name go-agent-3 --tool echo --args '{"text":"hi"}' --want-tool-text hi --want-window 'Interop status' \
-      --want-config docs,win --want-resources 'win=window://interop.example/legacy?priority=95' \
+      --want-blob-bytes 700000 --want-config docs,win --want-resources 'win=window://interop.example/legacy?priority=95' \
       --want-desktop-order window://interop.example/status,window://interop.example/log,window://interop.example/legacy
   else
     fail "scenario 2: our Computer did not join the official Server"
@@ -165,7 +168,7 @@ if our_server s3-server; then
       --tool bump --want-tool-text counter=1 --want-window 'Interop status' --want-after-update 'counter: 1' --finder unsupported
     step "scenario 3: our Agent reads the official Computer's get_config/get_resources/desktop" "$GOAGENT" --server "$URL" \
       --computer py-computer --name go-agent-3 --tool echo --args '{"text":"hi"}' --want-tool-text hi --want-window 'Interop status' \
-      --want-config win --want-resources 'win=window://interop.example/legacy?priority=95' \
+      --want-blob-bytes 700000 --want-config win --want-resources 'win=window://interop.example/legacy?priority=95' \
       --want-desktop-order window://interop.example/status,window://interop.example/log,window://interop.example/legacy
   else
     fail "scenario 3: the official Computer did not join our Server"

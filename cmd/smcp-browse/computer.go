@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"os"
@@ -37,7 +38,9 @@ owns: no other server's entries under them are taken (otherwise a host
 belongs to the first server that lists it). A bad entry is reported and
 skipped; the others still start. ${input:ID} is
 taken from A2C_SMCP_<ID>_<bundle_id>, A2C_SMCP_<ID> or the input's default, and
-${env:NAME} from the environment (no interactive prompts).`,
+${env:NAME} from the environment (no interactive prompts). A top-level
+"landingRoot": "/abs/dir" (or --landing-root) lets agents upload files there
+with client:put_blob; without it uploads are refused.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd) },
 	}
@@ -51,6 +54,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 	f.StringVar(&o.logFile, "log-file", "", "write logs to this file instead of stderr")
 	f.DurationVar(&o.requestTimeout, "request-timeout", computer.DefaultRequestTimeout, "timeout of each MCP request")
 	f.StringVar(&o.a2cVersion, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
+	f.StringVar(&o.landingRoot, "landing-root", "", "absolute directory that agents' uploads (client:put_blob) land in (default: the configuration's \"landingRoot\"); without one uploads are refused (4019 forbidden)")
 	f.StringVar(&o.socketPath, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
 	return cmd
 }
@@ -58,7 +62,7 @@ ${env:NAME} from the environment (no interactive prompts).`,
 // computerFlags are the computer command's flags.
 type computerFlags struct {
 	serverURL, office, name, cfgPath, token string
-	socketPath, a2cVersion                  string
+	socketPath, a2cVersion, landingRoot     string
 	logLevel, logFile                       string
 	requestTimeout                          time.Duration
 }
@@ -87,6 +91,7 @@ func (o *computerFlags) run(cmd *cobra.Command) error {
 	c, err := computer.New(cfg, computer.Options{
 		Name: o.name, Office: o.office, ServerURL: o.serverURL, Token: o.token,
 		Logger: log, RequestTimeout: o.requestTimeout, Version: version, SocketPath: o.socketPath, A2CVersion: o.a2cVersion,
+		Uploads: computer.UploadOptions{LandingRoot: cmp.Or(o.landingRoot, cfg.LandingRoot)},
 	})
 	if err != nil {
 		return err

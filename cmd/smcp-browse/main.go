@@ -58,6 +58,7 @@ func newRootCmd() *cobra.Command {
 		newLsCmd(),
 		newCatCmd(),
 		newSearchCmd(),
+		newBlobCmd(),
 	)
 	return root
 }

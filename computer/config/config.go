@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +39,9 @@ type Config struct {
 	Problems []Problem
 	// Warnings lists things that were accepted but ignored (e.g. vrl).
 	Warnings []Problem
+	// LandingRoot is the absolute directory client:put_blob uploads land
+	// in (the SDK settings' landingRoot), "" when uploads are refused.
+	LandingRoot string
 }
 
 // Problem is a configuration problem located at an entry and field.
@@ -186,9 +190,13 @@ func Parse(data []byte, opts Options) (Config, error) {
 			}
 		case "inputs":
 			inputsRaw = kv.value
+		case "landingRoot":
+			if err := parseLandingRoot(kv.value, &cfg.LandingRoot); err != nil {
+				cfg.Problems = append(cfg.Problems, Problem{Field: kv.key, Err: err})
+			}
 		case "$schema":
 		default:
-			cfg.Problems = append(cfg.Problems, Problem{Field: kv.key, Err: errors.New("unknown top-level field (want servers, mcpServers or inputs)")})
+			cfg.Problems = append(cfg.Problems, Problem{Field: kv.key, Err: errors.New("unknown top-level field (want servers, mcpServers, inputs or landingRoot)")})
 		}
 	}
 	if inputsRaw != nil && string(inputsRaw) != "null" {
@@ -239,6 +247,23 @@ func Parse(data []byte, opts Options) (Config, error) {
 		cfg.Servers = append(cfg.Servers, s)
 	}
 	return cfg, nil
+}
+
+// parseLandingRoot reads landingRoot: a string holding an absolute path,
+// as the SDK's settings validator requires (a relative one is refused:
+// it would land uploads wherever the Computer happens to run). The file
+// a Computer is started with is its operator's, so unlike the SDK there
+// is no project-scope file to refuse it from.
+func parseLandingRoot(raw json.RawMessage, dst *string) error {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return errors.New("must be a string (an absolute directory)")
+	}
+	if !filepath.IsAbs(s) {
+		return fmt.Errorf("%q must be an absolute path", s)
+	}
+	*dst = filepath.Clean(s)
+	return nil
 }
 
 // hostClash returns the first of hosts that owner already gives to an

@@ -484,3 +484,27 @@ func TestHosts(t *testing.T) {
 		}
 	}
 }
+
+// landingRoot is taken when it is an absolute directory and reported as a
+// problem otherwise (uploads then stay refused).
+func TestLandingRoot(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"landingRoot": "/srv/uploads/", "mcpServers": {}}`: "/srv/uploads",
+		`{"landingRoot": "uploads"}`:                         "",
+		`{"landingRoot": "../../etc"}`:                       "",
+		`{"landingRoot": 7}`:                                 "",
+		`{"mcpServers": {}}`:                                 "",
+	} {
+		cfg, err := Parse([]byte(doc), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.LandingRoot != want {
+			t.Errorf("%s: landing root %q, want %q", doc, cfg.LandingRoot, want)
+		}
+		bad := strings.Contains(doc, "landingRoot") && want == ""
+		if got := len(cfg.Problems) > 0 && cfg.Problems[0].Field == "landingRoot"; got != bad {
+			t.Errorf("%s: problems %v", doc, cfg.Problems)
+		}
+	}
+}

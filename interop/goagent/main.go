@@ -5,11 +5,13 @@
 // windows only then), calls --tool, optionally waits for a desktop change
 // notification, checks how a Finder request is answered (--finder) and,
 // with --want-resources / --want-config / --want-desktop-order, the
-// get_resources, get_config and desktop answers of the 0.4 line. It prints
+// get_resources, get_config and desktop answers of the 0.4 line, and with
+// --want-blob-bytes an image tool result read by blob handle. It prints
 // one line per check and exits 1 when any check fails.
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +34,7 @@ type options struct {
 	finder, wantVersion                  string
 	wantResources, wantConfig            string
 	wantDesktopOrder                     string
+	wantBlobBytes                        int
 	timeout, toolTimeout                 time.Duration
 }
 
@@ -52,6 +55,7 @@ func main() {
 	flag.StringVar(&o.wantResources, "want-resources", "", "BUNDLE=URI: client:get_resources of BUNDLE, all pages, must list URI")
 	flag.StringVar(&o.wantConfig, "want-config", "", "comma-separated bundle_ids client:get_config must have as servers keys")
 	flag.StringVar(&o.wantDesktopOrder, "want-desktop-order", "", "comma-separated window identifiers the desktop must show in this order (queries ignored)")
+	flag.IntVar(&o.wantBlobBytes, "want-blob-bytes", 0, "call the image tool for this many bytes and read them by blob handle")
 	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "bound of the whole run")
 	flag.DurationVar(&o.toolTimeout, "tool-timeout", 15*time.Second, "timeout of the tool call (a fractional one checks it goes out as whole seconds)")
 	flag.Parse()
@@ -153,6 +157,47 @@ func runOptionalChecks(ctx context.Context, c *checker, a *agent.Client, o optio
 		start := time.Now()
 		c.check("get_finder ("+o.finder+")", start, checkFinder(ctx, a, o))
 	}
+	if o.wantBlobBytes > 0 {
+		start := time.Now()
+		c.check("image by blob handle", start, checkBlob(ctx, a, o))
+	}
+}
+
+// checkBlob calls the image tool (window_server.py) for --want-blob-bytes
+// bytes and checks the image item came by handle, without its data, and
+// that GetBlob reads exactly the tool's bytes, sha256 checked.
+func checkBlob(ctx context.Context, a *agent.Client, o options) error {
+	name, err := findTool(ctx, a, options{computer: o.computer, tool: "image"})
+	if err != nil {
+		return err
+	}
+	n := o.wantBlobBytes
+	res, err := a.CallTool(ctx, o.computer, name, map[string]any{"bytes": n}, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	handles := agent.BlobHandles(res)
+	if len(handles) != 1 {
+		return fmt.Errorf("%d items by handle in %d items", len(handles), len(res.Content))
+	}
+	for i, h := range handles {
+		if res.Content[i].Data != "" {
+			return fmt.Errorf("item %d has a handle and %d bytes inline", i, len(res.Content[i].Data))
+		}
+		b, info, err := a.GetBlob(ctx, o.computer, h, 0)
+		if err != nil {
+			return err
+		}
+		want := make([]byte, n)
+		for j := range want {
+			want[j] = byte(j % 256)
+		}
+		if !bytes.Equal(b, want) || info.MIMEType != "image/png" {
+			return fmt.Errorf("%d bytes of %s by handle, not the tool's %d", len(b), info.MIMEType, n)
+		}
+		fmt.Printf("     image: %d bytes by handle, sha256 %s\n", len(b), info.SHA256)
+	}
+	return nil
 }
 
 // checkListRoom checks that the room lists this agent and the computer,

@@ -670,13 +670,12 @@ func (s *Server) scanDocument(ctx context.Context, d toScan, m matcher, skip, li
 	if err != nil {
 		return nil, false, err
 	}
-	doc, err := s.wholeDocument(ctx, fresh, true)
+	title, pages, err := s.searchText(ctx, fresh)
 	if err != nil {
 		return nil, false, err
 	}
-	title := extract.SearchForm(doc.Title)
-	for pi := d.fromPage; pi < len(doc.Pages); pi++ {
-		pt := textOfPage(doc.Pages[pi])
+	for pi := d.fromPage; pi < len(pages); pi++ {
+		pt := pages[pi]
 		for _, f := range m.match(title, pi, pt) {
 			switch {
 			case skip > 0:
@@ -743,6 +742,12 @@ func (s *Server) hitPages(ctx context.Context, v fulltext.View, hits []fulltext.
 			continue
 		}
 		g.Go(func() error {
+			if t, ok := s.text.texts.get(e); ok {
+				if h.Page < len(t.Pages) {
+					out[i] = hitPage{e: e, title: t.Title, text: t.Pages[h.Page].text()}
+				}
+				return nil
+			}
 			fresh, h2, err := s.parsed(gctx, e)
 			if err != nil || fresh.version() != e.version() {
 				return skipGone(err)
@@ -769,4 +774,28 @@ func skipGone(err error) error {
 		return err
 	}
 	return nil
+}
+
+// searchText returns the search text of every page of a document and its
+// title: from the text cache when it holds this version, else parsed (and
+// kept in the cache).
+func (s *Server) searchText(ctx context.Context, e *entry) (string, []pageText, error) {
+	if t, ok := s.text.texts.get(e); ok {
+		pages := make([]pageText, len(t.Pages))
+		for i, p := range t.Pages {
+			pages[i] = p.text()
+		}
+		return t.Title, pages, nil
+	}
+	doc, err := s.wholeDocument(ctx, e, true)
+	if err != nil {
+		return "", nil, err
+	}
+	title := extract.SearchForm(doc.Title)
+	pages := make([]pageText, len(doc.Pages))
+	for i, pg := range doc.Pages {
+		pages[i] = textOfPage(pg)
+	}
+	s.text.texts.put(e, title, pages)
+	return title, pages, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -73,6 +74,7 @@ type textIndex struct {
 	dir    string // "" in memory
 	schema string
 
+	texts   *textCache
 	ready   chan struct{} // closed once ft is set (or failed)
 	ft      *fulltext.Index
 	started atomic.Bool
@@ -103,9 +105,12 @@ func newTextIndex(s *Server, cacheDir string) *textIndex {
 		ready:  make(chan struct{}), listed: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		touched: map[string]bool{}, failed: map[string]string{},
 	}
+	textDir := ""
 	if cacheDir != "" {
 		t.dir = filepath.Join(cacheDir, cacheName(s.rootDir, s.host)+".search")
+		textDir = filepath.Join(cacheDir, cacheName(s.rootDir, s.host)+".text")
 	}
+	t.texts = newTextCache(textDir, t.schema, s.log)
 	return t
 }
 
@@ -230,6 +235,7 @@ func (t *textIndex) run(ctx context.Context) {
 		others = slices.DeleteFunc(others, func(d string) bool { return d == t.dir })
 		for _, d := range fulltext.RemoveStale(others) {
 			s.log.Info("removed the search index of a folder that is gone", "dir", d)
+			_ = os.RemoveAll(strings.TrimSuffix(d, ".search") + ".text") // its text cache
 		}
 		if s.disk.path != "" {
 			for _, f := range removeStaleCaches(filepath.Dir(s.disk.path), s.disk.path) {
@@ -308,6 +314,7 @@ func (t *textIndex) plan(ft *fulltext.Index) []*entry {
 			gone = append(gone, rel)
 		}
 	}
+	t.texts.remove(gone...)
 	if err := ft.Delete(gone...); err != nil {
 		t.s.log.Warn("search index: cannot remove deleted files", "err", err)
 	}
@@ -458,7 +465,9 @@ func (t *textIndex) extract(ctx context.Context, e *entry) (fulltext.Doc, bool) 
 	var timedOut errTimedOut
 	switch {
 	case err == nil:
-		return indexDoc(fresh, doc), true
+		d, pages := indexDoc(fresh, doc)
+		t.texts.put(fresh, d.Title, pages)
+		return d, true
 	case ctx.Err() != nil || isContextErr(err) || errors.Is(err, fs.ErrNotExist):
 		return fulltext.Doc{}, false
 	case errors.As(err, &timedOut):
@@ -568,19 +577,22 @@ func elementAt(elements string, off int) string {
 }
 
 // indexDoc is a parsed document as the index holds it: its leading pages
-// up to indexMaxDocText of text.
-func indexDoc(e *entry, doc *extract.Document) fulltext.Doc {
+// up to indexMaxDocText of text. It also returns the text of every page.
+func indexDoc(e *entry, doc *extract.Document) (fulltext.Doc, []pageText) {
 	d := fulltext.Doc{Rel: e.rel, Version: versionOf(e.fileInfo), FileType: e.fileType,
 		Title: extract.SearchForm(doc.Title), TotalPages: len(doc.Pages)}
+	pages := make([]pageText, len(doc.Pages))
 	left := indexMaxDocText
-	for _, pg := range doc.Pages {
+	for i, pg := range doc.Pages {
 		pt := textOfPage(pg)
+		pages[i] = pt
 		n := len(pt.body) + len(pt.headings)
 		if n > left {
-			break
+			left = -1 // this page and those after it are scanned
+			continue
 		}
 		left -= n
 		d.Pages = append(d.Pages, fulltext.Page{Headings: pt.headings, Body: pt.body})
 	}
-	return d
+	return d, pages
 }

@@ -72,6 +72,13 @@ type Options struct {
 	A2CVersion string
 	// Version is the Computer's version, sent to MCP servers.
 	Version string
+	// SkillDirs are folders of SKILLs (<dir>/<name>/SKILL.md) offered on
+	// the SKILL channel beside the MCP servers' skill:// ones; they are
+	// watched, and a change is announced with server:update_skills.
+	SkillDirs []string
+	// SkillInlineBudget bounds a text resource sent inline by
+	// client:get_skill (default DefaultSkillInlineBudget).
+	SkillInlineBudget int
 }
 
 // Computer is one Computer: its MCP servers, resource index and SMCP
@@ -85,6 +92,7 @@ type Computer struct {
 	index   *resindex.Index
 	hist    *history
 	tools   *toolTable
+	skills  *skillSet
 	// toolsChanged debounces notify:update_tool_list after servers' tools
 	// list_changed notifications.
 	toolsChanged *debounce.Bits[uint8]
@@ -106,6 +114,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	opts.HistorySize = cmp.Or(opts.HistorySize, DefaultHistorySize)
 	opts.MaxAnswerBytes = cmp.Or(opts.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	opts.Version = cmp.Or(opts.Version, "dev")
+	opts.SkillInlineBudget = cmp.Or(opts.SkillInlineBudget, DefaultSkillInlineBudget)
 	servers := slices.Clone(cfg.Servers)
 	seen := map[string]bool{}
 	hosts := map[string]string{} // configured host -> bundle_id
@@ -139,6 +148,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 		hist: newHistory(opts.HistorySize), calls: map[string]context.CancelCauseFunc{}, notFinder: map[string]bool{},
 	}
 	c.tools = newToolTable(c)
+	c.skills = newSkillSet()
 	c.toolsChanged = debounce.New(cmp.Or(opts.Debounce, resindex.DefaultDebounce), func(uint8) { c.emit(protocol.EventUpdateToolList) })
 	c.index = resindex.New(resindex.Options{
 		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange, Hosts: hosts,
@@ -164,6 +174,7 @@ func (c *Computer) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer c.startSkills(ctx)()
 	mgrDone := make(chan struct{})
 	go func() {
 		c.mgr.Run(ctx)
@@ -175,6 +186,7 @@ func (c *Computer) Run(ctx context.Context) error {
 		cancel()
 		c.index.Close()
 		<-mgrDone
+		c.skills.wg.Wait()
 		c.toolsChanged.Stop()
 	}()
 
@@ -298,6 +310,7 @@ func (c *Computer) serverUp(conn *mcpclient.Conn) {
 	} else {
 		c.log.Info("mcp server does not declare resources.subscribe; not part of Finder or Desktop", "server", conn.Name())
 	}
+	c.goStageSkills(conn)
 	c.emit(protocol.EventUpdateToolList)
 }
 
@@ -305,6 +318,7 @@ func (c *Computer) serverUp(conn *mcpclient.Conn) {
 func (c *Computer) serverDown(name string, err error) {
 	c.tools.reset(name)
 	c.index.RemoveSource(name)
+	c.dropSkills(name)
 	c.emit(protocol.EventUpdateToolList)
 }
 
@@ -313,6 +327,7 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 	switch n.Method {
 	case mcp.MethodNotificationResourcesListChanged:
 		c.index.ResourceListChanged(name)
+		c.skillsListChanged(name)
 	case mcp.MethodNotificationResourceUpdated:
 		uri, _ := n.Params.AdditionalFields["uri"].(string)
 		c.index.ResourceUpdated(name, uri)

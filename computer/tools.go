@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
 	"strings"
 	"time"
 
@@ -177,6 +179,7 @@ func (c *Computer) runTool(ctx context.Context, conn *mcpclient.Conn, e toolEntr
 	res, err := conn.CallTool(cctx, e.original, req.Params)
 	rec := ToolCallRecord{Timestamp: start, ReqID: req.ReqID, Server: e.server, Tool: e.original, Duration: time.Since(start)}
 	var out any
+	var authErr *mcpclient.AuthError
 	switch {
 	case errors.Is(context.Cause(cctx), errCancelledByAgent):
 		rec.Outcome = "cancelled"
@@ -184,6 +187,9 @@ func (c *Computer) runTool(ctx context.Context, conn *mcpclient.Conn, e toolEntr
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		rec.Outcome = "timeout"
 		out = errorResult(fmt.Sprintf("Tool call timeout after %v", timeout), map[string]any{protocol.MetaTimeout: true})
+	case errors.As(err, &authErr):
+		rec.Outcome = "unauthorized"
+		out = authResult(authErr)
 	case err != nil:
 		rec.Outcome = "error"
 		out = errorResult(fmt.Sprintf("tool %s failed: %v", req.ToolName, err), nil)
@@ -233,6 +239,29 @@ func refusal(code int, text string, meta map[string]any) (any, error) {
 		return nil, err
 	}
 	return json.RawMessage(b), nil
+}
+
+// Auth hints of a tool call an MCP server refused for authorization: the
+// actions are the SDK's (a2c-smcp 0.4.2), the messages are static so that
+// nothing of the refusal (tokens, URLs) reaches the agent.
+var authHints = map[int]map[string]any{
+	protocol.CodeToolAuthorizationRequired: {"action": "user_authorization_required",
+		"message": "This tool needs authorization: authorize it where the computer runs, then try again."},
+	protocol.CodeToolAuthorizationFailed: {"action": "token_refresh_required",
+		"message": "The tool's authorization was refused (expired or not enough permission): authorize again or check its permissions, then try again."},
+}
+
+// authResult answers a tool call refused with HTTP 401 (4006) or 403
+// (4007) by its MCP server.
+func authResult(e *mcpclient.AuthError) protocol.CallToolResult {
+	code := protocol.CodeToolAuthorizationRequired
+	if e.Status == http.StatusForbidden {
+		code = protocol.CodeToolAuthorizationFailed
+	}
+	hint := authHints[code]
+	return errorResult(hint["message"].(string), map[string]any{
+		protocol.MetaErrorCode: code, protocol.MetaMCPServer: e.Server, "auth_hint": maps.Clone(hint),
+	})
 }
 
 func errorResult(text string, meta map[string]any) protocol.CallToolResult {

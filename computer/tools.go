@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -27,17 +28,19 @@ import (
 // notify:tool_call_cancel.
 var errCancelledByAgent = errors.New("cancelled by the agent")
 
-// smcpTool converts an MCP tool to an SMCPTool: params_schema is the
-// input schema, return_schema the output schema (or null), meta holds the
-// tool's own _meta entries, the configured ToolMeta as a JSON string under
-// a2c_tool_meta and the MCP annotations as a JSON string under
-// MCP_TOOL_ANNOTATION.
-func smcpTool(name, server string, tool mcp.Tool, toolMeta map[string]any) protocol.SMCPTool {
+// smcpTool converts an MCP tool of the server cfg to an SMCPTool:
+// params_schema is the input schema, return_schema the output schema (or
+// null), meta holds the tool's own _meta entries, the three-layer tool
+// metadata (config.Server.LayeredToolMeta) as a JSON string under
+// a2c_tool_meta in place of the server's own, and the MCP annotations as a
+// JSON string under MCP_TOOL_ANNOTATION. reason says why the server's
+// a2c_tool_meta was dropped, if it was.
+func smcpTool(name string, cfg config.Server, tool mcp.Tool) (out protocol.SMCPTool, reason string) {
 	raw, _ := json.Marshal(tool)
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &fields)
-	out := protocol.SMCPTool{
-		Name: name, BundleID: server, Description: tool.Description,
+	out = protocol.SMCPTool{
+		Name: name, BundleID: cfg.BundleID, Description: tool.Description,
 		ParamsSchema: fields["inputSchema"], ReturnSchema: fields["outputSchema"],
 		Meta: map[string]any{},
 	}
@@ -47,17 +50,20 @@ func smcpTool(name, server string, tool mcp.Tool, toolMeta map[string]any) proto
 	if len(out.ReturnSchema) == 0 {
 		out.ReturnSchema = json.RawMessage("null")
 	}
+	var own map[string]any
 	if m, ok := fields["_meta"]; ok {
-		var own map[string]any
-		if json.Unmarshal(m, &own) == nil {
-			for k, v := range own {
-				out.Meta[k] = v
-			}
+		_ = json.Unmarshal(m, &own)
+	}
+	for k, v := range own {
+		if k != metaToolMeta {
+			out.Meta[k] = v
 		}
 	}
+	declared, present := own[metaToolMeta]
+	toolMeta, reason := cfg.LayeredToolMeta(tool.Name, declared, present)
 	if toolMeta != nil {
 		b, _ := json.Marshal(toolMeta)
-		out.Meta["a2c_tool_meta"] = string(b)
+		out.Meta[metaToolMeta] = string(b)
 	}
 	if a, ok := fields["annotations"]; ok && string(a) != "{}" && string(a) != "null" {
 		out.Meta["MCP_TOOL_ANNOTATION"] = string(a)
@@ -65,8 +71,11 @@ func smcpTool(name, server string, tool mcp.Tool, toolMeta map[string]any) proto
 	if len(out.Meta) == 0 {
 		out.Meta = nil
 	}
-	return out
+	return out, reason
 }
+
+// metaToolMeta is the SMCPTool meta key of the tool metadata.
+const metaToolMeta = "a2c_tool_meta"
 
 // handleGetTools serves client:get_tools.
 func (c *Computer) handleGetTools(ctx context.Context, req protocol.ComputerCall) (any, error) {

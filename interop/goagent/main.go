@@ -31,7 +31,7 @@ type options struct {
 	wantWindow, wantAfterUpdate          string
 	finder, wantVersion                  string
 	wantResources, wantConfig            string
-	wantDesktopOrder                     string
+	wantDesktopOrder, wantSkill          string
 	timeout, toolTimeout                 time.Duration
 }
 
@@ -52,6 +52,7 @@ func main() {
 	flag.StringVar(&o.wantResources, "want-resources", "", "BUNDLE=URI: client:get_resources of BUNDLE, all pages, must list URI")
 	flag.StringVar(&o.wantConfig, "want-config", "", "comma-separated bundle_ids client:get_config must have as servers keys")
 	flag.StringVar(&o.wantDesktopOrder, "want-desktop-order", "", "comma-separated window identifiers the desktop must show in this order (queries ignored)")
+	flag.StringVar(&o.wantSkill, "want-skill", "", "NAME=TEXT: client:get_skills must list SKILL NAME and client:get_skill its SKILL.md, containing TEXT (sha256 checked)")
 	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "bound of the whole run")
 	flag.DurationVar(&o.toolTimeout, "tool-timeout", 15*time.Second, "timeout of the tool call (a fractional one checks it goes out as whole seconds)")
 	flag.Parse()
@@ -153,6 +154,45 @@ func runOptionalChecks(ctx context.Context, c *checker, a *agent.Client, o optio
 		start := time.Now()
 		c.check("get_finder ("+o.finder+")", start, checkFinder(ctx, a, o))
 	}
+	if o.wantSkill != "" {
+		start := time.Now()
+		c.check("get_skills/get_skill", start, checkSkill(ctx, a, o))
+	}
+}
+
+// checkSkill checks that the computer lists the SKILL named in
+// --want-skill and serves its SKILL.md (GetSkill checks the sha256)
+// without front matter, containing the wanted text; a traversal is 4017.
+func checkSkill(ctx context.Context, a *agent.Client, o options) error {
+	name, want, ok := strings.Cut(o.wantSkill, "=")
+	if !ok {
+		return fmt.Errorf("--want-skill %q is not NAME=TEXT", o.wantSkill)
+	}
+	list, err := a.GetSkills(ctx, o.computer)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, s := range list.Skills {
+		names = append(names, s.Name)
+		if s.Name == name {
+			fmt.Printf("     skill %s: source %s, path %s, description %q, tags %v\n", s.Name, s.Source, s.Path, s.Description, s.Tags)
+		}
+	}
+	if !slices.Contains(names, name) {
+		return fmt.Errorf("get_skills lists %v, not %s", names, name)
+	}
+	ret, err := a.GetSkill(ctx, o.computer, name, "")
+	if err != nil {
+		return err
+	}
+	if ret.Body == nil || !strings.Contains(*ret.Body, want) || strings.HasPrefix(*ret.Body, "---") {
+		return fmt.Errorf("get_skill %s = %+v, want a body without front matter containing %q", name, ret, want)
+	}
+	if _, err := a.GetSkill(ctx, o.computer, name, "../../etc/passwd"); protocol.CodeOf(err) != protocol.CodeSkillResourceInaccessible {
+		return fmt.Errorf("get_skill %s ../../etc/passwd = %v, want 4017", name, err)
+	}
+	return nil
 }
 
 // checkListRoom checks that the room lists this agent and the computer,

@@ -20,6 +20,10 @@ import (
 // 4017 too_large.
 const DefaultSkillInlineBudget = 32 << 10
 
+// skillFrontMatterSlack is read beyond the inline budget, for the front
+// matter a SKILL.md loses before its body is measured.
+const skillFrontMatterSlack = 64 << 10
+
 // skillSet holds the SKILLs on offer: those of the configured folders
 // (Options.SkillDirs) and those staged from each MCP server's skill://
 // resources, by bundle_id.
@@ -210,11 +214,14 @@ func (c *Computer) handleGetSkill(ctx context.Context, req protocol.GetSkillReq)
 		return nil, protocol.Errorf(protocol.CodeMCPServerNotFound, "no skill %q on this computer", clip(req.Name)).
 			WithDetails(map[string]any{"name": clip(req.Name)})
 	}
-	res, err := skill.Open(ref.Path, req.RelPath, skill.DefaultMaxSize)
+	// Only what can go inline is read: the rest would need a blob handle
+	// (skill.DefaultMaxSize is the cap then). The slack lets a SKILL.md
+	// whose body fits keep its front matter.
+	budget := c.opts.SkillInlineBudget
+	res, err := skill.Open(ref.Path, req.RelPath, min(int64(budget)+skillFrontMatterSlack, skill.DefaultMaxSize))
 	if err != nil {
 		return nil, skillAccessError(err, req.RelPath)
 	}
-	budget := c.opts.SkillInlineBudget
 	if !res.Text || len(res.Data) > budget {
 		// The SDK mints a blob handle here; this Computer has no blob
 		// store yet, so the resource cannot be served.

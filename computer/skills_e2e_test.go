@@ -165,6 +165,8 @@ func TestSkillsEndToEnd(t *testing.T) {
 			var pe *protocol.Error
 			if !errors.As(err, &pe) || pe.Code != tc.code || (tc.reason != "" && pe.Details["reason"] != tc.reason) {
 				t.Errorf("get_skill %s %q = %v, want %d %s", tc.name, tc.rel, err, tc.code, tc.reason)
+			} else if tc.reason == "too_large" && pe.Details["total_size"] != float64(40<<10) {
+				t.Errorf("too_large total_size %v, want the file's %d bytes", pe.Details["total_size"], 40<<10)
 			}
 		}
 	})

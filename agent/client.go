@@ -92,6 +92,9 @@ type Handlers struct {
 	UpdateToolList func(protocol.UpdateComputerConfigReq)
 	UpdateDesktop  func(protocol.UpdateComputerConfigReq)
 	UpdateFinder   func(protocol.UpdateComputerConfigReq)
+	// UpdateSkills hears notify:update_skills: the computer's SKILLs (or
+	// a SKILL's files) changed; call GetSkills again.
+	UpdateSkills   func(protocol.UpdateComputerConfigReq)
 	ToolCallCancel func(protocol.AgentCallData)
 	State          func(State)
 }
@@ -227,6 +230,9 @@ func (c *Client) listen() {
 	}
 	if h.UpdateFinder != nil {
 		on(protocol.NotifyUpdateFinder, decodeTo(h.UpdateFinder))
+	}
+	if h.UpdateSkills != nil {
+		on(protocol.NotifyUpdateSkills, decodeTo(h.UpdateSkills))
 	}
 	if h.ToolCallCancel != nil {
 		on(protocol.NotifyToolCallCancel, decodeTo(h.ToolCallCancel))

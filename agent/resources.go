@@ -2,6 +2,10 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
 
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -28,14 +32,24 @@ func (c *Client) GetSkills(ctx context.Context, computer string) (*protocol.GetS
 	return &ret, nil
 }
 
-// GetSkill asks computer for the resource relPath ("" is SKILL.md) of the
-// SKILL name and returns the answer as received.
-func (c *Client) GetSkill(ctx context.Context, computer, name, relPath string) (map[string]any, error) {
+// GetSkill returns the resource relPath ("" is SKILL.md, served without
+// its front matter) of the SKILL name on computer. An inline body is
+// checked against the answer's sha256 and size; a mismatch is an error.
+func (c *Client) GetSkill(ctx context.Context, computer, name, relPath string) (*protocol.GetSkillRet, error) {
 	h := c.header(computer)
 	req := protocol.GetSkillReq{Agent: h.Agent, ReqID: h.ReqID, Computer: computer, Name: name, RelPath: relPath}
-	var ret map[string]any
+	var ret protocol.GetSkillRet
 	if err := c.call(ctx, protocol.EventGetSkill, req, &ret); err != nil {
 		return nil, err
 	}
-	return ret, nil
+	if ret.Body != nil {
+		sum := sha256.Sum256([]byte(*ret.Body))
+		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, ret.SHA256) || int64(len(*ret.Body)) != ret.TotalSize {
+			return nil, fmt.Errorf("get_skill %s %s: body of %d bytes, sha256 %s does not match the announced %d bytes, sha256 %s",
+				name, ret.RelPath, len(*ret.Body), got, ret.TotalSize, ret.SHA256)
+		}
+	} else if ret.BlobHandle == "" {
+		return nil, fmt.Errorf("get_skill %s %s: the answer has neither body nor blob_handle", name, ret.RelPath)
+	}
+	return &ret, nil
 }

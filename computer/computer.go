@@ -78,6 +78,13 @@ type Options struct {
 	// Uploads configure client:put_blob (uploads.go); without a
 	// LandingRoot every upload is refused with 4019 forbidden.
 	Uploads UploadOptions
+	// SkillDirs are folders of SKILLs (<dir>/<name>/SKILL.md) offered on
+	// the SKILL channel beside the MCP servers' skill:// ones; they are
+	// watched, and a change is announced with server:update_skills.
+	SkillDirs []string
+	// SkillInlineBudget bounds a text resource sent inline by
+	// client:get_skill (default DefaultSkillInlineBudget).
+	SkillInlineBudget int
 }
 
 // BlobOptions bound the blobs of tool results kept by handle.
@@ -103,6 +110,7 @@ type Computer struct {
 	tools   *toolTable
 	blobs   *blobStore
 	uploads *uploadStore
+	skills  *skillSet
 	// toolsChanged debounces notify:update_tool_list after servers' tools
 	// list_changed notifications.
 	toolsChanged *debounce.Bits[uint8]
@@ -128,6 +136,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	opts.Blobs.MaxItemBytes = cmp.Or(opts.Blobs.MaxItemBytes, DefaultBlobMaxItemBytes)
 	// A chunk's base64 and the answer around it fit in one answer.
 	opts.Blobs.ChunkBytes = max(1, min(cmp.Or(opts.Blobs.ChunkBytes, DefaultBlobChunkBytes), (opts.MaxAnswerBytes-4<<10)/4*3))
+	opts.SkillInlineBudget = cmp.Or(opts.SkillInlineBudget, DefaultSkillInlineBudget)
 	servers := slices.Clone(cfg.Servers)
 	seen := map[string]bool{}
 	hosts := map[string]string{} // configured host -> bundle_id
@@ -168,6 +177,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 		return nil, err
 	}
 	c.uploads = uploads
+	c.skills = newSkillSet()
 	c.toolsChanged = debounce.New(cmp.Or(opts.Debounce, resindex.DefaultDebounce), func(uint8) { c.emit(protocol.EventUpdateToolList) })
 	c.index = resindex.New(resindex.Options{
 		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange, Hosts: hosts,
@@ -193,6 +203,7 @@ func (c *Computer) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer c.startSkills(ctx)()
 	mgrDone := make(chan struct{})
 	go func() {
 		c.mgr.Run(ctx)
@@ -204,6 +215,7 @@ func (c *Computer) Run(ctx context.Context) error {
 		cancel()
 		c.index.Close()
 		<-mgrDone
+		c.skills.wg.Wait()
 		c.toolsChanged.Stop()
 		c.blobs.close()
 		c.uploads.close()
@@ -329,6 +341,7 @@ func (c *Computer) serverUp(conn *mcpclient.Conn) {
 	} else {
 		c.log.Info("mcp server does not declare resources.subscribe; not part of Finder or Desktop", "server", conn.Name())
 	}
+	c.goStageSkills(conn)
 	c.emit(protocol.EventUpdateToolList)
 }
 
@@ -336,6 +349,7 @@ func (c *Computer) serverUp(conn *mcpclient.Conn) {
 func (c *Computer) serverDown(name string, err error) {
 	c.tools.reset(name)
 	c.index.RemoveSource(name)
+	c.dropSkills(name)
 	c.emit(protocol.EventUpdateToolList)
 }
 
@@ -344,6 +358,7 @@ func (c *Computer) notification(name string, n mcp.JSONRPCNotification) {
 	switch n.Method {
 	case mcp.MethodNotificationResourcesListChanged:
 		c.index.ResourceListChanged(name)
+		c.skillsListChanged(name)
 	case mcp.MethodNotificationResourceUpdated:
 		uri, _ := n.Params.AdditionalFields["uri"].(string)
 		c.index.ResourceUpdated(name, uri)

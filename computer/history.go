@@ -14,7 +14,7 @@ type ToolCallRecord struct {
 	Tool      string        `json:"tool"`
 	Success   bool          `json:"success"`
 	Duration  time.Duration `json:"duration"`
-	Outcome   string        `json:"outcome,omitempty"` // "", "error", "timeout" or "cancelled"
+	Outcome   string        `json:"outcome,omitempty"` // "", "error", "timeout", "cancelled" or "unauthorized"
 }
 
 // history is a bounded ring of tool-call records.

@@ -57,6 +57,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(hostileEnv); spec != "" {
 		os.Exit(serveHostile(spec, os.Stdin, os.Stdout))
 	}
+	if dir := os.Getenv(skillEnv); dir != "" {
+		os.Exit(serveSkills(dir))
+	}
 	// The tests that run a Computer process among MCP servers mostly wait
 	// for timeouts, retries and the processes: those (t.Parallel) run four
 	// at a time. The two that push hundreds of megabytes through it

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -25,17 +28,19 @@ import (
 // notify:tool_call_cancel.
 var errCancelledByAgent = errors.New("cancelled by the agent")
 
-// smcpTool converts an MCP tool to an SMCPTool: params_schema is the
-// input schema, return_schema the output schema (or null), meta holds the
-// tool's own _meta entries, the configured ToolMeta as a JSON string under
-// a2c_tool_meta and the MCP annotations as a JSON string under
-// MCP_TOOL_ANNOTATION.
-func smcpTool(name, server string, tool mcp.Tool, toolMeta map[string]any) protocol.SMCPTool {
+// smcpTool converts an MCP tool of the server cfg to an SMCPTool:
+// params_schema is the input schema, return_schema the output schema (or
+// null), meta holds the tool's own _meta entries, the three-layer tool
+// metadata (config.Server.LayeredToolMeta) as a JSON string under
+// a2c_tool_meta in place of the server's own, and the MCP annotations as a
+// JSON string under MCP_TOOL_ANNOTATION. reason says why the server's
+// a2c_tool_meta was dropped, if it was.
+func smcpTool(name string, cfg config.Server, tool mcp.Tool) (out protocol.SMCPTool, reason string) {
 	raw, _ := json.Marshal(tool)
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &fields)
-	out := protocol.SMCPTool{
-		Name: name, BundleID: server, Description: tool.Description,
+	out = protocol.SMCPTool{
+		Name: name, BundleID: cfg.BundleID, Description: tool.Description,
 		ParamsSchema: fields["inputSchema"], ReturnSchema: fields["outputSchema"],
 		Meta: map[string]any{},
 	}
@@ -45,17 +50,20 @@ func smcpTool(name, server string, tool mcp.Tool, toolMeta map[string]any) proto
 	if len(out.ReturnSchema) == 0 {
 		out.ReturnSchema = json.RawMessage("null")
 	}
+	var own map[string]any
 	if m, ok := fields["_meta"]; ok {
-		var own map[string]any
-		if json.Unmarshal(m, &own) == nil {
-			for k, v := range own {
-				out.Meta[k] = v
-			}
+		_ = json.Unmarshal(m, &own)
+	}
+	for k, v := range own {
+		if k != metaToolMeta {
+			out.Meta[k] = v
 		}
 	}
+	declared, present := own[metaToolMeta]
+	toolMeta, reason := cfg.LayeredToolMeta(tool.Name, declared, present)
 	if toolMeta != nil {
 		b, _ := json.Marshal(toolMeta)
-		out.Meta["a2c_tool_meta"] = string(b)
+		out.Meta[metaToolMeta] = string(b)
 	}
 	if a, ok := fields["annotations"]; ok && string(a) != "{}" && string(a) != "null" {
 		out.Meta["MCP_TOOL_ANNOTATION"] = string(a)
@@ -63,8 +71,11 @@ func smcpTool(name, server string, tool mcp.Tool, toolMeta map[string]any) proto
 	if len(out.Meta) == 0 {
 		out.Meta = nil
 	}
-	return out
+	return out, reason
 }
+
+// metaToolMeta is the SMCPTool meta key of the tool metadata.
+const metaToolMeta = "a2c_tool_meta"
 
 // handleGetTools serves client:get_tools.
 func (c *Computer) handleGetTools(ctx context.Context, req protocol.ComputerCall) (any, error) {
@@ -177,6 +188,7 @@ func (c *Computer) runTool(ctx context.Context, conn *mcpclient.Conn, e toolEntr
 	res, err := conn.CallTool(cctx, e.original, req.Params)
 	rec := ToolCallRecord{Timestamp: start, ReqID: req.ReqID, Server: e.server, Tool: e.original, Duration: time.Since(start)}
 	var out any
+	var authErr *mcpclient.AuthError
 	switch {
 	case errors.Is(context.Cause(cctx), errCancelledByAgent):
 		rec.Outcome = "cancelled"
@@ -184,6 +196,9 @@ func (c *Computer) runTool(ctx context.Context, conn *mcpclient.Conn, e toolEntr
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		rec.Outcome = "timeout"
 		out = errorResult(fmt.Sprintf("Tool call timeout after %v", timeout), map[string]any{protocol.MetaTimeout: true})
+	case errors.As(err, &authErr):
+		rec.Outcome = "unauthorized"
+		out = authResult(authErr)
 	case err != nil:
 		rec.Outcome = "error"
 		out = errorResult(fmt.Sprintf("tool %s failed: %v", req.ToolName, err), nil)
@@ -234,6 +249,29 @@ func refusal(code int, text string, meta map[string]any) (any, error) {
 		return nil, err
 	}
 	return json.RawMessage(b), nil
+}
+
+// Auth hints of a tool call an MCP server refused for authorization: the
+// actions are the SDK's (a2c-smcp 0.4.2), the messages are static so that
+// nothing of the refusal (tokens, URLs) reaches the agent.
+var authHints = map[int]map[string]any{
+	protocol.CodeToolAuthorizationRequired: {"action": "user_authorization_required",
+		"message": "This tool needs authorization: authorize it where the computer runs, then try again."},
+	protocol.CodeToolAuthorizationFailed: {"action": "token_refresh_required",
+		"message": "The tool's authorization was refused (expired or not enough permission): authorize again or check its permissions, then try again."},
+}
+
+// authResult answers a tool call refused with HTTP 401 (4006) or 403
+// (4007) by its MCP server.
+func authResult(e *mcpclient.AuthError) protocol.CallToolResult {
+	code := protocol.CodeToolAuthorizationRequired
+	if e.Status == http.StatusForbidden {
+		code = protocol.CodeToolAuthorizationFailed
+	}
+	hint := authHints[code]
+	return errorResult(hint["message"].(string), map[string]any{
+		protocol.MetaErrorCode: code, protocol.MetaMCPServer: e.Server, "auth_hint": maps.Clone(hint),
+	})
 }
 
 func errorResult(text string, meta map[string]any) protocol.CallToolResult {

@@ -285,9 +285,12 @@ func (t *toolTable) buildLocked() *builtTools {
 				t.c.log.Warn("tool name clash inside one server; the later tool is not exposed", "server", s.BundleID, "tool", tool.Name, "name", exposed)
 				continue
 			}
+			smcp, reason := smcpTool(exposed, cfg, tool)
+			if reason != "" {
+				t.c.log.Warn("tool metadata declared by the server dropped", "server", s.BundleID, "tool", tool.Name, "reason", reason)
+			}
 			b.byName[exposed] = len(b.entries)
-			b.entries = append(b.entries, toolEntry{exposed: exposed, name: name, server: s.BundleID, original: tool.Name,
-				smcp: smcpTool(exposed, s.BundleID, tool, meta)})
+			b.entries = append(b.entries, toolEntry{exposed: exposed, name: name, server: s.BundleID, original: tool.Name, smcp: smcp})
 		}
 	}
 	// Short forms route too when they are unambiguous.

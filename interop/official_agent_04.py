@@ -6,14 +6,18 @@ with its TypeAdapters and drops what does not pass).
 Checks, with the SDK's own calls: get_config_from_computer (and the
 answer validated locally with TypeAdapter(GetComputerConfigRet)),
 get_resources of every configured server with cursor paging and the
-4014 of an unknown one, get_skills / get_skill / get_blob (an empty list,
-4014, 4016, 4018), emit_tool_call of an unknown tool (a CallToolResult with
-isError and meta.error_code 4001), the desktop order and identifiers
-of desktop.md, a 300 KB image tool result by blob handle (the raw answer has
-data emptied and _meta.a2c_blob_handle; get_blob chunk by chunk gives the
-bytes and sha256; emit_tool_call resolves it as the SDK does), and, with
---landing-root, put_blob of a file that lands there whole (4019 integrity
-for a wrong declaration). Prints one line per check; exits 1 when any check fails.
+4014 of an unknown one, get_skills / get_skill / get_blob (the SKILL of the
+computer's --skills folder listed and read, SKILL.md without its front
+matter and with its sha256, 4017 traversal/forbidden, 4014, 4016, 4018),
+with --skills-dir the notify:update_skills after a SKILL.md is edited (the
+SDK re-fetches and calls on_skills_received), emit_tool_call of an unknown
+tool (a CallToolResult with isError and meta.error_code 4001), the desktop
+order and identifiers of desktop.md, a 300 KB image tool result by blob
+handle (the raw answer has data emptied and _meta.a2c_blob_handle; get_blob
+chunk by chunk gives the bytes and sha256; emit_tool_call resolves it as the
+SDK does), and, with --landing-root, put_blob of a file that lands there
+whole (4019 integrity for a wrong declaration). Prints one line per check;
+exits 1 when any check fails.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ import asyncio
 import base64
 import hashlib
 import os
+import pathlib
 import sys
+import uuid
 
 from a2c_smcp import PROTOCOL_VERSION
 from a2c_smcp.agent import AsyncSMCPAgentClient, DefaultAgentAuthProvider
@@ -45,6 +51,26 @@ async def protocol_error(coro) -> SMCPProtocolError:
     raise AssertionError(f"answered {ret!r:.300} instead of a protocol error")
 
 
+class Handler:
+    """The SDK's AsyncAgentEventHandler: keeps the skill lists it hands over."""
+
+    def __init__(self) -> None:
+        self.skills: asyncio.Queue = asyncio.Queue()
+
+    async def on_computer_enter_office(self, data, client) -> None: ...
+
+    async def on_computer_leave_office(self, data, client) -> None: ...
+
+    async def on_computer_update_config(self, data, client) -> None: ...
+
+    async def on_computer_update_tool_list(self, data, client) -> None: ...
+
+    async def on_tools_received(self, computer, tools, client) -> None: ...
+
+    async def on_skills_received(self, computer, skills, client) -> None:
+        await self.skills.put((computer, skills))
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--server", required=True)
@@ -54,11 +80,13 @@ async def main() -> int:
     ap.add_argument("--name", default="py-agent-04")
     ap.add_argument("--servers", default="docs,win", help="bundle_ids the computer is configured with")
     ap.add_argument("--landing-root", default="", help="the computer's --landing-root: check put_blob lands there")
+    ap.add_argument("--skills-dir", default="", help="the computer's --skills folder (edited to check notify:update_skills)")
     args = ap.parse_args()
     want_servers = set(args.servers.split(","))
     c = Checks(width=34)
     auth = DefaultAgentAuthProvider(agent_id=args.name, office_id=args.office)
-    client = AsyncSMCPAgentClient(auth_provider=auth)
+    handler = Handler()
+    client = AsyncSMCPAgentClient(auth_provider=auth, event_handler=handler)
 
     async def connect():
         await client.connect_to_server(args.server, socketio_path=args.path, wait_timeout=10)
@@ -125,7 +153,24 @@ async def main() -> int:
 
     async def skills():
         ret = await client.get_skills(args.computer)
-        need(ret.get("skills") == [], f"skills {ret}")
+        names = [r.get("name") for r in ret.get("skills", [])]
+        need(names == ["interop-skill"], f"skills {ret}")
+        ref = ret["skills"][0]
+        need(ref["source"] == "user" and ref["path"].endswith("interop-skill") and ref.get("tags") == ["interop", "demo"]
+             and ref.get("allowed_tools") == ["Read"] and ref.get("license") == "MIT" and "uri" not in ref
+             and ref["description"].startswith("Say hello"), f"skill ref {ref}")
+        got = await client.get_skill(args.computer, "interop-skill")
+        body = got.get("body", "")
+        need(got["rel_path"] == "SKILL.md" and got["mime_type"] == "text/markdown" and "blob_handle" not in got
+             and body.startswith("# Interop skill") and "description:" not in body, f"SKILL.md {got}")
+        need(got["sha256"] == hashlib.sha256(body.encode()).hexdigest() and got["total_size"] == len(body.encode()),
+             f"sha256/total_size do not describe the body: {got}")
+        got = await client.get_skill(args.computer, "interop-skill", "scripts/hello.sh")
+        need(got.get("body") == "echo hello\n" and got["rel_path"] == "scripts/hello.sh", f"scripts/hello.sh {got}")
+        e = await protocol_error(client.get_skill(args.computer, "interop-skill", "../../computer.json"))
+        need(e.code == 4017 and e.details.get("reason") == "traversal", f"traversal: {e.payload}")
+        e = await protocol_error(client.get_skill(args.computer, "interop-skill", ".skillenv"))
+        need(e.code == 4017 and e.details.get("reason") == "forbidden", f"forbidden: {e.payload}")
         e = await protocol_error(client.get_skill(args.computer, "mcp:docs:summarize"))
         need(e.code == 4014 and e.details.get("name") == "mcp:docs:summarize", f"absent skill: {e.payload}")
         e = await protocol_error(client.get_skill(args.computer, "Not A Name"))
@@ -133,7 +178,29 @@ async def main() -> int:
         e = await protocol_error(client.get_blob(args.computer, "forged-handle"))
         need(e.code == 4018 and e.reason == "invalid_handle", f"forged blob handle: {e.payload}")
 
+    async def skills_update():
+        # Edit the SKILL.md: our Computer's watcher announces it, the
+        # Server relays notify:update_skills, and the SDK re-fetches
+        # get_skills on its own and hands the list to on_skills_received.
+        while not handler.skills.empty():
+            handler.skills.get_nowait()
+        token = uuid.uuid4().hex[:8]
+        skill_md = pathlib.Path(args.skills_dir, "interop-skill", "SKILL.md")
+        text = skill_md.read_text()
+        head, _, rest = text.partition("description: ")
+        _, _, rest = rest.partition("\n")
+        skill_md.write_text(f"{head}description: Say hello, edited {token}\n{rest}")
+        deadline = asyncio.get_running_loop().time() + 20
+        while True:
+            timeout = deadline - asyncio.get_running_loop().time()
+            need(timeout > 0, "no notify:update_skills (on_skills_received) within 20 s of the SKILL.md edit")
+            computer, skills = await asyncio.wait_for(handler.skills.get(), timeout)
+            if computer == args.computer and any(token in r.get("description", "") for r in skills):
+                break
+
     await c.run("get_skills/get_skill/get_blob", skills())
+    if args.skills_dir:
+        await c.run("notify:update_skills after a SKILL.md edit", skills_update())
 
     async def unknown_tool():
         res = await client.emit_tool_call(args.computer, "docs__no_such_tool", {}, timeout=15)

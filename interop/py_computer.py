@@ -1,7 +1,8 @@
 """Run the official A2C-SMCP Python Computer (a2c-smcp) against a Server.
 
 It manages one MCP server, window_server.py beside this file (stdio, a
-window:// Desktop with resources.subscribe), connects the SDK's
+window:// Desktop with resources.subscribe), offers one user SKILL
+(py-hello), connects the SDK's
 SMCPComputerClient to --server (the SDK adds its a2c_version and its
 polling-first transports) and joins --office as --name with the SDK's
 join_office. Prints "READY" once joined, or "JOIN-FAILED <reason>" and
@@ -36,6 +37,12 @@ async def main() -> int:
     args = ap.parse_args()
 
     home = Path(tempfile.mkdtemp(prefix="a2c-computer-"))
+    # One user SKILL (the SDK's DropIn root <skill_home>/user/<name>/SKILL.md).
+    skill = home / "skills" / "user" / "py-hello"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: py-hello\ndescription: Greets from the SDK computer\ntags: [interop]\n---\n# Hello from Python\n"
+    )
     window = StdioServerConfig(
         name="win",
         # the SDK asks for a confirmation before every tool call unless

@@ -49,13 +49,21 @@ type GetSkillsRet struct {
 	ReqID  string        `json:"req_id"`
 }
 
-// A2CSkillRef is one SKILL in a GetSkillsRet (the four fields every
-// source has; the optional ones are omitted).
+// A2CSkillRef is one SKILL in a GetSkillsRet: name, source, path and
+// description are always sent; the rest come from SKILL.md's front matter
+// (or, for version, the source's manifest) and are omitted when absent.
 type A2CSkillRef struct {
-	Name        string `json:"name"`
-	Source      string `json:"source"`
-	Path        string `json:"path"`
-	Description string `json:"description"`
+	Name          string         `json:"name"`
+	Source        string         `json:"source"`
+	URI           string         `json:"uri,omitempty"`
+	Path          string         `json:"path"`
+	Description   string         `json:"description"`
+	License       string         `json:"license,omitempty"`
+	Compatibility string         `json:"compatibility,omitempty"`
+	AllowedTools  []string       `json:"allowed_tools,omitempty"`
+	Tags          []string       `json:"tags,omitempty"`
+	Version       string         `json:"version,omitempty"`
+	SkillMetadata map[string]any `json:"skill_metadata,omitempty"`
 }
 
 // GetSkillReq is the payload of client:get_skill; RelPath defaults to
@@ -66,6 +74,21 @@ type GetSkillReq struct {
 	Computer string `json:"computer"`
 	Name     string `json:"name"`
 	RelPath  string `json:"rel_path,omitempty"`
+}
+
+// GetSkillRet answers client:get_skill: one resource of a SKILL, inline
+// in Body when it is text within the inline budget, else by BlobHandle
+// (exactly one of the two is set). TotalSize and SHA256 describe the bytes
+// the agent consumes (SKILL.md without its front matter).
+type GetSkillRet struct {
+	Name       string  `json:"name"`
+	RelPath    string  `json:"rel_path"`
+	MIMEType   string  `json:"mime_type"`
+	TotalSize  int64   `json:"total_size"`
+	SHA256     string  `json:"sha256"`
+	Body       *string `json:"body,omitempty"`
+	BlobHandle string  `json:"blob_handle,omitempty"`
+	ReqID      string  `json:"req_id"`
 }
 
 // GetBlobReq is the payload of client:get_blob.

@@ -5,8 +5,11 @@
 #   2. our Agent and the official Python Agent -> the official Python Server -> our Computer
 #   3. official Python Computer (+ a Python window:// MCP server) -> our Server <- our Agent
 # Scenarios 1 and 2 also run interop/official_agent_04.py (the events of the
-# 0.4 line: get_config, get_resources, SKILL/blob codes, unknown tool, desktop,
-# an image by blob handle, put_blob into the Computer's landing root).
+# 0.4 line: get_config, get_resources, the SKILL channel of our Computer's
+# --skills folder with a live notify:update_skills, blob codes, unknown tool,
+# desktop, an image by blob handle, put_blob into the Computer's landing
+# root); in scenario 3 our Agent lists and reads the official Computer's
+# user SKILL and reads an image by blob handle from it.
 # Creates .venv (git-ignored) when missing, installs the pinned requirements,
 # needs bin/smcp-browse (make interop builds it). Exits non-zero on any failure.
 set -euo pipefail
@@ -61,6 +64,23 @@ cat > "$TMP/computer.json" <<JSON
 }}
 JSON
 
+# A folder of SKILLs for our Computer (--skills).
+mkdir -p "$TMP/skills/interop-skill/scripts"
+cat > "$TMP/skills/interop-skill/SKILL.md" <<'MD'
+---
+name: interop-skill
+description: Say hello from the interop run
+license: MIT
+allowed-tools: Read
+tags: [interop, demo]
+---
+# Interop skill
+
+Run scripts/hello.sh.
+MD
+echo 'echo hello' > "$TMP/skills/interop-skill/scripts/hello.sh"
+echo 'TOKEN=not-for-agents' > "$TMP/skills/interop-skill/.skillenv"
+
 PASSED=0
 FAILED=0
 pass() { PASSED=$((PASSED + 1)); echo "interop: PASS $1"; }
@@ -104,7 +124,7 @@ our_server() {
 # interop; uploads land in $TMP/landing-NAME.
 our_computer() {
   start "$1" "$BIN" computer --server "$2" --socket-path "${3:-/socket.io/}" --office interop --name pc-go \
-    --config "$TMP/computer.json" --log-level info --landing-root "$TMP/landing-$1"
+    --config "$TMP/computer.json" --skills "$TMP/skills" --log-level info --landing-root "$TMP/landing-$1"
   wait_for "$TMP/$1.log" 'msg="joined office"' 30
   # let both MCP servers come up (the Finder catalog and the windows)
   wait_for "$TMP/$1.log" 'server=win' 30
@@ -127,7 +147,7 @@ if our_server s1-server && our_computer s1-computer "$URL"; then
   step "scenario 1 (socketio_path /socket.io)" "$PY" interop/official_agent.py --server "$URL" --computer pc-go --path /socket.io
   step "scenario 1 (socketio_path /smcp)" "$PY" interop/official_agent.py --server "$URL" --computer pc-go --path /smcp --name py-agent-smcp
   step "scenario 1: 0.4 events (official Agent -> our Server -> our Computer)" "$PY" interop/official_agent_04.py --server "$URL" --computer pc-go \
-    --landing-root "$TMP/landing-s1-computer"
+    --landing-root "$TMP/landing-s1-computer" --skills-dir "$TMP/skills"
 else
   fail "scenario 1: start-up"
 fi
@@ -147,7 +167,7 @@ if wait_for "$TMP/s2-server.log" '^READY ' 30; then
     step "scenario 2: window change notification" "$GOAGENT" --server "$URL" --path /smcp --computer pc-go --name go-agent-2 \
       --tool bump --want-tool-text counter=1 --want-window 'Interop status' --want-after-update 'counter: 1'
     step "scenario 2: 0.4 events (official Agent -> official Server -> our Computer)" "$PY" interop/official_agent_04.py \
-      --server "$URL" --path /smcp --computer pc-go --landing-root "$TMP/landing-s2-computer"
+      --server "$URL" --path /smcp --computer pc-go --landing-root "$TMP/landing-s2-computer" --skills-dir "$TMP/skills"
     step "scenario 2: our Agent reads get_config/get_resources through the official Server" "$GOAGENT" --server "$URL" --path /smcp \
       --computer pc-go --name go-agent-3 --tool echo --args '{"text":"hi"}' --want-tool-text hi --want-window 'Interop status' \
       --want-blob-bytes 700000 --want-config docs,win --want-resources 'win=window://interop.example/legacy?priority=95' \
@@ -169,7 +189,8 @@ if our_server s3-server; then
     step "scenario 3: our Agent reads the official Computer's get_config/get_resources/desktop" "$GOAGENT" --server "$URL" \
       --computer py-computer --name go-agent-3 --tool echo --args '{"text":"hi"}' --want-tool-text hi --want-window 'Interop status' \
       --want-blob-bytes 700000 --want-config win --want-resources 'win=window://interop.example/legacy?priority=95' \
-      --want-desktop-order window://interop.example/status,window://interop.example/log,window://interop.example/legacy
+      --want-desktop-order window://interop.example/status,window://interop.example/log,window://interop.example/legacy \
+      --want-skill 'py-hello=# Hello from Python'
   else
     fail "scenario 3: the official Computer did not join our Server"
   fi

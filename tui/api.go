@@ -20,6 +20,8 @@ type (
 	UpdateFinderMsg = common.UpdateFinderMsg
 	// UpdateDesktopMsg reports notify:update_desktop.
 	UpdateDesktopMsg = common.UpdateDesktopMsg
+	// UpdateSkillsMsg reports notify:update_skills.
+	UpdateSkillsMsg = common.UpdateSkillsMsg
 	// EnterOfficeMsg reports notify:enter_office.
 	EnterOfficeMsg = common.EnterOfficeMsg
 	// LeaveOfficeMsg reports notify:leave_office.

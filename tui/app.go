@@ -290,6 +290,16 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return common.PushCmd(pages.NewDesktop(a.c, c))
+	case key.Matches(msg, k.Global.Skills):
+		if _, ok := top.(*pages.Skills); ok {
+			return nil
+		}
+		c := top.Computer()
+		if c == "" {
+			a.c.Notice = "choose a computer first"
+			return nil
+		}
+		return common.PushCmd(pages.NewSkills(a.c, c))
 	}
 	a.c.Notice = ""
 	return top.Update(msg)

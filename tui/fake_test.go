@@ -25,9 +25,11 @@ type fakeBackend struct {
 	computers []string
 	docs      []fakeDoc
 	desktop   []string
-	errs      map[string]error // op -> error returned by every call of op
-	calls     []string         // "op arg" log
-	gates     map[string]*gate // calls matching a key wait at the gate
+	skills    []protocol.A2CSkillRef
+	skillMD   map[string]string // SKILL name -> SKILL.md body
+	errs      map[string]error  // op -> error returned by every call of op
+	calls     []string          // "op arg" log
+	gates     map[string]*gate  // calls matching a key wait at the gate
 	blocked   int
 	// noExtension makes get_finder ignore this project's Finder extension
 	// (match, sort, file_types), as a Computer of another implementation.
@@ -383,6 +385,34 @@ func (f *fakeBackend) GetDesktop(ctx context.Context, computer string, size int,
 	return &protocol.GetDeskTopRet{Desktops: d, ReqID: "r"}, nil
 }
 
+func (f *fakeBackend) GetSkills(ctx context.Context, computer string) (*protocol.GetSkillsRet, error) {
+	if err := f.enter("get_skills", computer); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return roundTrip(&protocol.GetSkillsRet{Skills: slices.Clone(f.skills), ReqID: "r"})
+}
+
+func (f *fakeBackend) GetSkill(ctx context.Context, computer, name, relPath string) (*protocol.GetSkillRet, error) {
+	if err := f.enter("get_skill", name+" "+relPath); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	body, ok := f.skillMD[name]
+	if !ok || relPath != "" {
+		return nil, protocol.Errorf(protocol.CodeMCPServerNotFound, "no skill %q", name).WithDetails(map[string]any{"name": name})
+	}
+	return roundTrip(&protocol.GetSkillRet{Name: name, RelPath: "SKILL.md", MIMEType: "text/markdown", TotalSize: int64(len(body)), Body: &body, ReqID: "r"})
+}
+
 // roundTrip passes v through JSON, as the wire would.
 func roundTrip[T any](v *T) (*T, error) {
 	raw, err := json.Marshal(v)
@@ -532,6 +562,14 @@ func newFake() *fakeBackend {
 		desktop: []string{
 			"window://com.smcp.docs/recent?priority=80\n\nRecently opened:\n- 2026 年度报告\n- README — smcp-browse",
 			"window://com.example.logger\n\n[2026-11-22 11:58:01] INFO indexing finished (7 documents)\n[2026-11-22 11:59:30] WARN notes.txt has control characters",
+		},
+		skills: []protocol.A2CSkillRef{
+			{Name: "pdf-tools", Source: "user", Path: "/home/u/skills/pdf-tools", Description: "Fill and merge PDF forms", Tags: []string{"pdf", "forms"}, License: "MIT"},
+			{Name: "mcp:docs:summarize", Source: "mcp:docs", URI: "skill://docs.local/summarize", Path: "/tmp/s/docs/summarize", Description: "Summarise a document \x1b[31min red\x1b[0m", AllowedTools: []string{"Read"}},
+		},
+		skillMD: map[string]string{
+			"pdf-tools":          "# PDF tools\n\nRun `scripts/fill.py` with the form:\n\n- **fill** a form\n- merge files\n",
+			"mcp:docs:summarize": "# Summarize\n\nRead the document, then write five lines.\n",
 		},
 	}
 }

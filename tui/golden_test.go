@@ -30,6 +30,8 @@ func TestGolden(t *testing.T) {
 		{"page_search", [2]int{w, h}, "laptop", []string{"j", "j", "j", "enter", "enter", "/", "Q", "4"}},
 		{"element", [2]int{w, h}, "laptop", []string{"j", "j", "j", "enter", "enter", "e", "j", "j", "enter"}},
 		{"desktop", [2]int{w, h}, "laptop", []string{"d"}},
+		{"skills", [2]int{w, h}, "laptop", []string{"K"}},
+		{"skill_doc", [2]int{w, h}, "laptop", []string{"K", "enter"}},
 		{"help_page", [2]int{w, h}, "laptop", []string{"j", "j", "j", "enter", "enter", "?"}},
 		{"untrusted_notes", [2]int{w, h}, "laptop", []string{"enter", "enter"}},
 		{"narrow_catalog", [2]int{60, 20}, "laptop", nil},

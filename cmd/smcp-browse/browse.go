@@ -161,6 +161,7 @@ func (f *forwarder) handlers() agent.Handlers {
 		},
 		UpdateFinder:  func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateFinderMsg{Computer: n.Computer}) },
 		UpdateDesktop: func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateDesktopMsg{Computer: n.Computer}) },
+		UpdateSkills:  func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateSkillsMsg{Computer: n.Computer}) },
 		State:         func(st agent.State) { f.post(tui.ConnStateMsg{State: st}) },
 	}
 }

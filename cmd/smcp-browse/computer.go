@@ -25,7 +25,9 @@ func newComputerCmd() *cobra.Command {
 		Long: `computer starts the MCP servers listed in FILE and joins office ID of the SMCP
 Server at URL as computer NAME. It serves the Finder catalog (client:get_finder),
 reads of dpe:// and other resources (client:read_resource), the Desktop, tools
-and tool calls, and tells the office when documents, windows or tools change.
+and tool calls, the SKILLs of the --skills folders and of the MCP servers'
+skill:// resources (client:get_skills, client:get_skill), and tells the office
+when documents, windows, tools or SKILLs change.
 
 FILE is either the A2C-SMCP Computer format
   {"servers": {"docs": {"type": "stdio", "server_parameters": {"command": "smcp-browse",
@@ -56,6 +58,7 @@ with client:put_blob; without it uploads are refused.`,
 	f.StringVar(&o.a2cVersion, "a2c-version", protocol.Version, "the A2C-SMCP protocol version to speak (pin the Server's when it refuses ours with 4008)")
 	f.StringVar(&o.landingRoot, "landing-root", "", "absolute directory that agents' uploads (client:put_blob) land in (default: the configuration's \"landingRoot\"); without one uploads are refused (4019 forbidden)")
 	f.StringVar(&o.socketPath, "socket-path", "/socket.io/", "the Server's Socket.IO HTTP path (a Server built on the a2c-smcp SDK may use /smcp)")
+	f.StringArrayVar(&o.skillDirs, "skills", nil, "a folder of SKILLs (DIR/NAME/SKILL.md) to offer, watched for changes (repeatable)")
 	return cmd
 }
 
@@ -65,6 +68,7 @@ type computerFlags struct {
 	socketPath, a2cVersion, landingRoot     string
 	logLevel, logFile                       string
 	requestTimeout                          time.Duration
+	skillDirs                               []string
 }
 
 // run checks the required flags, loads the configuration and runs the
@@ -91,7 +95,8 @@ func (o *computerFlags) run(cmd *cobra.Command) error {
 	c, err := computer.New(cfg, computer.Options{
 		Name: o.name, Office: o.office, ServerURL: o.serverURL, Token: o.token,
 		Logger: log, RequestTimeout: o.requestTimeout, Version: version, SocketPath: o.socketPath, A2CVersion: o.a2cVersion,
-		Uploads: computer.UploadOptions{LandingRoot: cmp.Or(o.landingRoot, cfg.LandingRoot)},
+		Uploads:   computer.UploadOptions{LandingRoot: cmp.Or(o.landingRoot, cfg.LandingRoot)},
+		SkillDirs: o.skillDirs,
 	})
 	if err != nil {
 		return err

@@ -57,6 +57,7 @@ func newRootCmd() *cobra.Command {
 		newServeDocsCmd(),
 		newLsCmd(),
 		newCatCmd(),
+		newSkillsCmd(),
 		newSearchCmd(),
 		newBlobCmd(),
 	)

@@ -323,9 +323,11 @@ func NewStdio(name, command string, args ...string) Server {
 	return Server{Key: name, Name: name, Type: TypeStdio, BundleID: deriveBundleID(name, TypeStdio, p), Declared: p, Params: p}
 }
 
-// MergedToolMeta returns the metadata of tool: default_tool_meta overlaid
-// with the tool's own non-null fields (a shallow merge), or nil when
-// neither is configured.
+// MergedToolMeta returns the configured metadata of tool: default_tool_meta
+// overlaid with the tool's own non-null fields (a shallow merge), or nil
+// when neither is configured. As in the SDK, alias is never taken from
+// default_tool_meta: it renames one tool, and every tool of the server
+// would otherwise get the same name.
 func (s Server) MergedToolMeta(tool string) ToolMeta {
 	own := s.ToolMeta[tool]
 	if s.DefaultToolMeta == nil && own == nil {
@@ -333,12 +335,50 @@ func (s Server) MergedToolMeta(tool string) ToolMeta {
 	}
 	out := ToolMeta{}
 	maps.Copy(out, s.DefaultToolMeta)
+	delete(out, "alias")
 	for k, v := range own {
 		if v != nil {
 			out[k] = v
 		}
 	}
 	return out
+}
+
+// LayeredToolMeta adds the lowest layer of 0.4.0's tool metadata to the
+// configured one (MergedToolMeta): the a2c_tool_meta an MCP server
+// declares in a tool's _meta (declared; present says it has the key), of
+// which only tags are taken, and only when the configuration sets none.
+// A declaration that is not an object or whose tags are not a list of
+// strings is dropped (reason says why). The result is nil when there is
+// neither configuration nor a valid declaration.
+func (s Server) LayeredToolMeta(tool string, declared any, present bool) (meta ToolMeta, reason string) {
+	cfg := s.MergedToolMeta(tool)
+	if !present {
+		return cfg, ""
+	}
+	obj, ok := declared.(map[string]any)
+	if !ok {
+		return cfg, "the server's a2c_tool_meta is not an object"
+	}
+	var tags []any
+	switch t := obj["tags"].(type) {
+	case nil:
+	case []any:
+		for _, e := range t {
+			if _, isStr := e.(string); !isStr {
+				return cfg, "the server's a2c_tool_meta tags are not a list of strings"
+			}
+		}
+		tags = t
+	default:
+		return cfg, "the server's a2c_tool_meta tags are not a list of strings"
+	}
+	out := ToolMeta{}
+	maps.Copy(out, cfg)
+	if out["tags"] == nil && tags != nil {
+		out["tags"] = tags
+	}
+	return out, ""
 }
 
 // Forbidden reports whether tool is listed in forbidden_tools.

@@ -242,11 +242,15 @@ func (c *Conn) CallTool(ctx context.Context, name string, args map[string]any) (
 	default:
 	}
 	ctx, answered := rpcerr.Capture(ctx)
+	ctx, authStatus := captureAuth(ctx)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
 	res, err := c.c.CallTool(ctx, req)
 	if err != nil {
+		if ae := authFailure(c.Name(), err, authStatus()); ae != nil {
+			return nil, fmt.Errorf("%s tools/call %s: %w (%v)", c.Name(), name, ae, err)
+		}
 		if e := answered(); e != nil {
 			if r := refused(e.Code, e.Data); r != nil {
 				return nil, fmt.Errorf("%s tools/call %s: %w", c.Name(), name, r)

@@ -32,6 +32,7 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		return nil, err
 	}
+	noteAuth(req, resp)
 	if media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); media == "text/event-stream" {
 		g := newGuard(resp.Body, t.log, t.server)
 		g.sse = true

@@ -33,7 +33,7 @@ type options struct {
 	wantWindow, wantAfterUpdate          string
 	finder, wantVersion                  string
 	wantResources, wantConfig            string
-	wantDesktopOrder                     string
+	wantDesktopOrder, wantSkill          string
 	wantBlobBytes                        int
 	timeout, toolTimeout                 time.Duration
 }
@@ -56,6 +56,7 @@ func main() {
 	flag.StringVar(&o.wantConfig, "want-config", "", "comma-separated bundle_ids client:get_config must have as servers keys")
 	flag.StringVar(&o.wantDesktopOrder, "want-desktop-order", "", "comma-separated window identifiers the desktop must show in this order (queries ignored)")
 	flag.IntVar(&o.wantBlobBytes, "want-blob-bytes", 0, "call the image tool for this many bytes and read them by blob handle")
+	flag.StringVar(&o.wantSkill, "want-skill", "", "NAME=TEXT: client:get_skills must list SKILL NAME and client:get_skill its SKILL.md, containing TEXT (sha256 checked)")
 	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "bound of the whole run")
 	flag.DurationVar(&o.toolTimeout, "tool-timeout", 15*time.Second, "timeout of the tool call (a fractional one checks it goes out as whole seconds)")
 	flag.Parse()
@@ -161,6 +162,10 @@ func runOptionalChecks(ctx context.Context, c *checker, a *agent.Client, o optio
 		start := time.Now()
 		c.check("image by blob handle", start, checkBlob(ctx, a, o))
 	}
+	if o.wantSkill != "" {
+		start := time.Now()
+		c.check("get_skills/get_skill", start, checkSkill(ctx, a, o))
+	}
 }
 
 // checkBlob calls the image tool (window_server.py) for --want-blob-bytes
@@ -196,6 +201,41 @@ func checkBlob(ctx context.Context, a *agent.Client, o options) error {
 			return fmt.Errorf("%d bytes of %s by handle, not the tool's %d", len(b), info.MIMEType, n)
 		}
 		fmt.Printf("     image: %d bytes by handle, sha256 %s\n", len(b), info.SHA256)
+	}
+	return nil
+}
+
+// checkSkill checks that the computer lists the SKILL named in
+// --want-skill and serves its SKILL.md (GetSkill checks the sha256)
+// without front matter, containing the wanted text; a traversal is 4017.
+func checkSkill(ctx context.Context, a *agent.Client, o options) error {
+	name, want, ok := strings.Cut(o.wantSkill, "=")
+	if !ok {
+		return fmt.Errorf("--want-skill %q is not NAME=TEXT", o.wantSkill)
+	}
+	list, err := a.GetSkills(ctx, o.computer)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, s := range list.Skills {
+		names = append(names, s.Name)
+		if s.Name == name {
+			fmt.Printf("     skill %s: source %s, path %s, description %q, tags %v\n", s.Name, s.Source, s.Path, s.Description, s.Tags)
+		}
+	}
+	if !slices.Contains(names, name) {
+		return fmt.Errorf("get_skills lists %v, not %s", names, name)
+	}
+	ret, err := a.GetSkill(ctx, o.computer, name, "")
+	if err != nil {
+		return err
+	}
+	if ret.Body == nil || !strings.Contains(*ret.Body, want) || strings.HasPrefix(*ret.Body, "---") {
+		return fmt.Errorf("get_skill %s = %+v, want a body without front matter containing %q", name, ret, want)
+	}
+	if _, err := a.GetSkill(ctx, o.computer, name, "../../etc/passwd"); protocol.CodeOf(err) != protocol.CodeSkillResourceInaccessible {
+		return fmt.Errorf("get_skill %s ../../etc/passwd = %v, want 4017", name, err)
 	}
 	return nil
 }

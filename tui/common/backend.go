@@ -28,6 +28,10 @@ type Backend interface {
 	ReadElement(ctx context.Context, computer string, u dpe.URI) (*protocol.DPEElementDetail, error)
 	// GetDesktop returns a Computer's rendered windows (client:get_desktop).
 	GetDesktop(ctx context.Context, computer string, size int, window string) (*protocol.GetDeskTopRet, error)
+	// GetSkills returns a Computer's SKILLs (client:get_skills).
+	GetSkills(ctx context.Context, computer string) (*protocol.GetSkillsRet, error)
+	// GetSkill returns one file of a SKILL ("" is SKILL.md; client:get_skill).
+	GetSkill(ctx context.Context, computer, name, relPath string) (*protocol.GetSkillRet, error)
 	// Office returns the office the session joined.
 	Office() string
 }
@@ -41,6 +45,9 @@ type UpdateFinderMsg struct{ Computer string }
 
 // UpdateDesktopMsg reports notify:update_desktop for Computer.
 type UpdateDesktopMsg struct{ Computer string }
+
+// UpdateSkillsMsg reports notify:update_skills for Computer.
+type UpdateSkillsMsg struct{ Computer string }
 
 // EnterOfficeMsg reports notify:enter_office; Role is "computer" or "agent".
 type EnterOfficeMsg struct {

@@ -20,6 +20,7 @@ const (
 	OpElement
 	OpDesktop
 	OpSearch
+	OpSkills
 )
 
 // DescribeError turns a failed request into the line the user sees: the
@@ -51,11 +52,13 @@ func DescribeError(err error, op Operation) string {
 		switch {
 		case unsupported(detail):
 			sentence = "not supported by this computer"
-		case op == OpFinder || op == OpDesktop || op == OpSearch:
+		case op == OpFinder || op == OpDesktop || op == OpSearch || op == OpSkills:
 			sentence = "the computer is not in the office, or does not support this request"
 		default:
 			sentence = "the computer is not in the office (it left or never joined)"
 		}
+	case code == protocol.CodeMCPServerNotFound && op == OpSkills:
+		sentence = "no such skill on this computer"
 	case code == protocol.CodeMCPServerNotFound:
 		if pe != nil {
 			if servers := unavailableServers(pe); len(servers) > 0 {

@@ -28,7 +28,7 @@ type KeyMap struct {
 
 // GlobalKeys are the bindings every screen shares.
 type GlobalKeys struct {
-	Help, Copy, Save, Pager, Edit, Desktop, Refresh, Quit key.Binding
+	Help, Copy, Save, Pager, Edit, Desktop, Skills, Refresh, Quit key.Binding
 	// HistoryBack and HistoryForward walk the history of screens left
 	// (after a link or going back) like a web browser.
 	HistoryBack, HistoryForward key.Binding
@@ -96,6 +96,7 @@ func DefaultKeyMap() KeyMap {
 			Pager:          b([]string{"o"}, "o", "open in $PAGER"),
 			Edit:           b([]string{"E"}, "E", "open in $EDITOR"),
 			Desktop:        b([]string{"d"}, "d", "desktop"),
+			Skills:         b([]string{"K"}, "K", "skills"),
 			Refresh:        b([]string{"r"}, "r", "refresh"),
 			Quit:           b([]string{"q", "ctrl+c"}, "q", "quit"),
 			HistoryBack:    b([]string{"alt+left", "ctrl+o"}, "alt+←/ctrl+o", "history back"),
@@ -167,7 +168,7 @@ func (h HelpKeys) FullHelp() [][]key.Binding { return h.Full }
 // GlobalHelp is the help column of the bindings every screen shares.
 func (k KeyMap) GlobalHelp() []key.Binding {
 	g := k.Global
-	return []key.Binding{g.Help, g.Copy, g.Save, g.Pager, g.Edit, g.Desktop, g.HistoryBack, g.HistoryForward, g.Quit}
+	return []key.Binding{g.Help, g.Copy, g.Save, g.Pager, g.Edit, g.Desktop, g.Skills, g.HistoryBack, g.HistoryForward, g.Quit}
 }
 
 // ListHelp is the help column of the list-movement bindings.

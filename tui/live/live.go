@@ -17,7 +17,7 @@ type Event int
 
 const (
 	None        Event = iota
-	Changed           // the computer announced a change (notify:update_finder, or notify:update_desktop for the Desktop)
+	Changed           // the computer announced a change (notify:update_finder; notify:update_desktop for the Desktop, notify:update_skills for the Skills)
 	Reconnected       // the session reconnected: notifications may have been missed
 	Entered           // the computer entered the office (back after leaving, or after a Server restart)
 	Left              // the computer left the office
@@ -40,6 +40,7 @@ func (e Event) presence() bool { return e == Entered || e == Left }
 type Tracker struct {
 	comp    string
 	desktop bool // follows notify:update_desktop instead of notify:update_finder
+	skills  bool // follows notify:update_skills instead of notify:update_finder
 	gone    bool // the computer left the office and has not come back
 	busy    bool // a re-read is in flight
 	again   bool // another re-read was asked for meanwhile
@@ -51,14 +52,23 @@ func New(computer string, desktop bool) Tracker {
 	return Tracker{comp: computer, desktop: desktop}
 }
 
+// NewSkills follows computer's SKILLs (notify:update_skills).
+func NewSkills(computer string) Tracker {
+	return Tracker{comp: computer, skills: true}
+}
+
 // Observe classifies msg. An enter of the computer counts even when it was
 // not known to have left: after a Server restart the browser may re-join
 // first, read a 404, and never see the computer leave; its enter is the cue
 // to read again.
 func (l *Tracker) Observe(msg tea.Msg) Event {
 	switch m := msg.(type) {
+	case common.UpdateSkillsMsg:
+		if l.skills && m.Computer == l.comp {
+			return Changed
+		}
 	case common.UpdateFinderMsg:
-		if !l.desktop && m.Computer == l.comp {
+		if !l.desktop && !l.skills && m.Computer == l.comp {
 			return Changed
 		}
 	case common.UpdateDesktopMsg:

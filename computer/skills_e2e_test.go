@@ -1,0 +1,196 @@
+package computer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/computer"
+	"github.com/smcp-browse/smcp-browse/computer/config"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
+	"github.com/smcp-browse/smcp-browse/protocol"
+	"github.com/smcp-browse/smcp-browse/server"
+	"github.com/smcp-browse/smcp-browse/server/servertest"
+)
+
+// skillEnv makes the test binary a stdio MCP server (built with mcp-go)
+// that serves each folder <dir>/<name>/ as a SKILL in the SDK's
+// "resources" mode: a root skill://skills.test/<name> with
+// _meta {source: resources, version: 1.2.0}, and one resource
+// skill://skills.test/<name>/<rel> per file.
+const skillEnv = "COMPUTER_TEST_SKILL_MCP"
+
+func serveSkills(dir string) int {
+	s := mcpserver.NewMCPServer("skill-test", "1.0.0", mcpserver.WithResourceCapabilities(false, true))
+	tops, err := os.ReadDir(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for _, top := range tops {
+		base := "skill://skills.test/" + top.Name()
+		root := mcp.NewResource(base, top.Name())
+		root.Meta = &mcp.Meta{AdditionalFields: map[string]any{"source": "resources", "version": "1.2.0"}}
+		s.AddResource(root, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: base, Text: "skill root"}}, nil
+		})
+		_ = filepath.WalkDir(filepath.Join(dir, top.Name()), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(filepath.Join(dir, top.Name()), p)
+			uri := base + "/" + filepath.ToSlash(rel)
+			s.AddResource(mcp.NewResource(uri, rel), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return nil, err
+				}
+				return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, Text: string(b)}}, nil
+			})
+			return nil
+		})
+	}
+	if err := mcpserver.ServeStdio(s); err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	return 0
+}
+
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSkillsEndToEnd: our Agent -> our Server -> our Computer offering a
+// watched skill folder and the skill:// SKILLs of a real stdio MCP server;
+// get_skills lists both, get_skill reads them and refuses what it must,
+// and editing a SKILL.md reaches the agent as notify:update_skills.
+func TestSkillsEndToEnd(t *testing.T) {
+	t.Parallel()
+	userDir, mcpDir := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(userDir, "pdf-tools", "SKILL.md"), "---\nname: pdf-tools\ndescription: Fill PDF forms\ntags: [pdf]\n---\n# PDF tools\n")
+	writeFile(t, filepath.Join(userDir, "pdf-tools", "big.txt"), strings.Repeat("x", 40<<10))
+	writeFile(t, filepath.Join(userDir, "pdf-tools", ".skillenv"), "TOKEN=secret")
+	writeFile(t, filepath.Join(mcpDir, "sum", "SKILL.md"), "---\nname: summarize\ndescription: Summarise a document\nlicense: MIT\n---\nSummarise it.\n")
+	writeFile(t, filepath.Join(mcpDir, "sum", "scripts", "run.sh"), "echo run\n")
+	srvCfg := config.NewStdio("skillsrv", os.Args[0])
+	srvCfg.Params.Env = map[string]string{skillEnv: mcpDir}
+
+	srv := servertest.Start(t, server.Options{})
+	comp, err := computer.New(config.Config{Servers: []config.Server{srvCfg}}, computer.Options{
+		Name: "pc", Office: office, ServerURL: srv.URL, Logger: servertest.Logger(),
+		SkillDirs: []string{userDir}, Debounce: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	runCtx, stop := context.WithCancel(ctx)
+	go func() { done <- comp.Run(runCtx) }()
+	defer func() { stop(); <-done }()
+	updates := make(chan string, 64)
+	ag, err := agent.Connect(ctx, srv.URL, agent.Options{Name: "tester", Logger: servertest.Logger(), Handlers: agent.Handlers{
+		UpdateSkills: func(n protocol.UpdateComputerConfigReq) { updates <- n.Computer },
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
+	if err := ag.JoinOffice(ctx, office); err != nil {
+		t.Fatal(err)
+	}
+
+	var skills []protocol.A2CSkillRef
+	if !testutil.WaitUntil(30*time.Second, func() bool {
+		ret, err := ag.GetSkills(ctx, "pc")
+		if err == nil {
+			skills = ret.Skills
+		}
+		return len(skills) == 2
+	}) {
+		t.Fatalf("get_skills never listed both skills: %+v", skills)
+	}
+	user, staged := skills[0], skills[1]
+	if user.Name != "pdf-tools" || user.Source != "user" || user.Description != "Fill PDF forms" || fmt.Sprint(user.Tags) != "[pdf]" || user.URI != "" {
+		t.Errorf("folder skill %+v", user)
+	}
+	if staged.Name != "mcp:skillsrv:summarize" || staged.Source != "mcp:skillsrv" || staged.URI != "skill://skills.test/sum" ||
+		staged.Version != "1.2.0" || staged.License != "MIT" || staged.Description != "Summarise a document" {
+		t.Errorf("mcp skill %+v", staged)
+	}
+
+	t.Run("get_skill reads SKILL.md without front matter and other files", func(t *testing.T) {
+		ret, err := ag.GetSkill(ctx, "pc", "pdf-tools", "")
+		if err != nil || ret.Body == nil || *ret.Body != "# PDF tools\n" || ret.RelPath != "SKILL.md" || ret.MIMEType != "text/markdown" {
+			t.Fatalf("get_skill pdf-tools = %+v, %v", ret, err)
+		}
+		ret, err = ag.GetSkill(ctx, "pc", "mcp:skillsrv:summarize", "scripts/run.sh")
+		if err != nil || ret.Body == nil || *ret.Body != "echo run\n" || ret.TotalSize != 9 {
+			t.Fatalf("get_skill staged script = %+v, %v", ret, err)
+		}
+	})
+
+	t.Run("refusals", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, rel string
+			code      int
+			reason    string
+		}{
+			{"pdf-tools", "../../etc/passwd", 4017, "traversal"},
+			{"pdf-tools", ".skillenv", 4017, "forbidden"},
+			{"pdf-tools", "nope.md", 4017, "not_found"},
+			{"pdf-tools", "big.txt", 4017, "too_large"},
+			{"mcp:skillsrv:absent", "", 4014, ""},
+			{"Not A Name", "", 4016, ""},
+		} {
+			_, err := ag.GetSkill(ctx, "pc", tc.name, tc.rel)
+			var pe *protocol.Error
+			if !errors.As(err, &pe) || pe.Code != tc.code || (tc.reason != "" && pe.Details["reason"] != tc.reason) {
+				t.Errorf("get_skill %s %q = %v, want %d %s", tc.name, tc.rel, err, tc.code, tc.reason)
+			} else if tc.reason == "too_large" && pe.Details["total_size"] != float64(40<<10) {
+				t.Errorf("too_large total_size %v, want the file's %d bytes", pe.Details["total_size"], 40<<10)
+			}
+		}
+	})
+
+	t.Run("editing SKILL.md announces update_skills", func(t *testing.T) {
+		for len(updates) > 0 {
+			<-updates
+		}
+		writeFile(t, filepath.Join(userDir, "pdf-tools", "SKILL.md"), "---\nname: pdf-tools\ndescription: Fill and sign PDF forms\n---\n# PDF tools v2\n")
+		select {
+		case c := <-updates:
+			if c != "pc" {
+				t.Errorf("notify:update_skills names %q", c)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("no notify:update_skills after SKILL.md was edited")
+		}
+		ret, err := ag.GetSkills(ctx, "pc")
+		if err != nil || len(ret.Skills) != 2 || ret.Skills[0].Description != "Fill and sign PDF forms" {
+			t.Errorf("after the edit get_skills = %+v, %v", ret, err)
+		}
+		body, err := ag.GetSkill(ctx, "pc", "pdf-tools", "")
+		if err != nil || *body.Body != "# PDF tools v2\n" {
+			t.Errorf("after the edit get_skill = %+v, %v", body, err)
+		}
+	})
+}

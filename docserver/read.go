@@ -307,7 +307,19 @@ func (s *Server) metadataOf(e *entry, in *docInfo) protocol.DPEDocument {
 		Keywords:     kw,
 		Summary:      in.Summary,
 		LastModified: e.mtime.UTC().Format(time.RFC3339),
+		Truncated:    cutOf(in),
 	}
+}
+
+// cutOf says what cut a document short, or "" for a whole one.
+func cutOf(in *docInfo) string {
+	switch {
+	case in.Cut != "":
+		return in.Cut
+	case in.Truncated:
+		return "cut short by a bound (rows, pages, elements or size)"
+	}
+	return ""
 }
 
 // unreadableDocument is the Level 1 read of a document that cannot be
@@ -338,7 +350,7 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 	if q.Limit != nil {
 		lim = *q.Limit
 	}
-	cat := protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}, TotalCount: len(entries)}
+	cat := protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}, TotalCount: len(entries), Skipped: s.scan.skipped.summary()}
 	for i := off; i < len(entries) && i < off+lim; i++ {
 		d, err := s.level1(ctx, entries[i].docRef)
 		switch {

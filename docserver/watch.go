@@ -168,6 +168,7 @@ func (w *watcher) apply(paths map[string]bool) {
 		files[rel] = fi
 	}
 	for p := range paths {
+		s.scan.skipped.forgetUnder(p) // examined again below
 		if p == "." {
 			files = map[string]fileInfo{}
 			var dirs []string

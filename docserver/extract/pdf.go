@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -58,6 +59,8 @@ type PDFInfo struct {
 	// Truncated tells that the file has more.
 	Pages     int
 	Truncated bool
+	// Cut says so in words (Document.Cut).
+	Cut string
 	// Outline is the document's bookmarks, in order.
 	Outline []OutlineEntry
 }
@@ -213,6 +216,7 @@ func (f *PDF) open(ctx context.Context, samples int) error {
 		return err
 	}
 	if n > f.opts.MaxPages {
+		f.info.Cut = fmt.Sprintf("kept the first %s of %s pages", thousands(f.opts.MaxPages), thousands(n))
 		n, f.info.Truncated = f.opts.MaxPages, true
 	}
 	f.info.Pages = n
@@ -367,7 +371,7 @@ func parsePDF(p *parser, src []byte) (*Document, error) {
 	if err := f.open(p.ctx, profileSamples); err != nil {
 		return nil, err
 	}
-	doc := &Document{Title: f.info.Title, Summary: f.info.Summary, Keywords: f.info.Keywords, Truncated: f.info.Truncated}
+	doc := &Document{Title: f.info.Title, Summary: f.info.Summary, Keywords: f.info.Keywords, Truncated: f.info.Truncated, Cut: f.info.Cut}
 	for i := range f.info.Pages {
 		if err := p.cancelled(); err != nil {
 			return nil, err

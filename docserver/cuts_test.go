@@ -1,7 +1,10 @@
 package docserver
 
 import (
+	"bytes"
+	"github.com/go-pdf/fpdf"
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/dpe"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -120,5 +123,56 @@ func TestTruncatedDocumentSaysHowMuchWasKept(t *testing.T) {
 	}
 	if small := docByPath(t, c, "small.csv"); small.Truncated != "" {
 		t.Errorf("small.csv: truncated %q", small.Truncated)
+	}
+}
+
+// A PDF's internal link is served with the dpe:// URI of the page it
+// points to, at Level 2 and Level 3, so that a client (the TUI's L)
+// follows it like any page link; the page's Markdown does not repeat the
+// link's text (it is shown within its paragraph).
+func TestPDFInternalLinkIsADPEPageURI(t *testing.T) {
+	pdf := fpdf.New("P", "mm", "A4", "")
+	pdf.SetFont("Helvetica", "", 12)
+	pdf.AddPage()
+	to := pdf.AddLink()
+	pdf.CellFormat(0, 8, "Contents", "", 1, "L", false, 0, "")
+	pdf.CellFormat(0, 8, "Getting started", "", 1, "L", false, to, "")
+	pdf.AddPage()
+	pdf.SetLink(to, 0, 2)
+	pdf.CellFormat(0, 8, "Getting started", "", 1, "L", false, 0, "")
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "guide.pdf"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, c, _ := startInProcess(t, dir, Options{})
+	d := docByPath(t, c, "guide.pdf")
+	ref := d.URI[strings.LastIndex(d.URI, "/")+1:]
+	want := dpe.Page(testHost, ref, 1).String()
+
+	var pg protocol.DPEPage
+	readJSON(t, c, d.URI+"/pages/0", &pg)
+	var link *protocol.DPEElementDetail
+	for i, e := range pg.Elements {
+		if e.Category == string(dpe.Link) {
+			link = &pg.Elements[i]
+		}
+	}
+	if link == nil {
+		t.Fatalf("page 0 has no link element: %+v", pg.Elements)
+	}
+	if link.Content["url"] != want || link.Content["text"] != "Getting started" {
+		t.Errorf("link %+v, want url %s", link.Content, want)
+	}
+	var el protocol.DPEElementDetail
+	readJSON(t, c, dpe.Element(testHost, ref, link.ElementID).String(), &el)
+	if el.Content["url"] != want {
+		t.Errorf("Level 3 of %s: url %v, want %s", link.ElementID, el.Content["url"], want)
+	}
+	if md, _ := readText(t, c, d.URI+"/pages/0?format=markdown"); strings.Count(md, "Getting started") != 1 {
+		t.Errorf("the page's Markdown repeats the link:\n%s", md)
 	}
 }

@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 7 // 7: a binary file under a text name is unreadable (ErrBinary); a cut document says how much it kept
+const diskCacheVersion = 8 // 8: a binary file under a text name is unreadable (ErrBinary); a cut document says how much it kept; PDF links, a wrapped URL whole
 
 // Bounds of the on-disk cache.
 const (

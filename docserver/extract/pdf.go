@@ -47,6 +47,7 @@ const profileSamples = 12
 // that says so, rather than words the file does not hold).
 type pageLines struct {
 	lines      []pdfLine
+	links      []pdfLink // in reading order, pieces joined (mergeLinks)
 	unreadable bool
 }
 
@@ -300,7 +301,7 @@ func (f *PDF) readLines(ctx context.Context, i int) (pageLines, error) {
 	}
 	defer f.settle()
 	f.read++
-	runs, err := f.doc.pageRuns(ctx, i)
+	runs, links, err := f.doc.pageRuns(ctx, i)
 	if err != nil {
 		if ctx.Err() != nil {
 			f.Detach()
@@ -311,7 +312,8 @@ func (f *PDF) readLines(ctx context.Context, i int) (pageLines, error) {
 		}
 		return pageLines{unreadable: true}, nil
 	}
-	return pageLines{lines: pdfPageLines(runs)}, nil
+	lines := pdfPageLines(runs)
+	return pageLines{lines: lines, links: labelLinks(lines, mergeLinks(links))}, nil
 }
 
 // nextLines returns the lines of page i: the sampled ones, else read.
@@ -355,6 +357,8 @@ func (f *PDF) layout(i int, pl pageLines, p *parser) Page {
 			pg.Title = e.Content["text"].(string)
 		}
 	}
+	links := pl.links[:min(len(pl.links), max(f.opts.MaxElements-len(pg.Elements), 0))]
+	pg.Elements = placeLinks(pg.Elements, links)
 	if t := f.info.outlineTitle(i); t != "" {
 		pg.Title = t
 	}

@@ -232,6 +232,7 @@ func (f *fakeBackend) ReadDocument(ctx context.Context, computer string, u dpe.U
 	doc := &protocol.DPEDocument{
 		DocRef: s.DocRef, URI: s.URI, FileURI: s.FileURI, FileType: s.FileType, Title: s.Title,
 		PageCount: len(d.pages), Keywords: s.Keywords, Summary: s.Summary, LastModified: s.LastModified,
+		Truncated: s.Truncated,
 	}
 	if u.Query.Depth == dpe.DepthPages {
 		if limit == 0 {

@@ -78,7 +78,7 @@ func sanitizeMap(m map[string]any) map[string]any {
 // SanitizeSummary sanitizes every text field of a catalog entry.
 func SanitizeSummary(d protocol.DPEDocumentSummary) protocol.DPEDocumentSummary {
 	d.DocRef, d.URI, d.FileURI, d.Path = Sanitize(d.DocRef), Sanitize(d.URI), Sanitize(d.FileURI), Sanitize(d.Path)
-	d.Unreadable = Sanitize(d.Unreadable)
+	d.Unreadable, d.Truncated = Sanitize(d.Unreadable), Sanitize(d.Truncated)
 	d.FileType, d.Title, d.Summary = Sanitize(d.FileType), Sanitize(d.Title), Sanitize(d.Summary)
 	d.Server, d.LastModified = Sanitize(d.Server), Sanitize(d.LastModified)
 	d.Keywords = SanitizeStrings(d.Keywords)

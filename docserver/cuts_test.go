@@ -176,3 +176,23 @@ func TestPDFInternalLinkIsADPEPageURI(t *testing.T) {
 		t.Errorf("the page's Markdown repeats the link:\n%s", md)
 	}
 }
+
+// A rescan replaces what the ledger knew under its folder only when it is
+// done: a catalog read during the catch-up walk of Start saw an empty
+// account (the first version cleared it before walking).
+func TestSkipLedgerReplaceUnder(t *testing.T) {
+	l := newSkipLedger()
+	l.set("a.png", skipBinary)
+	l.set("dir/b.png", skipBinary)
+	l.set("dirt/c.png", skipBinary)
+	fresh := newSkipLedger()
+	fresh.set("dir/d.zip", skipBinary)
+	l.replaceUnder("dir", fresh)
+	if got := l.summary(); got.Count != 3 || strings.Join(got.Examples, ",") != "a.png,dir/d.zip,dirt/c.png" {
+		t.Errorf("after replacing dir: %+v", got)
+	}
+	l.replaceUnder(".", newSkipLedger())
+	if got := l.summary(); got != nil {
+		t.Errorf("after replacing everything with nothing: %+v", got)
+	}
+}

@@ -268,6 +268,23 @@ func (sc *scanner) walk(ctx context.Context, dir string, files map[string]fileIn
 	})
 }
 
+// rewalk walks dir again: as walk, with what it skips recorded apart and
+// put in place of what the ledger knew under dir only when the walk is
+// done, so that a catalog read meanwhile sees the old account, not an
+// empty one.
+func (sc *scanner) rewalk(ctx context.Context, dir string, files map[string]fileInfo, dirs *[]string) error {
+	if sc.skipped == nil {
+		return sc.walk(ctx, dir, files, dirs)
+	}
+	fresh := *sc
+	fresh.skipped = newSkipLedger()
+	if err := fresh.walk(ctx, dir, files, dirs); err != nil {
+		return err
+	}
+	sc.skipped.replaceUnder(dir, fresh.skipped)
+	return nil
+}
+
 // sniff finds the kind of a file without a telling name from its first
 // bytes; KindUnknown when it cannot be read or is not text.
 func (sc *scanner) sniff(rel string) extract.Kind {

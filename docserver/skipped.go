@@ -51,6 +51,10 @@ func (l *skipLedger) clear(rel string) {
 func (l *skipLedger) forgetUnder(p string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.forgetUnderLocked(p)
+}
+
+func (l *skipLedger) forgetUnderLocked(p string) {
 	if p == "." {
 		clear(l.byRel)
 		return
@@ -61,6 +65,18 @@ func (l *skipLedger) forgetUnder(p string) {
 			delete(l.byRel, rel)
 		}
 	}
+}
+
+// replaceUnder puts what from recorded in place of what l knew under p
+// (p and the paths under it; "." for all).
+func (l *skipLedger) replaceUnder(p string, from *skipLedger) {
+	from.mu.Lock()
+	got := maps.Clone(from.byRel)
+	from.mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.forgetUnderLocked(p)
+	maps.Copy(l.byRel, got)
 }
 
 // summary is what the catalog says of the skipped files; nil when none

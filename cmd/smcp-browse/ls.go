@@ -129,10 +129,11 @@ func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (ans lsAnswe
 
 // skippedOf asks the document server of each host of docs what files it
 // left out of its catalog (the "skipped" of its Level 0 read, one entry
-// read). A server that does not say, or does not answer within timeout,
-// is left out of the answer.
+// read). A server that does not say, or does not answer within timeout
+// (at most skippedBound for all of them: the catalog is printed
+// whatever they say), is left out of the answer.
 func skippedOf(ctx context.Context, s *session, timeout time.Duration, docs []protocol.DPEDocumentSummary) map[string]*protocol.SkippedFiles {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, min(timeout, skippedBound))
 	defer cancel()
 	out := map[string]*protocol.SkippedFiles{}
 	seen := map[string]bool{}
@@ -182,6 +183,9 @@ func runLsJSON(ctx context.Context, cf *connFlags, q agent.FinderQuery) (raw jso
 	})
 	return raw, unsettled, err
 }
+
+// skippedBound bounds the reads of skippedOf.
+const skippedBound = 5 * time.Second
 
 // withSkipped adds to a GetFinderRet as received the "skipped" key: what
 // the document servers of its documents left out of their catalogs, by

@@ -67,6 +67,16 @@ func levelName(l dpe.Level) string {
 	return "element"
 }
 
+// ReadCatalog reads a document server's catalog (Level 0): its documents
+// in the window of u's offset and limit, and what files it skipped.
+func (c *Client) ReadCatalog(ctx context.Context, computer string, u dpe.URI) (*protocol.DPECatalog, error) {
+	var cat protocol.DPECatalog
+	if err := c.readLevel(ctx, computer, u, dpe.LevelCatalog, &cat); err != nil {
+		return nil, err
+	}
+	return &cat, nil
+}
+
 // ReadDocument reads a document (Level 1). u is a document URI; with
 // depth=pages (and offset, limit) in its query the answer carries that
 // window of the page index.

@@ -33,7 +33,7 @@ import (
 
 // diskCacheVersion changes whenever the extractors' output changes, so
 // entries written by an older version are not trusted.
-const diskCacheVersion = 6 // 6: a broken PDF says why in words (empty, cut short, no header)
+const diskCacheVersion = 8 // 8: a binary file under a text name is unreadable (ErrBinary); a cut document says how much it kept; PDF links, a wrapped URL whole
 
 // Bounds of the on-disk cache.
 const (
@@ -50,6 +50,7 @@ type docInfo struct {
 	Keywords  []string `json:"keywords,omitempty"`
 	Pages     int      `json:"pages"`
 	Truncated bool     `json:"truncated,omitempty"`
+	Cut       string   `json:"cut,omitempty"` // what cut it short, in words
 	Err       string   `json:"err,omitempty"`
 }
 
@@ -237,7 +238,7 @@ func (c *diskCache) close() error {
 
 // infoOf is the Level 1 metadata of a parsed document.
 func infoOf(doc *extract.Document) *docInfo {
-	return &docInfo{Title: doc.Title, Summary: doc.Summary, Keywords: doc.Keywords, Pages: len(doc.Pages), Truncated: doc.Truncated}
+	return &docInfo{Title: doc.Title, Summary: doc.Summary, Keywords: doc.Keywords, Pages: len(doc.Pages), Truncated: doc.Truncated, Cut: doc.Cut}
 }
 
 // staleCacheHead bounds what is read of another cache file to learn its

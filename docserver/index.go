@@ -221,6 +221,7 @@ type scanner struct {
 	open        func(rel string) (*os.File, error) // a regular file, without blocking
 	maxFileSize int64
 	log         *slog.Logger
+	skipped     *skipLedger // the files classify left out; nil: not recorded
 }
 
 // walk collects the served files under dir ("." for the whole root) and the
@@ -267,6 +268,23 @@ func (sc *scanner) walk(ctx context.Context, dir string, files map[string]fileIn
 	})
 }
 
+// rewalk walks dir again: as walk, with what it skips recorded apart and
+// put in place of what the ledger knew under dir only when the walk is
+// done, so that a catalog read meanwhile sees the old account, not an
+// empty one.
+func (sc *scanner) rewalk(ctx context.Context, dir string, files map[string]fileInfo, dirs *[]string) error {
+	if sc.skipped == nil {
+		return sc.walk(ctx, dir, files, dirs)
+	}
+	fresh := *sc
+	fresh.skipped = newSkipLedger()
+	if err := fresh.walk(ctx, dir, files, dirs); err != nil {
+		return err
+	}
+	sc.skipped.replaceUnder(dir, fresh.skipped)
+	return nil
+}
+
 // sniff finds the kind of a file without a telling name from its first
 // bytes; KindUnknown when it cannot be read or is not text.
 func (sc *scanner) sniff(rel string) extract.Kind {
@@ -287,30 +305,48 @@ func (sc *scanner) sniff(rel string) extract.Kind {
 	return kind
 }
 
-// classify stats one path and reports whether it is a served file.
+// classify stats one path and reports whether it is a served file. A
+// file it leaves out is recorded in the skip ledger with the reason.
 func (sc *scanner) classify(rel string, mode fs.FileMode) (fileInfo, bool) {
+	fi, reason := sc.classifyWhy(rel, mode)
+	if sc.skipped != nil {
+		if reason != "" {
+			sc.skipped.set(rel, reason)
+		} else {
+			sc.skipped.clear(rel)
+		}
+	}
+	return fi, reason == "" && fi.rel != ""
+}
+
+// classifyWhy is classify: the file's info, or why it is skipped (empty
+// with no info for a file that is gone).
+func (sc *scanner) classifyWhy(rel string, mode fs.FileMode) (fileInfo, string) {
 	kind, _ := extract.KindOf(rel)
 	sniff := kind == extract.KindUnknown && extract.Sniffable(rel)
 	if kind == extract.KindUnknown && !sniff {
-		return fileInfo{}, false
+		return fileInfo{}, skipBinary // an extension of a binary format (png, zip)
 	}
 	info, err := sc.stat(rel) // follows links, refusing ones that leave the root
 	if err != nil {
-		if mode&fs.ModeSymlink != 0 {
+		switch {
+		case mode&fs.ModeSymlink != 0:
 			sc.log.Warn("skip symbolic link", "path", rel, "err", err)
-		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fileInfo{}, skipOutside
+		case !errors.Is(err, fs.ErrNotExist):
 			sc.log.Warn("skip unreadable file", "path", rel, "err", err)
+			return fileInfo{}, skipUnreadable
 		}
-		return fileInfo{}, false
+		return fileInfo{}, ""
 	}
 	if !info.Mode().IsRegular() {
-		return fileInfo{}, false
+		return fileInfo{}, skipSpecial
 	}
 	if sniff {
-		// No extension says what it is (GPL-3, Apache-2.0): served as
+		// No extension says what it is (GPL-3, go.mod, asm.s): served as
 		// plain text when its content is text, else not at all.
 		if kind = sc.sniff(rel); kind == extract.KindUnknown {
-			return fileInfo{}, false
+			return fileInfo{}, skipBinary
 		}
 	}
 	// A file over the size bound is served as unreadable (its peek
@@ -322,7 +358,7 @@ func (sc *scanner) classify(rel string, mode fs.FileMode) (fileInfo, bool) {
 		size:     info.Size(),
 		mtime:    info.ModTime().UTC(),
 		access:   accessOf(info),
-	}, true
+	}, ""
 }
 
 // deniedFolder is the entry of a folder that cannot be opened (err says

@@ -127,7 +127,7 @@ func (s *Server) openPDF(f fileInfo) (*handle, error) {
 	l.idleLocked()
 	l.mu.Unlock()
 	return &handle{
-		info: &docInfo{Title: pi.Title, Summary: pi.Summary, Keywords: pi.Keywords, Pages: pi.Pages, Truncated: pi.Truncated},
+		info: &docInfo{Title: pi.Title, Summary: pi.Summary, Keywords: pi.Keywords, Pages: pi.Pages, Truncated: pi.Truncated, Cut: pi.Cut},
 		pdf:  l,
 	}, nil
 }
@@ -219,7 +219,7 @@ func (l *lazyPDF) whole(ctx context.Context) (*extract.Document, error) {
 	if all.err != nil {
 		return nil, all.err
 	}
-	doc := &extract.Document{Title: l.info.Title, Summary: l.info.Summary, Keywords: l.info.Keywords, Truncated: l.info.Truncated || all.truncated}
+	doc := &extract.Document{Title: l.info.Title, Summary: l.info.Summary, Keywords: l.info.Keywords, Truncated: l.info.Truncated || all.truncated, Cut: l.info.Cut}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := 0; i < all.next; i++ {

@@ -307,7 +307,19 @@ func (s *Server) metadataOf(e *entry, in *docInfo) protocol.DPEDocument {
 		Keywords:     kw,
 		Summary:      in.Summary,
 		LastModified: e.mtime.UTC().Format(time.RFC3339),
+		Truncated:    cutOf(in),
 	}
+}
+
+// cutOf says what cut a document short, or "" for a whole one.
+func cutOf(in *docInfo) string {
+	switch {
+	case in.Cut != "":
+		return in.Cut
+	case in.Truncated:
+		return "cut short by a bound (rows, pages, elements or size)"
+	}
+	return ""
 }
 
 // unreadableDocument is the Level 1 read of a document that cannot be
@@ -338,7 +350,7 @@ func (s *Server) catalog(ctx context.Context, q dpe.Query) (protocol.DPECatalog,
 	if q.Limit != nil {
 		lim = *q.Limit
 	}
-	cat := protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}, TotalCount: len(entries)}
+	cat := protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}, TotalCount: len(entries), Skipped: s.scan.skipped.summary()}
 	for i := off; i < len(entries) && i < off+lim; i++ {
 		d, err := s.level1(ctx, entries[i].docRef)
 		switch {
@@ -433,11 +445,33 @@ func (s *Server) page(ctx context.Context, u dpe.URI) (protocol.DPEPage, error) 
 			ElementID: el.ID,
 			Category:  string(el.Category),
 			Summary:   el.Summary,
-			Content:   el.Content,
+			Content:   s.servedContent(e.docRef, h.pageCount(), el.Content),
 		})
 	}
 	p.ElementCount = len(p.Elements)
 	return p, nil
+}
+
+// servedContent is an element's content as served: a link to a page of
+// its own document (content key "target_page", a PDF's internal link)
+// has that page's dpe:// URI for url, so that a client follows it like
+// any page link. The cached content is not changed.
+func (s *Server) servedContent(ref string, pages int, c map[string]any) map[string]any {
+	var tp int
+	switch v := c["target_page"].(type) {
+	case int:
+		tp = v
+	case float64:
+		tp = int(v)
+	default:
+		return c
+	}
+	if tp < 0 || tp >= pages {
+		return c // past the pages served: the url stays "#page=N"
+	}
+	out := maps.Clone(c)
+	out["url"] = dpe.Page(s.host, ref, tp).String()
+	return out
 }
 
 // element is the Level 3 read: the element's full content (a table adds
@@ -456,7 +490,7 @@ func (s *Server) element(ctx context.Context, u dpe.URI) (protocol.DPEElementDet
 			"element %q not found in document %q", u.ElementID, u.DocRef).
 			WithDetails(map[string]any{"element_id": u.ElementID})
 	}
-	content := maps.Clone(el.Content)
+	content := maps.Clone(s.servedContent(e.docRef, h.pageCount(), el.Content))
 	maps.Copy(content, el.Detail)
 	var meta map[string]any
 	if len(el.Metadata) > 0 {

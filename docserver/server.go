@@ -179,7 +179,7 @@ func New(root string, opts Options) (*Server, error) {
 	}
 	s.mem.reclaim = s.attachedPDFs.reclaim
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
-	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, open: s.openRegular, maxFileSize: opts.MaxFileSize, log: s.log}
+	s.scan = &scanner{fsys: r.FS(), stat: r.Stat, open: s.openRegular, maxFileSize: opts.MaxFileSize, log: s.log, skipped: newSkipLedger()}
 	files := map[string]fileInfo{}
 	if err := s.scan.walk(s.baseCtx, ".", files, &s.scannedDirs); err != nil {
 		r.Close()

@@ -171,7 +171,7 @@ func (w *watcher) apply(paths map[string]bool) {
 		if p == "." {
 			files = map[string]fileInfo{}
 			var dirs []string
-			if err := s.scan.walk(ctx, ".", files, &dirs); err != nil {
+			if err := s.scan.rewalk(ctx, ".", files, &dirs); err != nil {
 				s.log.Warn("rescan failed", "err", err)
 				return
 			}
@@ -187,11 +187,12 @@ func (w *watcher) apply(paths map[string]bool) {
 		}
 		info, err := s.root.Lstat(p)
 		if err != nil {
+			s.scan.skipped.forgetUnder(p)
 			continue // gone
 		}
 		if info.IsDir() {
 			var dirs []string
-			if err := s.scan.walk(ctx, p, files, &dirs); err != nil {
+			if err := s.scan.rewalk(ctx, p, files, &dirs); err != nil {
 				s.log.Warn("scan of new directory failed", "path", p, "err", err)
 			}
 			for _, d := range dirs {

@@ -2,6 +2,7 @@ package dpe
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -26,12 +27,46 @@ func RenderCatalogMarkdown(c protocol.DPECatalog) string {
 		if d.Unreadable != "" {
 			fmt.Fprintf(&b, " · unreadable: %s", EscapeSpan(d.Unreadable))
 		}
+		if d.Truncated != "" {
+			fmt.Fprintf(&b, " · cut short: %s", EscapeSpan(d.Truncated))
+		}
 		if d.Summary != "" {
 			fmt.Fprintf(&b, "\n  %s", EscapeSpan(d.Summary))
 		}
 	}
 	b.WriteByte('\n')
+	if c.Skipped != nil {
+		fmt.Fprintf(&b, "\n%s\n", EscapeText(SkippedNote(*c.Skipped)))
+	}
 	return b.String()
+}
+
+// SkippedNote says in one line what a server left out of its catalog:
+// "756 files not served: 713 binary, 43 unreadable (e.g. a.png, b.zip)".
+func SkippedNote(s protocol.SkippedFiles) string {
+	reasons := make([]string, 0, len(s.Reasons))
+	for r := range s.Reasons {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if s.Reasons[reasons[i]] != s.Reasons[reasons[j]] {
+			return s.Reasons[reasons[i]] > s.Reasons[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", s.Reasons[r], OneLine(r))
+	}
+	note := plural(s.Count, "file") + " not served: " + strings.Join(parts, ", ")
+	if len(s.Examples) > 0 {
+		ex := make([]string, len(s.Examples))
+		for i, e := range s.Examples {
+			ex[i] = OneLine(e)
+		}
+		note += " (e.g. " + strings.Join(ex, ", ") + ")"
+	}
+	return note
 }
 
 // RenderCatalogText renders a Level 0 catalog to plain text.
@@ -47,10 +82,16 @@ func RenderCatalogText(c protocol.DPECatalog) string {
 		if d.Unreadable != "" {
 			fmt.Fprintf(&b, " · unreadable: %s", OneLine(d.Unreadable))
 		}
+		if d.Truncated != "" {
+			fmt.Fprintf(&b, " · cut short: %s", OneLine(d.Truncated))
+		}
 		b.WriteByte('\n')
 		if d.Summary != "" {
 			fmt.Fprintf(&b, "  %s\n", OneLine(d.Summary))
 		}
+	}
+	if c.Skipped != nil {
+		fmt.Fprintf(&b, "\n%s\n", SkippedNote(*c.Skipped))
 	}
 	return b.String()
 }
@@ -66,6 +107,9 @@ func RenderDocumentMarkdown(d protocol.DPEDocument) string {
 	fmt.Fprintf(&b, "- Type: %s · %s\n", EscapeSpan(d.FileType), plural(d.PageCount, "page"))
 	if d.Unreadable != "" {
 		fmt.Fprintf(&b, "- Unreadable: %s\n", EscapeSpan(d.Unreadable))
+	}
+	if d.Truncated != "" {
+		fmt.Fprintf(&b, "- Cut short: %s\n", EscapeSpan(d.Truncated))
 	}
 	if d.LastModified != "" {
 		fmt.Fprintf(&b, "- Modified: %s\n", EscapeSpan(d.LastModified))
@@ -96,6 +140,9 @@ func RenderDocumentText(d protocol.DPEDocument) string {
 	fmt.Fprintf(&b, "Type: %s, %s\n", d.FileType, plural(d.PageCount, "page"))
 	if d.Unreadable != "" {
 		fmt.Fprintf(&b, "Unreadable: %s\n", OneLine(d.Unreadable))
+	}
+	if d.Truncated != "" {
+		fmt.Fprintf(&b, "Cut short: %s\n", OneLine(d.Truncated))
 	}
 	if d.LastModified != "" {
 		fmt.Fprintf(&b, "Modified: %s\n", d.LastModified)

@@ -217,6 +217,9 @@ type DPEDocumentSummary struct {
 	// Unreadable, when set, says the document cannot be read and why
 	// (encrypted, corrupt, too slow to open); its page_count is 0.
 	Unreadable string `json:"unreadable,omitempty"`
+	// Truncated, when set, says that a bound cut the document short and
+	// how much of it is served (this project's extension).
+	Truncated string `json:"truncated,omitempty"`
 	// Path is the document's path relative to its document server's
 	// root, '/'-separated, so that documents with the same title can be
 	// told apart.
@@ -284,6 +287,10 @@ type DPEDocument struct {
 	PageTotal    *int             `json:"page_total,omitempty"`
 	// Unreadable, when set, says the document cannot be read and why.
 	Unreadable string `json:"unreadable,omitempty"`
+	// Truncated, when set, says that a bound cut the document short and
+	// how much of it is served: "kept the first 100,000 of 200,000 rows"
+	// (this project's extension).
+	Truncated string `json:"truncated,omitempty"`
 	// BookmarkCount, in a depth=pages read, is the number of the
 	// document's own outline entries that point to a page (an extension:
 	// its pages' Bookmarks list them).
@@ -314,7 +321,7 @@ func (d DPEDocument) CatalogEntry(server string) DPEDocumentSummary {
 		DocRef: d.DocRef, URI: d.URI, FileURI: d.FileURI, FileType: d.FileType,
 		Title: d.Title, PageCount: d.PageCount, Keywords: d.Keywords,
 		Summary: d.Summary, Server: server, LastModified: d.LastModified,
-		Unreadable: d.Unreadable,
+		Unreadable: d.Unreadable, Truncated: d.Truncated,
 	}
 }
 
@@ -322,6 +329,18 @@ func (d DPEDocument) CatalogEntry(server string) DPEDocumentSummary {
 type DPECatalog struct {
 	Documents  []DPEDocumentSummary `json:"documents"`
 	TotalCount int                  `json:"total_count"`
+	// Skipped says what files the server left out of its catalog and why
+	// (this project's extension; absent when none were).
+	Skipped *SkippedFiles `json:"skipped,omitempty"`
+}
+
+// SkippedFiles counts the files a document server does not serve: Count
+// in all, Reasons by reason ("binary", "unreadable", ...), and the first
+// few paths in Examples.
+type SkippedFiles struct {
+	Count    int            `json:"count"`
+	Reasons  map[string]int `json:"reasons"`
+	Examples []string       `json:"examples,omitempty"`
 }
 
 // DPEPage is the Level 2 read of a page.

@@ -215,7 +215,7 @@ func TestDPEDocumentMarshalKeepsEveryField(t *testing.T) {
 	in := DPEDocument{DocRef: "d", URI: "u", FileURI: "f", FileType: "pdf", Title: "T",
 		PageCount: 3, Keywords: []string{"k"}, Summary: "s", LastModified: "lm",
 		Pages:      []DPEPageSummary{{PageIndex: 1, Title: "p", ElementCount: 2, URI: "u/pages/1", DocRef: "d", Bookmarks: []DPEBookmark{{Title: "p", Level: 1}}}},
-		PageOffset: intp(1), PageLimit: intp(1), PageTotal: intp(3), Unreadable: "u", BookmarkCount: 1}
+		PageOffset: intp(1), PageLimit: intp(1), PageTotal: intp(3), Unreadable: "u", BookmarkCount: 1, Truncated: "kept 1 of 2 pages"}
 	v := reflect.ValueOf(in)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

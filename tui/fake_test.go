@@ -42,6 +42,20 @@ type fakeBackend struct {
 	// listing marks get_finder answers as given while the computer is
 	// still listing its documents (GetFinderRet.Listing).
 	listing bool
+	// skipped is what ReadCatalog says the server of testHost left out.
+	skipped *protocol.SkippedFiles
+}
+
+// ReadCatalog answers a Level 0 read with what the servers skipped (the
+// call is not logged: no test counts it).
+func (f *fakeBackend) ReadCatalog(ctx context.Context, computer string, u dpe.URI) (*protocol.DPECatalog, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cat := &protocol.DPECatalog{Documents: []protocol.DPEDocumentSummary{}}
+	if u.Host == testHost {
+		cat.Skipped = f.skipped // the other servers skip nothing
+	}
+	return cat, nil
 }
 
 type fakeDoc struct {
@@ -234,6 +248,7 @@ func (f *fakeBackend) ReadDocument(ctx context.Context, computer string, u dpe.U
 	doc := &protocol.DPEDocument{
 		DocRef: s.DocRef, URI: s.URI, FileURI: s.FileURI, FileType: s.FileType, Title: s.Title,
 		PageCount: len(d.pages), Keywords: s.Keywords, Summary: s.Summary, LastModified: s.LastModified,
+		Truncated: s.Truncated,
 	}
 	if u.Query.Depth == dpe.DepthPages {
 		if limit == 0 {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +47,13 @@ computer sends notify:update_finder, and prints once nothing is pending. If
 the catalog is not settled within --timeout, ls prints what it has, says so
 on stderr ("error 408: ...") and exits with status 1.
 
---json prints the GetFinderRet exactly as received instead. On an error the
+A document cut short by a bound (rows, pages, size) has ✂ after its page
+count and a note saying how much is served. Under the table, on stderr, each
+document server says what files it left out of its catalog and why
+("dpe://HOST: 756 files not served: 713 binary, ...").
+
+--json prints the GetFinderRet as received instead, with "skipped" added
+(what each document server left out, by host) when there is any. On an error the
 code and message go to stderr ("error 4201: ..."), with --json the error
 payload also goes to stdout, and the exit status is 1; a usage mistake exits
 with status 2.`,
@@ -71,11 +79,11 @@ with status 2.`,
 				}
 				return reportUnsettled(cmd, unsettled)
 			}
-			ret, unsettled, err := runLs(cmd.Context(), &cf, q)
+			ans, unsettled, err := runLs(cmd.Context(), &cf, q)
 			if err != nil {
 				return report(cmd, err, false)
 			}
-			printCatalog(cmd.OutOrStdout(), cmd.ErrOrStderr(), ret, offset, time.Local, isTerminal(cmd.OutOrStdout()))
+			printCatalog(cmd.OutOrStdout(), cmd.ErrOrStderr(), ans, offset, time.Local, isTerminal(cmd.OutOrStdout()))
 			return reportUnsettled(cmd, unsettled)
 		},
 	}
@@ -90,9 +98,17 @@ with status 2.`,
 	return cmd
 }
 
+// lsAnswer is what ls prints: the catalog page and what the document
+// servers of its documents left out of their catalogs, by host.
+type lsAnswer struct {
+	ret     *protocol.GetFinderRet
+	skipped map[string]*protocol.SkippedFiles
+}
+
 // runLs opens a session and asks for one page of the catalog until it is
 // settled (see settleFinder); unsettled says why the last answer is not.
-func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (ret *protocol.GetFinderRet, unsettled error, err error) {
+// It then asks each document server of the page what it skipped.
+func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (ans lsAnswer, unsettled error, err error) {
 	err = cf.withFinderUpdates(ctx, func(s *session, updates <-chan struct{}) error {
 		var askErr error
 		unsettled, askErr = settleFinder(ctx, cf.timeout, updates, func(ctx context.Context) (int, bool, error) {
@@ -100,12 +116,45 @@ func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (ret *protoc
 			if err != nil {
 				return 0, false, wrapf(err, "get_finder %s", s.computer)
 			}
-			ret = r
+			ans.ret = r
 			return r.Pending, r.Listing, nil
 		})
+		if askErr == nil {
+			ans.skipped = skippedOf(ctx, s, cf.timeout, ans.ret.Documents)
+		}
 		return askErr
 	})
-	return ret, unsettled, err
+	return ans, unsettled, err
+}
+
+// skippedOf asks the document server of each host of docs what files it
+// left out of its catalog (the "skipped" of its Level 0 read, one entry
+// read). A server that does not say, or does not answer within timeout
+// (at most skippedBound for all of them: the catalog is printed
+// whatever they say), is left out of the answer.
+func skippedOf(ctx context.Context, s *session, timeout time.Duration, docs []protocol.DPEDocumentSummary) map[string]*protocol.SkippedFiles {
+	ctx, cancel := context.WithTimeout(ctx, min(timeout, skippedBound))
+	defer cancel()
+	out := map[string]*protocol.SkippedFiles{}
+	seen := map[string]bool{}
+	for _, d := range docs {
+		u, err := dpe.Parse(d.URI)
+		if err != nil || seen[u.Host] {
+			continue
+		}
+		seen[u.Host] = true
+		one := 1
+		ret, err := s.agent.ReadResource(ctx, s.computer, dpe.Catalog(u.Host).WithQuery(dpe.Query{Limit: &one}).String())
+		if err != nil || len(ret.Contents) != 1 {
+			s.log.Debug("no skipped-files answer", "host", u.Host, "err", err)
+			continue
+		}
+		var cat protocol.DPECatalog
+		if json.Unmarshal([]byte(ret.Contents[0].Text), &cat) == nil && cat.Skipped != nil {
+			out[u.Host] = cat.Skipped
+		}
+	}
+	return out
 }
 
 // runLsJSON is runLs returning the GetFinderRet as the Computer sent it.
@@ -125,9 +174,43 @@ func runLsJSON(ctx context.Context, cf *connFlags, q agent.FinderQuery) (raw jso
 			_ = json.Unmarshal(r, &st) // a malformed answer is printed as it came
 			return st.Pending, st.Listing, nil
 		})
+		if askErr == nil {
+			raw = withSkipped(raw, func(docs []protocol.DPEDocumentSummary) map[string]*protocol.SkippedFiles {
+				return skippedOf(ctx, s, cf.timeout, docs)
+			})
+		}
 		return askErr
 	})
 	return raw, unsettled, err
+}
+
+// skippedBound bounds the reads of skippedOf.
+const skippedBound = 5 * time.Second
+
+// withSkipped adds to a GetFinderRet as received the "skipped" key: what
+// the document servers of its documents left out of their catalogs, by
+// host (see skippedOf). An answer that is not a JSON object, or with
+// nothing skipped, is returned as it came.
+func withSkipped(raw json.RawMessage, ask func([]protocol.DPEDocumentSummary) map[string]*protocol.SkippedFiles) json.RawMessage {
+	var obj map[string]json.RawMessage
+	var ret protocol.GetFinderRet
+	if json.Unmarshal(raw, &obj) != nil || json.Unmarshal(raw, &ret) != nil {
+		return raw
+	}
+	skipped := ask(ret.Documents)
+	if len(skipped) == 0 {
+		return raw
+	}
+	b, err := json.Marshal(skipped)
+	if err != nil {
+		return raw
+	}
+	obj["skipped"] = b
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // withFinderUpdates is cf.with with a channel that receives a value
@@ -240,7 +323,9 @@ func cleanList(in []string) []string {
 // untrusted: it is stripped of control sequences and kept on one line.
 // On a terminal (fit) long titles and paths are cut to keep the table
 // readable; into a pipe or a file they are written whole.
-func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int, loc *time.Location, fit bool) {
+func printCatalog(out, errOut io.Writer, ans lsAnswer, offset int, loc *time.Location, fit bool) {
+	ret := ans.ret
+	defer printSkipped(errOut, ans.skipped)
 	if len(ret.Documents) == 0 {
 		if ret.TotalCount > 0 {
 			fmt.Fprintf(errOut, "no documents at offset %d (%d in all)\n", offset, ret.TotalCount)
@@ -275,6 +360,13 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 			notes = append(notes, "✗ "+name+": "+clean(d.Unreadable))
 		case d.Pending:
 			pages = "…" // listed, still being read
+		case d.Truncated != "":
+			pages += "✂" // cut short: the note says how much is served
+			name := path
+			if d.Path == "" {
+				name = clean(d.Title)
+			}
+			notes = append(notes, "✂ "+name+": cut short, "+clean(d.Truncated))
 		}
 		rows = append(rows, []string{
 			title(d.Title),
@@ -291,6 +383,14 @@ func printCatalog(out, errOut io.Writer, ret *protocol.GetFinderRet, offset int,
 		fmt.Fprintf(out, "\n%s\n", strings.Join(notes, "\n"))
 	}
 	fmt.Fprintf(errOut, "%d–%d of %d\n", offset+1, offset+len(ret.Documents), ret.TotalCount)
+}
+
+// printSkipped writes, one line per document server, what it left out
+// of its catalog ("dpe://host: 756 files not served: 713 binary, ...").
+func printSkipped(errOut io.Writer, skipped map[string]*protocol.SkippedFiles) {
+	for _, host := range slices.Sorted(maps.Keys(skipped)) {
+		fmt.Fprintf(errOut, "dpe://%s: %s\n", clean(host), clean(dpe.SkippedNote(*skipped[host])))
+	}
 }
 
 // clean makes untrusted text safe and single-line for a table cell, with

@@ -37,7 +37,7 @@ func TestPrintCatalog(t *testing.T) {
 	ret.Documents[2].Path = "docs/main.go"
 	ret.Documents[2].Pending, ret.Documents[2].PageCount = true, 0
 	var out, errOut bytes.Buffer
-	printCatalog(&out, &errOut, ret, 10, time.UTC, true)
+	printCatalog(&out, &errOut, lsAnswer{ret: ret}, 10, time.UTC, true)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 5 {
 		t.Fatalf("%d lines:\n%s", len(lines), out.String())
@@ -78,7 +78,7 @@ func TestPrintCatalog(t *testing.T) {
 func BenchmarkPrintCatalog(b *testing.B) {
 	ret := catalogOf(1000)
 	for b.Loop() {
-		printCatalog(io.Discard, io.Discard, ret, 0, time.UTC, true)
+		printCatalog(io.Discard, io.Discard, lsAnswer{ret: ret}, 0, time.UTC, true)
 	}
 }
 
@@ -94,7 +94,7 @@ func TestPrintCatalogMarksUnreadable(t *testing.T) {
 	ret.Documents[2].PageCount = 0
 	ret.Documents[2].Unreadable = "permission denied: the document server's user cannot open this\x1b[31m folder"
 	var out, errOut bytes.Buffer
-	printCatalog(&out, &errOut, ret, 0, time.UTC, true)
+	printCatalog(&out, &errOut, lsAnswer{ret: ret}, 0, time.UTC, true)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 7 {
 		t.Fatalf("want the table, a blank line and two notes; got %d lines:\n%s", len(lines), out.String())
@@ -135,13 +135,31 @@ func TestPrintCatalogWholeWhenNotATerminal(t *testing.T) {
 	ret.Documents[0].Path = long
 	ret.Documents[1].Title = strings.Repeat("Title ", 20)
 	var out bytes.Buffer
-	printCatalog(&out, io.Discard, ret, 0, time.UTC, false)
+	printCatalog(&out, io.Discard, lsAnswer{ret: ret}, 0, time.UTC, false)
 	if !strings.Contains(out.String(), " "+long+" ") || !strings.Contains(out.String(), strings.TrimSpace(ret.Documents[1].Title)) || strings.Contains(out.String(), "…") {
 		t.Errorf("a path or title was cut for a pipe:\n%s", out.String())
 	}
 	out.Reset()
-	printCatalog(&out, io.Discard, ret, 0, time.UTC, true)
+	printCatalog(&out, io.Discard, lsAnswer{ret: ret}, 0, time.UTC, true)
 	if strings.Contains(out.String(), long) || !strings.Contains(out.String(), "…") {
 		t.Errorf("on a terminal the long path is not cut:\n%s", out.String())
+	}
+}
+
+// A document cut short has ✂ after its page count and a note with how
+// much is served; what each document server skipped is one line on
+// stderr (issue 35.4: the cut and the skipped files were silent).
+func TestPrintCatalogSaysWhatWasCut(t *testing.T) {
+	ret := catalogOf(2)
+	ret.Documents[1].Path, ret.Documents[1].PageCount = "big.csv", 500
+	ret.Documents[1].Truncated = "kept the first 100,000 of 200,000 rows"
+	skipped := map[string]*protocol.SkippedFiles{"h": {Count: 3, Reasons: map[string]int{"binary": 2, "unreadable": 1}, Examples: []string{"a.png"}}}
+	var out, errOut bytes.Buffer
+	printCatalog(&out, &errOut, lsAnswer{ret: ret, skipped: skipped}, 0, time.UTC, false)
+	if !strings.Contains(out.String(), " 500✂ ") || !strings.Contains(out.String(), "\n✂ big.csv: cut short, kept the first 100,000 of 200,000 rows\n") {
+		t.Errorf("the cut is not shown:\n%s", out.String())
+	}
+	if want := "dpe://h: 3 files not served: 2 binary, 1 unreadable (e.g. a.png)\n"; !strings.HasSuffix(errOut.String(), want) {
+		t.Errorf("stderr %q, want it to end with %q", errOut.String(), want)
 	}
 }

@@ -223,8 +223,10 @@ type Document struct {
 	Keywords []string
 	Pages    []Page
 	// Truncated reports that a bound (rows, pages, elements) cut the
-	// document short.
+	// document short; Cut says so in words, with how much was kept
+	// ("kept the first 100,000 of 200,000 rows").
 	Truncated bool
+	Cut       string
 }
 
 // Meta is what a peek finds: enough to list a document.
@@ -270,6 +272,9 @@ func Peek(ctx context.Context, name string, r io.ReaderAt, size int64, opts Opti
 func (ps *Parser) Parse(ctx context.Context, src Source) (doc *Document, err error) {
 	opts := ps.opts
 	kind, lang := KindOfContent(src.Name, src.Data)
+	if err := CheckText(kind, src.Data); err != nil {
+		return nil, err // says what it is, in words, for the reader
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, fmt.Errorf("parse %s: panic: %v\n%s", kind, r, debug.Stack())
@@ -304,8 +309,43 @@ func (ps *Parser) Parse(ctx context.Context, src Source) (doc *Document, err err
 		return nil, fmt.Errorf("parse %s: %w", kind, err)
 	}
 	doc.Truncated = doc.Truncated || p.overBudget
+	doc.Cut = cutNote(doc, p)
 	finish(doc, src.Name)
 	return doc, nil
+}
+
+// cutNote says what cut doc short, in words, with how much was kept;
+// empty for a whole document. A parser's own note (p.noteCut) is the
+// most precise; otherwise the bound is named from what was reached.
+func cutNote(doc *Document, p *parser) string {
+	switch {
+	case !doc.Truncated:
+		return ""
+	case doc.Cut != "":
+		return doc.Cut
+	case p.note != "":
+		return p.note
+	case p.overBudget:
+		return fmt.Sprintf("cut short at the output bound (%d MiB of content): kept %s", p.opts.MaxOutputBytes>>20, pagesKept(len(doc.Pages)))
+	case len(doc.Pages) >= p.opts.MaxPages:
+		return fmt.Sprintf("cut short at the bound of %d pages: kept the first %d", p.opts.MaxPages, len(doc.Pages))
+	}
+	return fmt.Sprintf("cut short by a bound (rows, elements or size): kept %s", pagesKept(len(doc.Pages)))
+}
+
+// pagesKept is "1 page" or "N pages".
+func pagesKept(n int) string {
+	if n == 1 {
+		return "1 page"
+	}
+	return strconv.Itoa(n) + " pages"
+}
+
+// noteCut records what a bound cut, in words; the first note stays.
+func (p *parser) noteCut(format string, args ...any) {
+	if p.note == "" {
+		p.note = fmt.Sprintf(format, args...)
+	}
 }
 
 // Peek reads just enough of a file to list it: the title and summary. r
@@ -342,6 +382,9 @@ func (ps *Parser) Peek(ctx context.Context, name string, r io.ReaderAt, size int
 		buf, err := prefix()
 		if err != nil {
 			return Meta{}, fmt.Errorf("peek %s: %w", kind, err)
+		}
+		if err := CheckText(kind, buf); err != nil {
+			return Meta{}, err
 		}
 		switch kind {
 		case KindMarkdown:
@@ -389,6 +432,8 @@ type parser struct {
 	// overBudget tells that an element was refused for it.
 	out        int64
 	overBudget bool
+	// note says what cut the document short (noteCut).
+	note string
 }
 
 // elementCost is the estimated memory of an element beside its text: the

@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -46,6 +47,7 @@ const profileSamples = 12
 // that says so, rather than words the file does not hold).
 type pageLines struct {
 	lines      []pdfLine
+	links      []pdfLink // in reading order, pieces joined (mergeLinks)
 	unreadable bool
 }
 
@@ -58,6 +60,8 @@ type PDFInfo struct {
 	// Truncated tells that the file has more.
 	Pages     int
 	Truncated bool
+	// Cut says so in words (Document.Cut).
+	Cut string
 	// Outline is the document's bookmarks, in order.
 	Outline []OutlineEntry
 }
@@ -213,6 +217,7 @@ func (f *PDF) open(ctx context.Context, samples int) error {
 		return err
 	}
 	if n > f.opts.MaxPages {
+		f.info.Cut = fmt.Sprintf("kept the first %s of %s pages", thousands(f.opts.MaxPages), thousands(n))
 		n, f.info.Truncated = f.opts.MaxPages, true
 	}
 	f.info.Pages = n
@@ -296,7 +301,7 @@ func (f *PDF) readLines(ctx context.Context, i int) (pageLines, error) {
 	}
 	defer f.settle()
 	f.read++
-	runs, err := f.doc.pageRuns(ctx, i)
+	runs, links, err := f.doc.pageRuns(ctx, i)
 	if err != nil {
 		if ctx.Err() != nil {
 			f.Detach()
@@ -307,7 +312,8 @@ func (f *PDF) readLines(ctx context.Context, i int) (pageLines, error) {
 		}
 		return pageLines{unreadable: true}, nil
 	}
-	return pageLines{lines: pdfPageLines(runs)}, nil
+	lines := pdfPageLines(runs)
+	return pageLines{lines: lines, links: labelLinks(lines, mergeLinks(links))}, nil
 }
 
 // nextLines returns the lines of page i: the sampled ones, else read.
@@ -351,6 +357,8 @@ func (f *PDF) layout(i int, pl pageLines, p *parser) Page {
 			pg.Title = e.Content["text"].(string)
 		}
 	}
+	links := pl.links[:min(len(pl.links), max(f.opts.MaxElements-len(pg.Elements), 0))]
+	pg.Elements = placeLinks(pg.Elements, links)
 	if t := f.info.outlineTitle(i); t != "" {
 		pg.Title = t
 	}
@@ -367,7 +375,7 @@ func parsePDF(p *parser, src []byte) (*Document, error) {
 	if err := f.open(p.ctx, profileSamples); err != nil {
 		return nil, err
 	}
-	doc := &Document{Title: f.info.Title, Summary: f.info.Summary, Keywords: f.info.Keywords, Truncated: f.info.Truncated}
+	doc := &Document{Title: f.info.Title, Summary: f.info.Summary, Keywords: f.info.Keywords, Truncated: f.info.Truncated, Cut: f.info.Cut}
 	for i := range f.info.Pages {
 		if err := p.cancelled(); err != nil {
 			return nil, err

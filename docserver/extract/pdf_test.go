@@ -214,10 +214,14 @@ func alnum(s string) string {
 }
 
 // elementLines are the lines a page shows: every line of its text,
-// heading and code elements and every list item.
+// heading and code elements and every list item (an element shown
+// within another, a link of a paragraph, is not shown again).
 func elementLines(p Page) []string {
 	var out []string
 	for _, e := range p.Elements {
+		if _, ok := e.Content["within"]; ok {
+			continue
+		}
 		for _, k := range []string{"text", "code"} {
 			if s, ok := e.Content[k].(string); ok {
 				out = append(out, strings.Split(s, "\n")...)

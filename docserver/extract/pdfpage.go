@@ -97,37 +97,49 @@ type pdfObject struct {
 	haveShift     bool
 }
 
-// pageRuns reads page i as runs of text.
-func (d *pdfDoc) pageRuns(ctx context.Context, i int) ([]pdfRun, error) {
+// pageRuns reads page i as runs of text, and its links (read before
+// the annotations are flattened, with the text under each).
+func (d *pdfDoc) pageRuns(ctx context.Context, i int) ([]pdfRun, []pdfLink, error) {
 	e := d.e
 	page, err := e.call(ctx, "FPDF_LoadPage", d.doc, uint64(i))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if page == 0 {
-		return nil, fmt.Errorf("page %d cannot be loaded", i+1)
+		return nil, nil, fmt.Errorf("page %d cannot be loaded", i+1)
+	}
+	links, err := d.pageLinks(ctx, page)
+	if err != nil && (e.broken || ctx.Err() != nil) {
+		return nil, nil, err
 	}
 	if page, err = d.flattenAnnotations(ctx, i, page); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer e.call(ctx, "FPDF_ClosePage", page)
 	bounds, err := d.pageBounds(ctx, page)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tp, err := e.call(ctx, "FPDFText_LoadPage", page)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tp == 0 {
-		return nil, fmt.Errorf("the text of page %d cannot be read", i+1)
+		return nil, nil, fmt.Errorf("the text of page %d cannot be read", i+1)
 	}
 	defer e.call(ctx, "FPDFText_ClosePage", tp)
+	if err := d.linkTexts(ctx, tp, links); err != nil {
+		if e.broken || ctx.Err() != nil {
+			return nil, nil, err
+		}
+		links = nil // the text stays readable without its links
+	}
 	pr := &pageReader{d: d, e: e, tp: tp, fonts: map[int64]pdfObject{}, bounds: bounds}
 	if err := pr.readText(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return pr.runs(ctx)
+	runs, err := pr.runs(ctx)
+	return runs, links, err
 }
 
 // PDF annotation subtypes (FPDFAnnot_GetSubtype) whose appearance is not

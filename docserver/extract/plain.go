@@ -287,6 +287,9 @@ func readRecords(p *parser, src []byte, comma rune, tolerateTail bool) ([][]stri
 			return nil, false, fmt.Errorf("read records: %w", err)
 		}
 		if len(out) > p.opts.MaxRows {
+			if !tolerateTail {
+				p.noteCut("kept the first %s of %s rows", thousands(len(out)-1), thousands(len(out)+countRecords(r)))
+			}
 			return out, true, nil
 		}
 		if len(out)%1024 == 0 {
@@ -359,4 +362,25 @@ func peekDelimited(p *parser, prefix []byte, comma rune) Meta {
 		return Meta{}
 	}
 	return Meta{Summary: tableSummary(comma, recs[0])}
+}
+
+// countRecords counts the records r has left (the current one read
+// already); a broken record ends the count.
+func countRecords(r *csv.Reader) int {
+	n := 0
+	for {
+		if _, err := r.Read(); err != nil {
+			return n
+		}
+		n++
+	}
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"testing"
 	"unicode/utf16"
@@ -42,8 +44,11 @@ func TestKindOfContent(t *testing.T) {
 		{"GPL-3", gpl, KindText},
 		{"licenses/Apache-2.0", apache, KindText},
 		{"LGPL-2.1", apache, KindText},
-		{"INSTALL.unix", apache, KindUnknown}, // an unknown extension is not sniffed
-		{"README", apache, KindText},          // by name already
+		{"INSTALL.unix", apache, KindText}, // an unknown extension is sniffed
+		{"go.mod", []byte("module example.com/m\n\ngo 1.24\n"), KindText},
+		{"asm_amd64.s", []byte("TEXT ·Add(SB),NOSPLIT,$0-24\n\tRET\n"), KindText},
+		{"gcc.syso", []byte("module m\n"), KindUnknown}, // a binary format's extension is not
+		{"README", apache, KindText},                    // by name already
 		{"tool", bin[:min(len(bin), SniffBytes)], KindUnknown},
 		{"notes", utf16le, KindUnknown},
 		{"latin1", []byte("Caf\xe9 cr\xe8me, na\xefve: a Latin-1 text.\n"), KindUnknown},
@@ -78,5 +83,42 @@ func TestParseSniffedLicence(t *testing.T) {
 	}
 	if _, err := Parse(t.Context(), Source{Name: "tool", Data: []byte("\x7fELF\x02\x01\x01\x00\x00\x00")}, Options{}); err == nil {
 		t.Error("a binary without an extension parsed")
+	}
+}
+
+// A file whose name says text but whose bytes are binary (a PNG named
+// notes.txt, an executable named main.go) is refused with ErrBinary by
+// both Parse and Peek, instead of being served as text with a garbage
+// title; a text with stray control bytes (a log with a bell) and a
+// Latin-1 text are still served.
+func TestBinaryContentUnderATextNameIsRefused(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\x06\x00\x00\x00")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		binary bool
+	}{
+		{"notes.txt", png, true},
+		{"main.go", bin[:64<<10], true},
+		{"data.csv", append([]byte("a,b\n1,2\n"), 0, 0, 0, 1), true},
+		{"README.md", []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), true},
+		{"bell.log", []byte("a bell\a rang, and a \x1b[31mcolour\x1b[0m\n"), false},
+		{"latin1.txt", []byte("Caf\xe9 cr\xe8me, na\xefve.\n"), false},
+	} {
+		_, perr := Parse(t.Context(), Source{Name: c.name, Data: c.data}, Options{})
+		_, kerr := Peek(t.Context(), c.name, bytes.NewReader(c.data), int64(len(c.data)), Options{})
+		for what, err := range map[string]error{"Parse": perr, "Peek": kerr} {
+			if got := errors.Is(err, ErrBinary); got != c.binary {
+				t.Errorf("%s(%s): %v, want binary %v", what, c.name, err, c.binary)
+			}
+		}
 	}
 }

@@ -139,6 +139,7 @@ func readRows(p *parser, f *excelize.File, name string) (rows [][]string, cut bo
 	defer it.Close()
 	for it.Next() {
 		if len(rows) > p.opts.MaxRows || p.overBudget {
+			p.noteCut("sheet %q: kept the first %s rows", clean(name), thousands(len(rows)))
 			return rows, true, nil
 		}
 		if len(rows)%1024 == 0 {

@@ -75,10 +75,20 @@ func sanitizeMap(m map[string]any) map[string]any {
 	return sanitizeValue(m).(map[string]any)
 }
 
+// SanitizeSkipped sanitizes a document server's account of the files it
+// skipped (a copy: reasons and examples).
+func SanitizeSkipped(s *protocol.SkippedFiles) *protocol.SkippedFiles {
+	out := &protocol.SkippedFiles{Count: s.Count, Reasons: map[string]int{}, Examples: SanitizeStrings(s.Examples)}
+	for r, n := range s.Reasons {
+		out.Reasons[Sanitize(r)] += n
+	}
+	return out
+}
+
 // SanitizeSummary sanitizes every text field of a catalog entry.
 func SanitizeSummary(d protocol.DPEDocumentSummary) protocol.DPEDocumentSummary {
 	d.DocRef, d.URI, d.FileURI, d.Path = Sanitize(d.DocRef), Sanitize(d.URI), Sanitize(d.FileURI), Sanitize(d.Path)
-	d.Unreadable = Sanitize(d.Unreadable)
+	d.Unreadable, d.Truncated = Sanitize(d.Unreadable), Sanitize(d.Truncated)
 	d.FileType, d.Title, d.Summary = Sanitize(d.FileType), Sanitize(d.Title), Sanitize(d.Summary)
 	d.Server, d.LastModified = Sanitize(d.Server), Sanitize(d.LastModified)
 	d.Keywords = SanitizeStrings(d.Keywords)

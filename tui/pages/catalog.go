@@ -37,6 +37,7 @@ type catalogScreen struct {
 
 	query   protocol.FinderQuery // keywords, type and sort (offsets per chunk)
 	list    catalogList
+	skipped catalogSkipped // what the document servers left out
 	preview catalogPreview
 	reload  *catalogReload
 	err     string
@@ -212,6 +213,10 @@ func (s *catalogScreen) Update(msg tea.Msg) tea.Cmd {
 		}
 	case previewTickMsg, previewMsg:
 		return s.preview.update(msg, s.list.selected)
+	case skippedMsg:
+		if msg.owner == s {
+			s.skipped.put(msg)
+		}
 	case typeCountsMsg:
 		if msg.owner == s {
 			return s.openTypePickerCmd(msg.counts, msg.err)
@@ -269,10 +274,11 @@ func (s *catalogScreen) onFinder(msg finderMsg) tea.Cmd {
 	s.list.put(msg.chunk, ret)
 	s.list.nav.SetHeight(s.rowsHeight())
 	s.c.Refreshed = s.c.Now()
-	cmd := tea.Batch(s.followSelection(), s.ensureCmd())
+	cmd := tea.Batch(s.followSelection(), s.ensureCmd(), s.skippedCmd(ret.Documents))
 	if !s.list.docs.waiting() && s.reload != nil {
 		s.finishReload()
-		if s.live.Done() { // a burst of notifications: one more reload at the end
+		s.skipped.asked = nil // the next answers ask again: files may have come or gone
+		if s.live.Done() {    // a burst of notifications: one more reload at the end
 			cmd = tea.Batch(cmd, s.notifiedCmd())
 		}
 	}
@@ -551,6 +557,9 @@ func (s *catalogScreen) View() string {
 		title += st.Muted.Render(" · " + common.RangeLabel(from, to, s.list.total))
 		if s.list.listing {
 			title += st.Muted.Render(" so far · listing…")
+		}
+		if note := s.skipped.note(); note != "" {
+			title += st.Warning.Render(" · " + note)
 		}
 	case s.list.docs.waiting():
 		title += st.Muted.Render(" · loading…")

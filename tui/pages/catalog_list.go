@@ -242,7 +242,7 @@ func (l *catalogList) row(d protocol.DPEDocumentSummary, w int, path string, dat
 
 // fingerprint is what makes a catalog entry "changed".
 func fingerprint(d protocol.DPEDocumentSummary) string {
-	return d.LastModified + "\x00" + d.Title + "\x00" + common.Itoa(d.PageCount) + "\x00" + d.Summary + "\x00" + d.Path + "\x00" + d.Unreadable + "\x00" + pendingMark(d.Pending)
+	return d.LastModified + "\x00" + d.Title + "\x00" + common.Itoa(d.PageCount) + "\x00" + d.Summary + "\x00" + d.Path + "\x00" + d.Unreadable + "\x00" + d.Truncated + "\x00" + pendingMark(d.Pending)
 }
 
 // typesIn returns the lower-case file types of the loaded rows.

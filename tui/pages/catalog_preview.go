@@ -176,6 +176,9 @@ func (p *catalogPreview) draw(d protocol.DPEDocumentSummary, ok bool, w, h int) 
 		if d.Unreadable != "" {
 			lines = append(lines, common.WrapStyledLines(st.Error, "✗ cannot be read: "+common.OneLine(d.Unreadable), inner, 3)...)
 		}
+		if d.Truncated != "" {
+			lines = append(lines, common.WrapStyledLines(st.Warning, "✂ cut short: "+common.OneLine(d.Truncated), inner, 2)...)
+		}
 		if len(d.Keywords) > 0 {
 			lines = append(lines, common.KeywordLines(st.Keyword, d.Keywords, inner, 2)...)
 		}

@@ -95,6 +95,9 @@ func (s *documentScreen) headerLines() []string {
 	if s.sum.Unreadable != "" {
 		lines = append(lines, st.Error.Render(common.Cell("✗ cannot be read: "+common.OneLine(s.sum.Unreadable), w)))
 	}
+	if cut := s.info().cut; cut != "" {
+		lines = append(lines, st.Warning.Render(common.Cell("✂ cut short: "+common.OneLine(cut), w)))
+	}
 	if s.live.Gone() {
 		lines = append(lines, st.Error.Render("✗ computer left the office"))
 	}
@@ -230,9 +233,12 @@ func (s *documentScreen) Update(msg tea.Msg) tea.Cmd {
 
 // info describes the document for its pages.
 func (s *documentScreen) info() docInfo {
-	d := docInfo{uri: s.u, title: s.docTitle(), path: s.sum.Path, fileURI: s.sum.FileURI, pages: s.total}
+	d := docInfo{uri: s.u, title: s.docTitle(), path: s.sum.Path, fileURI: s.sum.FileURI, pages: s.total, cut: s.sum.Truncated}
 	if s.doc != nil && s.doc.FileURI != "" {
 		d.fileURI = s.doc.FileURI
+	}
+	if s.doc != nil && s.doc.Truncated != "" {
+		d.cut = common.Sanitize(s.doc.Truncated)
 	}
 	return d
 }

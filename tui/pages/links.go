@@ -29,7 +29,8 @@ type docInfo struct {
 	title   string
 	path    string // relative to its document server's folder, '/'-separated ("" unknown)
 	fileURI string
-	pages   int // 0 when unknown
+	pages   int    // 0 when unknown
+	cut     string // what cut the document short, with how much is served ("" for a whole one)
 }
 
 // docInfoOf describes a catalog entry.
@@ -38,7 +39,7 @@ func docInfoOf(d protocol.DPEDocumentSummary) (docInfo, error) {
 	if err != nil {
 		return docInfo{}, err
 	}
-	return docInfo{uri: u.DocumentURI(), title: d.Title, path: d.Path, fileURI: d.FileURI, pages: d.PageCount}, nil
+	return docInfo{uri: u.DocumentURI(), title: d.Title, path: d.Path, fileURI: d.FileURI, pages: d.PageCount, cut: d.Truncated}, nil
 }
 
 // pageLink is a link found on a page.
@@ -228,7 +229,7 @@ func resolveLink(ctx context.Context, c *common.Common, b common.Backend, comp s
 		if err != nil {
 			return common.FollowedMsg{}, err
 		}
-		info := docInfo{uri: u.DocumentURI(), title: common.OneLine(doc.Title), fileURI: doc.FileURI, pages: doc.PageCount}
+		info := docInfo{uri: u.DocumentURI(), title: common.OneLine(doc.Title), fileURI: doc.FileURI, pages: doc.PageCount, cut: common.Sanitize(doc.Truncated)}
 		switch u.Level() {
 		case dpe.LevelDocument:
 			sum := common.SanitizeSummary(doc.CatalogEntry(""))

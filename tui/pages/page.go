@@ -603,7 +603,12 @@ func (s *pageScreen) View() string {
 	} else if s.v.Rendering() {
 		info += " · rendering…"
 	}
-	lines := []string{title + st.Muted.Render(info)}
+	head := title + st.Muted.Render(info)
+	if s.doc.cut != "" && s.doc.pages > 0 && s.index == s.doc.pages-1 {
+		// The last page served: say that the file goes on.
+		head = common.Fit(head+st.Warning.Render(" · ✂ cut short: "+common.OneLine(s.doc.cut)), s.w)
+	}
+	lines := []string{head}
 	if s.live.Gone() {
 		lines = append(lines, st.Error.Render("✗ computer left the office"))
 	} else if s.err != "" {

@@ -26,7 +26,7 @@ import (
 )
 
 // SearchTool is the name of the tool that searches the documents' text.
-const SearchTool = "dpe_search"
+const SearchTool = protocol.DPESearchTool
 
 // Bounds of dpe_search.
 const (
@@ -43,23 +43,8 @@ const (
 // the ranked ones.
 type SearchMatch = protocol.SearchMatch
 
-// SearchResult is one step of a search.
-type SearchResult struct {
-	Matches []SearchMatch `json:"matches"`
-	// NextCursor continues the search ("" when it is complete).
-	NextCursor string `json:"next_cursor,omitempty"`
-	// Scanned counts the documents searched so far (this step and the
-	// ones before; the index searches all it holds at once), Total the
-	// documents of the search.
-	Scanned    int `json:"scanned"`
-	Total      int `json:"total"`
-	Unreadable int `json:"unreadable"`
-	// Indexed counts the documents the index answered for; the others
-	// are scanned (not indexed yet, or changed since).
-	Indexed int `json:"indexed"`
-	// Index is the state of the full-text index.
-	Index IndexStatus `json:"index"`
-}
+// SearchResult is one step of a search: dpe_search's result.
+type SearchResult = protocol.DPESearchResult
 
 // SearchParams are the arguments of dpe_search.
 type SearchParams struct {
@@ -85,35 +70,53 @@ func (s *Server) addSearchTool(m *server.MCPServer) {
 			"whole words, any case; \"a phrase\" in quotes; pre* for words starting with pre. literal: true finds a literal string in every line instead, unranked, in path order (text files first, then PDF and office files). "+
 			"Returns {matches: [{doc_ref, uri (the page), title, path, page_index, element_id, line, start, end, highlights, score}], next_cursor, scanned, total, indexed, index}; "+
 			"call again with next_cursor to continue until it is absent. Pages the index does not hold yet are scanned and come after the ranked ones with score 0; index tells how far the index is built."),
-		mcp.WithString("query", mcp.Required(), mcp.Description("Words to find (see above), or the literal text with literal: true")),
-		mcp.WithBoolean("literal", mcp.Description("Find the query as a literal string, scanning every document (default false)")),
-		mcp.WithBoolean("caseSensitive", mcp.Description("Literal search that matches case (default false)")),
-		mcp.WithString("fileType", mcp.Description("Only documents of this file type, e.g. 'md' or 'pdf'")),
-		mcp.WithString("cursor", mcp.Description("next_cursor of the previous step")),
-		mcp.WithNumber("maxMatches", mcp.Description("Matches of this step (default 50, at most 500)")),
-		mcp.WithNumber("maxDocuments", mcp.Description("Documents scanned in this step (default 200, at most 2000)")),
-		mcp.WithNumber("budgetMs", mcp.Description("Time the step may take, in milliseconds (default 2000, at most 10000)")),
+		mcp.WithString(protocol.DPESearchArgQuery, mcp.Required(), mcp.Description("Words to find (see above), or the literal text with literal: true")),
+		mcp.WithBoolean(protocol.DPESearchArgLiteral, mcp.Description("Find the query as a literal string, scanning every document (default false)")),
+		mcp.WithBoolean(protocol.DPESearchArgCaseSensitive, mcp.Description("Literal search that matches case (default false)")),
+		mcp.WithString(protocol.DPESearchArgFileType, mcp.Description("Only documents of this file type, e.g. 'md' or 'pdf'")),
+		mcp.WithString(protocol.DPESearchArgCursor, mcp.Description("next_cursor of the previous step")),
+		mcp.WithNumber(protocol.DPESearchArgMaxMatches, mcp.Description("Matches of this step (default 50, at most 500)")),
+		mcp.WithNumber(protocol.DPESearchArgMaxDocuments, mcp.Description("Documents scanned in this step (default 200, at most 2000)")),
+		mcp.WithNumber(protocol.DPESearchArgBudgetMs, mcp.Description("Time the step may take, in milliseconds (default 2000, at most 10000)")),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithIdempotentHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(false),
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		q, err := req.RequireString("query")
+		args, err := searchArgs(req)
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
 		}
-		res, err := s.Search(ctx, SearchParams{
-			Query:         q,
-			Literal:       req.GetBool("literal", false),
-			CaseSensitive: req.GetBool("caseSensitive", false),
-			FileType:      req.GetString("fileType", ""),
-			Cursor:        req.GetString("cursor", ""),
-			MaxMatches:    req.GetInt("maxMatches", 0),
-			MaxDocuments:  req.GetInt("maxDocuments", 0),
-			Budget:        time.Duration(req.GetInt("budgetMs", 0)) * time.Millisecond,
-		})
+		res, err := s.Search(ctx, searchParamsOf(args))
 		return toolResult(res, err)
 	})
+}
+
+// searchArgs reads dpe_search's arguments (a missing query is an error;
+// the others default to their zero values).
+func searchArgs(req mcp.CallToolRequest) (protocol.DPESearchArgs, error) {
+	q, err := req.RequireString(protocol.DPESearchArgQuery)
+	if err != nil {
+		return protocol.DPESearchArgs{}, err
+	}
+	return protocol.DPESearchArgs{
+		Query:         q,
+		Literal:       req.GetBool(protocol.DPESearchArgLiteral, false),
+		CaseSensitive: req.GetBool(protocol.DPESearchArgCaseSensitive, false),
+		FileType:      req.GetString(protocol.DPESearchArgFileType, ""),
+		Cursor:        req.GetString(protocol.DPESearchArgCursor, ""),
+		MaxMatches:    req.GetInt(protocol.DPESearchArgMaxMatches, 0),
+		MaxDocuments:  req.GetInt(protocol.DPESearchArgMaxDocuments, 0),
+		BudgetMs:      req.GetInt(protocol.DPESearchArgBudgetMs, 0),
+	}, nil
+}
+
+// searchParamsOf returns the SearchParams of dpe_search's arguments.
+func searchParamsOf(a protocol.DPESearchArgs) SearchParams {
+	return SearchParams{
+		Query: a.Query, Literal: a.Literal, CaseSensitive: a.CaseSensitive, FileType: a.FileType, Cursor: a.Cursor,
+		MaxMatches: a.MaxMatches, MaxDocuments: a.MaxDocuments, Budget: time.Duration(a.BudgetMs) * time.Millisecond,
+	}
 }
 
 // errBadCursor is the error of a cursor this server did not make.

@@ -326,10 +326,8 @@ func merge(streams []*stream, want int, out *[]protocol.SearchMatch) {
 
 // searchStep calls dpe_search on one server.
 func (c *Computer) searchStep(ctx context.Context, conn *mcpclient.Conn, q protocol.SearchQuery, cursor string, maxMatches, maxDocs int, budget time.Duration) (protocol.DPESearchResult, error) {
-	args := protocol.DPESearchArgs{
-		Query: q.Query, Literal: q.Literal, CaseSensitive: q.CaseSensitive, FileType: q.FileType, Cursor: cursor,
-		MaxMatches: min(maxMatches, protocol.SearchMaxMatches), MaxDocuments: maxDocs, BudgetMs: max(int(budget/time.Millisecond), 1),
-	}.Arguments()
+	q.Cursor, q.MaxMatches, q.MaxDocuments = cursor, min(maxMatches, protocol.SearchMaxMatches), maxDocs
+	args := protocol.DPESearchArgs{SearchQuery: q, BudgetMs: max(int(budget/time.Millisecond), 1)}.Arguments()
 	res, err := conn.CallTool(ctx, searchTool, args)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -46,21 +46,10 @@ type SearchMatch = protocol.SearchMatch
 // SearchResult is one step of a search: dpe_search's result.
 type SearchResult = protocol.DPESearchResult
 
-// SearchParams are the arguments of dpe_search.
-type SearchParams struct {
-	Query string
-	// Literal finds the query as a literal string in the text's lines
-	// (case-insensitive unless CaseSensitive, which implies Literal),
-	// scanning every document (text formats first, then the others, each
-	// in path order), unranked.
-	Literal       bool
-	CaseSensitive bool
-	FileType      string
-	Cursor        string
-	MaxMatches    int
-	MaxDocuments  int
-	Budget        time.Duration
-}
+// SearchParams are the arguments of dpe_search. A literal search
+// (case-insensitive unless CaseSensitive, which implies Literal) scans
+// every document: text formats first, then the others, each in path order.
+type SearchParams = protocol.DPESearchArgs
 
 // addSearchTool registers dpe_search.
 func (s *Server) addSearchTool(m *server.MCPServer) {
@@ -87,7 +76,7 @@ func (s *Server) addSearchTool(m *server.MCPServer) {
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
 		}
-		res, err := s.Search(ctx, searchParamsOf(args))
+		res, err := s.Search(ctx, args)
 		return toolResult(res, err)
 	})
 }
@@ -100,23 +89,17 @@ func searchArgs(req mcp.CallToolRequest) (protocol.DPESearchArgs, error) {
 		return protocol.DPESearchArgs{}, err
 	}
 	return protocol.DPESearchArgs{
-		Query:         q,
-		Literal:       req.GetBool(protocol.DPESearchArgLiteral, false),
-		CaseSensitive: req.GetBool(protocol.DPESearchArgCaseSensitive, false),
-		FileType:      req.GetString(protocol.DPESearchArgFileType, ""),
-		Cursor:        req.GetString(protocol.DPESearchArgCursor, ""),
-		MaxMatches:    req.GetInt(protocol.DPESearchArgMaxMatches, 0),
-		MaxDocuments:  req.GetInt(protocol.DPESearchArgMaxDocuments, 0),
-		BudgetMs:      req.GetInt(protocol.DPESearchArgBudgetMs, 0),
+		SearchQuery: protocol.SearchQuery{
+			Query:         q,
+			Literal:       req.GetBool(protocol.DPESearchArgLiteral, false),
+			CaseSensitive: req.GetBool(protocol.DPESearchArgCaseSensitive, false),
+			FileType:      req.GetString(protocol.DPESearchArgFileType, ""),
+			Cursor:        req.GetString(protocol.DPESearchArgCursor, ""),
+			MaxMatches:    req.GetInt(protocol.DPESearchArgMaxMatches, 0),
+			MaxDocuments:  req.GetInt(protocol.DPESearchArgMaxDocuments, 0),
+		},
+		BudgetMs: req.GetInt(protocol.DPESearchArgBudgetMs, 0),
 	}, nil
-}
-
-// searchParamsOf returns the SearchParams of dpe_search's arguments.
-func searchParamsOf(a protocol.DPESearchArgs) SearchParams {
-	return SearchParams{
-		Query: a.Query, Literal: a.Literal, CaseSensitive: a.CaseSensitive, FileType: a.FileType, Cursor: a.Cursor,
-		MaxMatches: a.MaxMatches, MaxDocuments: a.MaxDocuments, Budget: time.Duration(a.BudgetMs) * time.Millisecond,
-	}
 }
 
 // errBadCursor is the error of a cursor this server did not make.
@@ -235,8 +218,8 @@ func (s *Server) newSearchStep(p SearchParams) (*searchStep, error) {
 	p.MaxMatches = bound(p.MaxMatches, protocol.SearchDefaultMatches, protocol.SearchMaxMatches)
 	p.MaxDocuments = bound(p.MaxDocuments, protocol.SearchDefaultDocuments, protocol.SearchMaxDocuments)
 	budget := searchDefaultBudget
-	if p.Budget > 0 {
-		budget = min(p.Budget, searchMaxBudget)
+	if p.BudgetMs > 0 {
+		budget = min(time.Duration(p.BudgetMs)*time.Millisecond, searchMaxBudget)
 	}
 	st := &searchStep{s: s, p: p, m: m, cur: cur, budget: budget, deadline: time.Now().Add(budget)}
 	for _, e := range s.index.snapshot() {

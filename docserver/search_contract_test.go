@@ -14,16 +14,16 @@ import (
 )
 
 // fullSearchArgs sets every argument of dpe_search.
-var fullSearchArgs = protocol.DPESearchArgs{
+var fullSearchArgs = protocol.DPESearchArgs{SearchQuery: protocol.SearchQuery{
 	Query: "budget report", Literal: true, CaseSensitive: true, FileType: "pdf", Cursor: "c",
-	MaxMatches: 7, MaxDocuments: 9, BudgetMs: 1500,
-}
+	MaxMatches: 7, MaxDocuments: 9,
+}, BudgetMs: 1500}
 
 // The arguments the Computer sends (protocol.DPESearchArgs.Arguments),
 // through JSON as on the wire, are read back by the tool as they were
 // sent: a field added on one end and not the other fails here.
 func TestSearchArgsRoundTrip(t *testing.T) {
-	for _, a := range []protocol.DPESearchArgs{fullSearchArgs, {Query: "q", MaxMatches: 50, MaxDocuments: 200, BudgetMs: 1}} {
+	for _, a := range []protocol.DPESearchArgs{fullSearchArgs, {SearchQuery: protocol.SearchQuery{Query: "q", MaxMatches: 50, MaxDocuments: 200}, BudgetMs: 1}} {
 		b, err := json.Marshal(a.Arguments())
 		if err != nil {
 			t.Fatal(err)

@@ -20,23 +20,13 @@ const (
 	DPESearchArgBudgetMs      = "budgetMs"
 )
 
-// DPESearchArgs are the arguments of one dpe_search call.
+// DPESearchArgs are the arguments of one dpe_search call: a content
+// search's query (Cursor is the document server's own, MaxMatches and
+// MaxDocuments bound the step; 0: the server's defaults) and the time the
+// step may take (0: the server's default).
 type DPESearchArgs struct {
-	// Query is the words to find, or the literal text with Literal.
-	Query string
-	// Literal finds Query as a literal string (CaseSensitive: matching
-	// case, which implies it), scanning every document, unranked.
-	Literal       bool
-	CaseSensitive bool
-	// FileType limits the search to documents of that file type.
-	FileType string
-	// Cursor is the previous step's next_cursor ("" starts).
-	Cursor string
-	// MaxMatches, MaxDocuments and BudgetMs bound the step (0: the
-	// server's defaults).
-	MaxMatches   int
-	MaxDocuments int
-	BudgetMs     int
+	SearchQuery
+	BudgetMs int
 }
 
 // Arguments returns a's tool-call arguments: query, caseSensitive and the

@@ -85,43 +85,32 @@ func (c *Computer) catalogUnavailable() *protocol.Error {
 	notFinder := maps.Clone(c.notFinder)
 	c.mu.Unlock()
 	states := c.mgr.States()
-	var down []*protocol.Error
+	var down []protocol.UnavailableServer
+	var msgs []string
 	for _, s := range c.mgr.Servers() {
 		if !notFinder[s.BundleID] && !states[s.BundleID].Up {
-			down = append(down, c.serverNotRunning(s.BundleID))
+			st, msg := c.serverState(s.BundleID)
+			down, msgs = append(down, st), append(msgs, msg)
 		}
 	}
 	unlisted := c.index.Unlisted()
 	for _, name := range slices.Sorted(maps.Keys(unlisted)) {
 		if err := unlisted[name]; err != nil {
-			down = append(down, serverError(name, fmt.Sprintf("MCP server %q failed to list its documents: %v", name, err),
-				map[string]any{"state": "list_failed", "last_error": err.Error()}))
+			down = append(down, protocol.UnavailableServer{Name: name, State: protocol.ServerListFailed, LastError: err.Error()})
+			msgs = append(msgs, fmt.Sprintf("MCP server %q failed to list its documents: %v", name, err))
 		} else {
-			down = append(down, serverError(name, fmt.Sprintf("MCP server %q is still listing its documents", name),
-				map[string]any{"state": "listing"}))
+			down = append(down, protocol.UnavailableServer{Name: name, State: protocol.ServerListing})
+			msgs = append(msgs, fmt.Sprintf("MCP server %q is still listing its documents", name))
 		}
 	}
 	switch len(down) {
 	case 0:
 		return nil
 	case 1:
-		down[0].Message = "the catalog is empty: " + down[0].Message
-		return down[0]
+		return protocol.ServerNotAvailable(down[0], "the catalog is empty: "+msgs[0])
 	}
-	msgs := make([]string, len(down))
-	servers := make([]any, len(down))
-	for i, e := range down {
-		msgs[i] = e.Message
-		d := maps.Clone(e.Details)
-		if d == nil {
-			d = map[string]any{}
-		}
-		d["mcp_server"] = e.Extra["mcp_server"]
-		servers[i] = d
-	}
-	return serverError(down[0].Extra["mcp_server"].(string),
-		fmt.Sprintf("the catalog is empty: %d document servers are unavailable: %s", len(down), strings.Join(msgs, "; ")),
-		map[string]any{"servers": servers})
+	return protocol.ServersNotAvailable(down,
+		fmt.Sprintf("the catalog is empty: %d document servers are unavailable: %s", len(down), strings.Join(msgs, "; ")))
 }
 
 // handleReadResource serves client:read_resource: a dpe:// URI is

@@ -56,28 +56,28 @@ func (c *Computer) running(bundleID string) (*mcpclient.Conn, error) {
 
 // serverNotRunning is the 4014 for an MCP server without a live connection.
 func (c *Computer) serverNotRunning(bundleID string) *protocol.Error {
-	var msg string
-	details := map[string]any{}
+	return protocol.ServerNotAvailable(c.serverState(bundleID))
+}
+
+// serverState says why the MCP server bundleID has no live connection:
+// its state, and the message of the 4014 that names it.
+func (c *Computer) serverState(bundleID string) (protocol.UnavailableServer, string) {
+	st := protocol.UnavailableServer{Name: bundleID}
 	switch s, ok := c.server(bundleID); {
 	case !ok:
-		msg = fmt.Sprintf("no MCP server %q is configured on this computer", bundleID)
-		details["state"] = "unknown"
+		st.State = protocol.ServerUnknown
+		return st, fmt.Sprintf("no MCP server %q is configured on this computer", bundleID)
 	case s.Disabled:
-		msg = fmt.Sprintf("MCP server %q is disabled on this computer", bundleID)
-		details["state"] = "disabled"
-	default:
-		st := c.mgr.States()[bundleID]
-		switch {
-		case st.LastError == "":
-			msg = fmt.Sprintf("MCP server %q is still starting", bundleID)
-			details["state"] = "starting"
-		default:
-			msg = fmt.Sprintf("MCP server %q is not running (%s); the computer keeps restarting it", bundleID, st.LastError)
-			details["state"] = "down"
-			details["last_error"] = st.LastError
-		}
+		st.State = protocol.ServerDisabled
+		return st, fmt.Sprintf("MCP server %q is disabled on this computer", bundleID)
 	}
-	return serverError(bundleID, msg, details)
+	ms := c.mgr.States()[bundleID]
+	if ms.LastError == "" {
+		st.State = protocol.ServerStarting
+		return st, fmt.Sprintf("MCP server %q is still starting", bundleID)
+	}
+	st.State, st.LastError = protocol.ServerDown, ms.LastError
+	return st, fmt.Sprintf("MCP server %q is not running (%s); the computer keeps restarting it", bundleID, ms.LastError)
 }
 
 // server returns the configured server bundleID.
@@ -88,16 +88,6 @@ func (c *Computer) server(bundleID string) (config.Server, bool) {
 		}
 	}
 	return config.Server{}, false
-}
-
-// serverError is a 4014 with the protocol's top-level mcp_server.
-func serverError(bundleID, msg string, details map[string]any) *protocol.Error {
-	e := protocol.NewError(protocol.CodeMCPServerNotFound, msg)
-	e.Extra = map[string]any{"mcp_server": bundleID}
-	if len(details) > 0 {
-		e.Details = details
-	}
-	return e
 }
 
 // capabilityError is the 4015 for a server that lacks capability.
@@ -125,7 +115,8 @@ func listError(bundleID, cursor string, err error) *protocol.Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return protocol.Errorf(protocol.CodeTimeout, "MCP server %q did not list its resources in time", bundleID)
 	case errors.Is(err, mcpclient.ErrDown):
-		return serverError(bundleID, fmt.Sprintf("MCP server %q went away during resources/list", bundleID), map[string]any{"state": "down"})
+		return protocol.ServerNotAvailable(protocol.UnavailableServer{Name: bundleID, State: protocol.ServerDown},
+			fmt.Sprintf("MCP server %q went away during resources/list", bundleID))
 	}
 	return protocol.Errorf(protocol.CodeInternalError, "resources/list of %q: %v", bundleID, err)
 }

@@ -15,9 +15,9 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// searchTool is the document servers' content search tool
-// (docserver.SearchTool), which client:search_finder drives.
-const searchTool = "dpe_search"
+// searchTool is the document servers' content search tool, which
+// client:search_finder drives.
+const searchTool = protocol.DPESearchTool
 
 // searchStepBudget bounds the time of one client:search_finder answer.
 const searchStepBudget = 3 * time.Second
@@ -68,22 +68,6 @@ func decodeSearchCursor(s string) (searchCursor, error) {
 	return sc, nil
 }
 
-// searchResult is what dpe_search answers.
-type searchResult struct {
-	Matches    []protocol.SearchMatch `json:"matches"`
-	NextCursor string                 `json:"next_cursor"`
-	Scanned    int                    `json:"scanned"`
-	Total      int                    `json:"total"`
-	Unreadable int                    `json:"unreadable"`
-	Indexed    int                    `json:"indexed"`
-	Index      struct {
-		State       string `json:"state"`
-		Indexed     int    `json:"indexed"`
-		Total       int    `json:"total"`
-		RemainingMs int64  `json:"remaining_ms"`
-	} `json:"index"`
-}
-
 // stream is one document server's part of a step: the matches it
 // answered that are not returned yet.
 type stream struct {
@@ -94,7 +78,7 @@ type stream struct {
 	next   string
 	end    bool    // its answer was the last: nothing follows buf
 	bound  float64 // no later match of it scores higher
-	index  searchResult
+	index  protocol.DPESearchResult
 	fresh  bool // buf is from an answer of this step
 	failed error
 }
@@ -241,7 +225,7 @@ func (c *Computer) sumUp(ctx context.Context, streams []*stream, q protocol.Sear
 		indexing.Indexed += s.index.Index.Indexed
 		indexing.Total += s.index.Index.Total
 		indexing.RemainingMs = max(indexing.RemainingMs, s.index.Index.RemainingMs)
-		building = building || s.index.Index.State != "" && s.index.Index.State != "ready"
+		building = building || s.index.Index.State != "" && s.index.Index.State != protocol.IndexReady
 	}
 	if more {
 		ret.NextCursor = next.encode()
@@ -341,34 +325,23 @@ func merge(streams []*stream, want int, out *[]protocol.SearchMatch) {
 }
 
 // searchStep calls dpe_search on one server.
-func (c *Computer) searchStep(ctx context.Context, conn *mcpclient.Conn, q protocol.SearchQuery, cursor string, maxMatches, maxDocs int, budget time.Duration) (searchResult, error) {
-	args := map[string]any{
-		"query": q.Query, "caseSensitive": q.CaseSensitive, "maxMatches": min(maxMatches, protocol.SearchMaxMatches),
-		"maxDocuments": maxDocs, "budgetMs": max(int(budget/time.Millisecond), 1),
-	}
-	if q.Literal {
-		args["literal"] = true
-	}
-	if q.FileType != "" {
-		args["fileType"] = q.FileType
-	}
-	if cursor != "" {
-		args["cursor"] = cursor
-	}
+func (c *Computer) searchStep(ctx context.Context, conn *mcpclient.Conn, q protocol.SearchQuery, cursor string, maxMatches, maxDocs int, budget time.Duration) (protocol.DPESearchResult, error) {
+	q.Cursor, q.MaxMatches, q.MaxDocuments = cursor, min(maxMatches, protocol.SearchMaxMatches), maxDocs
+	args := protocol.DPESearchArgs{SearchQuery: q, BudgetMs: max(int(budget/time.Millisecond), 1)}.Arguments()
 	res, err := conn.CallTool(ctx, searchTool, args)
 	if err != nil {
 		if ctx.Err() != nil {
-			return searchResult{}, protocol.Errorf(protocol.CodeTimeout, "document server %s did not answer the search in time", conn.Name())
+			return protocol.DPESearchResult{}, protocol.Errorf(protocol.CodeTimeout, "document server %s did not answer the search in time", conn.Name())
 		}
-		return searchResult{}, protocol.Errorf(protocol.CodeInternalError, "document server %s: search: %v", conn.Name(), err)
+		return protocol.DPESearchResult{}, protocol.Errorf(protocol.CodeInternalError, "document server %s: search: %v", conn.Name(), err)
 	}
 	text := toolText(res)
 	if res.IsError {
-		return searchResult{}, protocol.Errorf(protocol.CodeBadRequest, "document server %s refused the search: %s", conn.Name(), text)
+		return protocol.DPESearchResult{}, protocol.Errorf(protocol.CodeBadRequest, "document server %s refused the search: %s", conn.Name(), text)
 	}
-	var out searchResult
+	var out protocol.DPESearchResult
 	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		return searchResult{}, protocol.Errorf(protocol.CodeInternalError, "document server %s answered the search with something else: %v", conn.Name(), err)
+		return protocol.DPESearchResult{}, protocol.Errorf(protocol.CodeInternalError, "document server %s answered the search with something else: %v", conn.Name(), err)
 	}
 	return out, nil
 }

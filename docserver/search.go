@@ -27,7 +27,7 @@ import (
 )
 
 // SearchTool is the name of the tool that searches the documents' text.
-const SearchTool = "dpe_search"
+const SearchTool = protocol.DPESearchTool
 
 // Bounds of dpe_search.
 const (
@@ -44,39 +44,13 @@ const (
 // the ranked ones.
 type SearchMatch = protocol.SearchMatch
 
-// SearchResult is one step of a search.
-type SearchResult struct {
-	Matches []SearchMatch `json:"matches"`
-	// NextCursor continues the search ("" when it is complete).
-	NextCursor string `json:"next_cursor,omitempty"`
-	// Scanned counts the documents searched so far (this step and the
-	// ones before; the index searches all it holds at once), Total the
-	// documents of the search.
-	Scanned    int `json:"scanned"`
-	Total      int `json:"total"`
-	Unreadable int `json:"unreadable"`
-	// Indexed counts the documents the index answered for; the others
-	// are scanned (not indexed yet, or changed since).
-	Indexed int `json:"indexed"`
-	// Index is the state of the full-text index.
-	Index IndexStatus `json:"index"`
-}
+// SearchResult is one step of a search: dpe_search's result.
+type SearchResult = protocol.DPESearchResult
 
-// SearchParams are the arguments of dpe_search.
-type SearchParams struct {
-	Query string
-	// Literal finds the query as a literal string in the text's lines
-	// (case-insensitive unless CaseSensitive, which implies Literal),
-	// scanning every document (text formats first, then the others, each
-	// in path order), unranked.
-	Literal       bool
-	CaseSensitive bool
-	FileType      string
-	Cursor        string
-	MaxMatches    int
-	MaxDocuments  int
-	Budget        time.Duration
-}
+// SearchParams are the arguments of dpe_search. A literal search
+// (case-insensitive unless CaseSensitive, which implies Literal) scans
+// every document: text formats first, then the others, each in path order.
+type SearchParams = protocol.DPESearchArgs
 
 // addSearchTool registers dpe_search.
 func (s *Server) addSearchTool(m *server.MCPServer) {
@@ -86,35 +60,47 @@ func (s *Server) addSearchTool(m *server.MCPServer) {
 			"whole words, any case; \"a phrase\" in quotes; pre* for words starting with pre. literal: true finds a literal string in every line instead, unranked, in path order (text files first, then PDF and office files). "+
 			"Returns {matches: [{doc_ref, uri (the page), title, path, page_index, element_id, line, start, end, highlights, score}], next_cursor, scanned, total, indexed, index}; "+
 			"call again with next_cursor to continue until it is absent. Pages the index does not hold yet are scanned and come after the ranked ones with score 0; index tells how far the index is built."),
-		mcp.WithString("query", mcp.Required(), mcp.Description("Words to find (see above), or the literal text with literal: true")),
-		mcp.WithBoolean("literal", mcp.Description("Find the query as a literal string, scanning every document (default false)")),
-		mcp.WithBoolean("caseSensitive", mcp.Description("Literal search that matches case (default false)")),
-		mcp.WithString("fileType", mcp.Description("Only documents of this file type, e.g. 'md' or 'pdf'")),
-		mcp.WithString("cursor", mcp.Description("next_cursor of the previous step")),
-		mcp.WithNumber("maxMatches", mcp.Description("Matches of this step (default 50, at most 500)")),
-		mcp.WithNumber("maxDocuments", mcp.Description("Documents scanned in this step (default 200, at most 2000)")),
-		mcp.WithNumber("budgetMs", mcp.Description("Time the step may take, in milliseconds (default 2000, at most 10000)")),
+		mcp.WithString(protocol.DPESearchArgQuery, mcp.Required(), mcp.Description("Words to find (see above), or the literal text with literal: true")),
+		mcp.WithBoolean(protocol.DPESearchArgLiteral, mcp.Description("Find the query as a literal string, scanning every document (default false)")),
+		mcp.WithBoolean(protocol.DPESearchArgCaseSensitive, mcp.Description("Literal search that matches case (default false)")),
+		mcp.WithString(protocol.DPESearchArgFileType, mcp.Description("Only documents of this file type, e.g. 'md' or 'pdf'")),
+		mcp.WithString(protocol.DPESearchArgCursor, mcp.Description("next_cursor of the previous step")),
+		mcp.WithNumber(protocol.DPESearchArgMaxMatches, mcp.Description("Matches of this step (default 50, at most 500)")),
+		mcp.WithNumber(protocol.DPESearchArgMaxDocuments, mcp.Description("Documents scanned in this step (default 200, at most 2000)")),
+		mcp.WithNumber(protocol.DPESearchArgBudgetMs, mcp.Description("Time the step may take, in milliseconds (default 2000, at most 10000)")),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithIdempotentHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
 		mcp.WithOpenWorldHintAnnotation(false),
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		q, err := req.RequireString("query")
+		args, err := searchArgs(req)
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
 		}
-		res, err := s.Search(ctx, SearchParams{
-			Query:         q,
-			Literal:       req.GetBool("literal", false),
-			CaseSensitive: req.GetBool("caseSensitive", false),
-			FileType:      req.GetString("fileType", ""),
-			Cursor:        req.GetString("cursor", ""),
-			MaxMatches:    req.GetInt("maxMatches", 0),
-			MaxDocuments:  req.GetInt("maxDocuments", 0),
-			Budget:        time.Duration(req.GetInt("budgetMs", 0)) * time.Millisecond,
-		})
+		res, err := s.Search(ctx, args)
 		return toolResult(res, err)
 	})
+}
+
+// searchArgs reads dpe_search's arguments (a missing query is an error;
+// the others default to their zero values).
+func searchArgs(req mcp.CallToolRequest) (protocol.DPESearchArgs, error) {
+	q, err := req.RequireString(protocol.DPESearchArgQuery)
+	if err != nil {
+		return protocol.DPESearchArgs{}, err
+	}
+	return protocol.DPESearchArgs{
+		SearchQuery: protocol.SearchQuery{
+			Query:         q,
+			Literal:       req.GetBool(protocol.DPESearchArgLiteral, false),
+			CaseSensitive: req.GetBool(protocol.DPESearchArgCaseSensitive, false),
+			FileType:      req.GetString(protocol.DPESearchArgFileType, ""),
+			Cursor:        req.GetString(protocol.DPESearchArgCursor, ""),
+			MaxMatches:    req.GetInt(protocol.DPESearchArgMaxMatches, 0),
+			MaxDocuments:  req.GetInt(protocol.DPESearchArgMaxDocuments, 0),
+		},
+		BudgetMs: req.GetInt(protocol.DPESearchArgBudgetMs, 0),
+	}, nil
 }
 
 // errBadCursor is the error of a cursor this server did not make.
@@ -233,8 +219,8 @@ func (s *Server) newSearchStep(p SearchParams) (*searchStep, error) {
 	p.MaxMatches = bound(p.MaxMatches, protocol.SearchDefaultMatches, protocol.SearchMaxMatches)
 	p.MaxDocuments = bound(p.MaxDocuments, protocol.SearchDefaultDocuments, protocol.SearchMaxDocuments)
 	budget := searchDefaultBudget
-	if p.Budget > 0 {
-		budget = min(p.Budget, searchMaxBudget)
+	if p.BudgetMs > 0 {
+		budget = min(time.Duration(p.BudgetMs)*time.Millisecond, searchMaxBudget)
 	}
 	st := &searchStep{s: s, p: p, m: m, cur: cur, budget: budget, deadline: time.Now().Add(budget)}
 	for _, e := range s.index.snapshot() {

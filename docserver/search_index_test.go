@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/smcp-browse/smcp-browse/docserver/fulltext"
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // waitIndexed waits until the server's index holds every document.
@@ -157,12 +158,12 @@ func TestSearchWhileIndexing(t *testing.T) {
 
 	key := func(m SearchMatch) string { return fmt.Sprintf("%s#%d", m.Path, m.PageIndex) }
 	for _, q := range []string{"the", "budget", "revenue", `"written approval"`, "team*"} {
-		want, err := full.Search(context.Background(), SearchParams{Query: q, MaxMatches: 500})
+		want, err := full.Search(context.Background(), SearchParams{SearchQuery: protocol.SearchQuery{Query: q, MaxMatches: 500}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []SearchMatch
-		p := SearchParams{Query: q, MaxMatches: 3, MaxDocuments: 2}
+		p := SearchParams{SearchQuery: protocol.SearchQuery{Query: q, MaxMatches: 3, MaxDocuments: 2}}
 		var res SearchResult
 		for steps := 0; ; steps++ {
 			res, err = part.Search(context.Background(), p)

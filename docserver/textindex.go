@@ -49,24 +49,15 @@ const (
 
 // Index states reported in IndexStatus.State.
 const (
-	IndexOpening  = "opening"
-	IndexBuilding = "building"
-	IndexReady    = "ready"
-	IndexOff      = "off" // the index could not be opened: every search scans
+	IndexOpening  = protocol.IndexOpening
+	IndexBuilding = protocol.IndexBuilding
+	IndexReady    = protocol.IndexReady
+	IndexOff      = protocol.IndexOff // the index could not be opened: every search scans
 )
 
-// IndexStatus is how far the full-text index is built, and its size.
-type IndexStatus struct {
-	State       string `json:"state"`
-	Indexed     int    `json:"indexed"` // documents whose current version is in the index
-	Total       int    `json:"total"`
-	DiskBytes   int64  `json:"disk_bytes"`
-	MemoryBytes int64  `json:"memory_bytes"`
-	Where       string `json:"where,omitempty"` // "disk" or "memory"
-	// RemainingMs estimates the build's time left, from its pace so
-	// far (0 while it cannot tell, or when it is not building).
-	RemainingMs int64 `json:"remaining_ms,omitempty"`
-}
+// IndexStatus is how far the full-text index is built, and its size (the
+// index of dpe_search's result).
+type IndexStatus = protocol.DPEIndexStatus
 
 // textIndex builds and keeps the full-text index of a Server.
 type textIndex struct {

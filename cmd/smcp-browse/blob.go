@@ -105,7 +105,7 @@ func runBlobGet(ctx context.Context, cf *connFlags, computer, handle, outPath st
 		w = tmp
 	}
 	err := cf.with(ctx, func(s *session) error {
-		info, err := s.agent.CopyBlob(ctx, blobComputer(s, computer), handle, w)
+		info, err := s.Agent.CopyBlob(ctx, blobComputer(s, computer), handle, w)
 		res.MIMEType, res.TotalSize, res.SHA256 = info.MIMEType, info.TotalSize, info.SHA256
 		return wrapf(err, "get blob")
 	})
@@ -124,8 +124,8 @@ func runBlobGet(ctx context.Context, cf *connFlags, computer, handle, outPath st
 // blobComputer is the computer a blob command talks to: the one named,
 // or the demo's when --demo runs one.
 func blobComputer(s *session, named string) string {
-	if s.sys != nil {
-		return s.computer
+	if s.demo {
+		return s.Computer
 	}
 	return named
 }
@@ -192,7 +192,7 @@ func runBlobPut(ctx context.Context, cf *connFlags, computer, path, name string)
 		return res, fmt.Errorf("read %s: %w", path, err)
 	}
 	err = cf.with(ctx, func(s *session) error {
-		ret, err := s.agent.PutBlob(ctx, blobComputer(s, computer), io.LimitReader(f, size), size, sum, name)
+		ret, err := s.Agent.PutBlob(ctx, blobComputer(s, computer), io.LimitReader(f, size), size, sum, name)
 		if err != nil {
 			return wrapf(err, "put blob")
 		}

@@ -102,11 +102,11 @@ func runBrowser(cmd *cobra.Command, cf *connFlags, opts tui.Options) (err error)
 			err = report(cmd, fmt.Errorf("internal error: %v (details in %s)", r, s.logPath), false)
 		}
 	}()
-	s.log.Info("session ready", "office", s.office, "computer", s.computer, "demo", s.sys != nil,
+	s.log.Info("session ready", "office", s.Office, "computer", s.Computer, "demo", s.demo,
 		"elapsed", time.Since(start))
 
-	opts.Office, opts.Computer = s.office, s.computer
-	p := tea.NewProgram(tui.New(s.agent, opts), tea.WithContext(ctx))
+	opts.Office, opts.Computer = s.Office, s.Computer
+	p := tea.NewProgram(tui.New(s.Agent, opts), tea.WithContext(ctx))
 	fwd.attach(p.Send)
 	_, err = p.Run()
 	fwd.attach(nil)

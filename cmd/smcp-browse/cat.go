@@ -109,7 +109,7 @@ func checkURI(raw string) error {
 
 func runCat(ctx context.Context, cf *connFlags, uri string) (ret *protocol.ReadResourceRet, err error) {
 	err = cf.with(ctx, func(s *session) error {
-		ret, err = s.agent.ReadResource(ctx, s.computer, uri)
+		ret, err = s.Agent.ReadResource(ctx, s.Computer, uri)
 		return wrapf(err, "read %s", uri)
 	})
 	return ret, err
@@ -118,7 +118,7 @@ func runCat(ctx context.Context, cf *connFlags, uri string) (ret *protocol.ReadR
 // runCatJSON is runCat returning the ReadResourceResult as received.
 func runCatJSON(ctx context.Context, cf *connFlags, uri string) (raw json.RawMessage, err error) {
 	err = cf.with(ctx, func(s *session) error {
-		raw, err = s.agent.ReadResourceJSON(ctx, s.computer, uri)
+		raw, err = s.Agent.ReadResourceJSON(ctx, s.Computer, uri)
 		return wrapf(err, "read %s", uri)
 	})
 	return raw, err

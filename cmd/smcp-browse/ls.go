@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/agent"
+	"github.com/smcp-browse/smcp-browse/agent/finderclient"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/internal/shorten"
@@ -106,19 +107,12 @@ type lsAnswer struct {
 }
 
 // runLs opens a session and asks for one page of the catalog until it is
-// settled (see settleFinder); unsettled says why the last answer is not.
-// It then asks each document server of the page what it skipped.
+// settled (see finderclient.Settle); unsettled says why the last answer
+// is not. It then asks each document server of the page what it skipped.
 func runLs(ctx context.Context, cf *connFlags, q agent.FinderQuery) (ans lsAnswer, unsettled error, err error) {
-	err = cf.withFinderUpdates(ctx, func(s *session, updates <-chan struct{}) error {
+	err = cf.withFinderUpdates(ctx, func(s *session, o finderclient.SettleOptions) error {
 		var askErr error
-		unsettled, askErr = settleFinder(ctx, cf.timeout, updates, func(ctx context.Context) (int, bool, error) {
-			r, err := s.agent.GetFinder(ctx, s.computer, q)
-			if err != nil {
-				return 0, false, wrapf(err, "get_finder %s", s.computer)
-			}
-			ans.ret = r
-			return r.Pending, r.Listing, nil
-		})
+		ans.ret, unsettled, askErr = finderclient.Catalog(ctx, s.Agent, s.Computer, q, o)
 		if askErr == nil {
 			ans.skipped = skippedOf(ctx, s, cf.timeout, ans.ret.Documents)
 		}
@@ -144,7 +138,7 @@ func skippedOf(ctx context.Context, s *session, timeout time.Duration, docs []pr
 		}
 		seen[u.Host] = true
 		one := 1
-		ret, err := s.agent.ReadResource(ctx, s.computer, dpe.Catalog(u.Host).WithQuery(dpe.Query{Limit: &one}).String())
+		ret, err := s.Agent.ReadResource(ctx, s.Computer, dpe.Catalog(u.Host).WithQuery(dpe.Query{Limit: &one}).String())
 		if err != nil || len(ret.Contents) != 1 {
 			s.log.Debug("no skipped-files answer", "host", u.Host, "err", err)
 			continue
@@ -159,21 +153,9 @@ func skippedOf(ctx context.Context, s *session, timeout time.Duration, docs []pr
 
 // runLsJSON is runLs returning the GetFinderRet as the Computer sent it.
 func runLsJSON(ctx context.Context, cf *connFlags, q agent.FinderQuery) (raw json.RawMessage, unsettled error, err error) {
-	err = cf.withFinderUpdates(ctx, func(s *session, updates <-chan struct{}) error {
+	err = cf.withFinderUpdates(ctx, func(s *session, o finderclient.SettleOptions) error {
 		var askErr error
-		unsettled, askErr = settleFinder(ctx, cf.timeout, updates, func(ctx context.Context) (int, bool, error) {
-			r, err := s.agent.GetFinderJSON(ctx, s.computer, q)
-			if err != nil {
-				return 0, false, wrapf(err, "get_finder %s", s.computer)
-			}
-			raw = r
-			var st struct {
-				Pending int  `json:"pending"`
-				Listing bool `json:"listing"`
-			}
-			_ = json.Unmarshal(r, &st) // a malformed answer is printed as it came
-			return st.Pending, st.Listing, nil
-		})
+		raw, unsettled, askErr = finderclient.CatalogJSON(ctx, s.Agent, s.Computer, q, o)
 		if askErr == nil {
 			raw = withSkipped(raw, func(docs []protocol.DPEDocumentSummary) map[string]*protocol.SkippedFiles {
 				return skippedOf(ctx, s, cf.timeout, docs)
@@ -213,83 +195,16 @@ func withSkipped(raw json.RawMessage, ask func([]protocol.DPEDocumentSummary) ma
 	return out
 }
 
-// withFinderUpdates is cf.with with a channel that receives a value
-// (dropped when one is waiting) on each notify:update_finder.
-func (cf *connFlags) withFinderUpdates(ctx context.Context, fn func(*session, <-chan struct{}) error) error {
-	updates := make(chan struct{}, 1)
-	s, err := cf.open(ctx, agent.Handlers{UpdateFinder: func(protocol.UpdateComputerConfigReq) {
-		select {
-		case updates <- struct{}{}:
-		default:
-		}
-	}})
+// withFinderUpdates is cf.with with the options of a settled catalog:
+// --timeout, and a wake-up on each notify:update_finder.
+func (cf *connFlags) withFinderUpdates(ctx context.Context, fn func(*session, finderclient.SettleOptions) error) error {
+	updates := finderclient.NewUpdates()
+	s, err := cf.open(ctx, agent.Handlers{UpdateFinder: updates.Notify})
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	return fn(s, updates)
-}
-
-// settleFinder asks until the answer is settled: nothing it depends on
-// is pending and the computer has finished listing (GetFinderRet.Pending
-// and Listing, absent from a computer that answers only when settled).
-// It asks again when the computer sends notify:update_finder, and at
-// least every settlePoll (a notification can come between an answer and
-// the next wait). After timeout it stops and returns the last answer's
-// state as unsettled; err is the error of an ask (except a re-ask that the
-// deadline cut: the answer before it is then returned as unsettled).
-func settleFinder(ctx context.Context, timeout time.Duration, updates <-chan struct{}, ask func(context.Context) (pending int, listing bool, err error)) (unsettled, err error) {
-	deadline := time.Now().Add(timeout)
-	poll := settlePoll / 8
-	asked := false
-	var pending int
-	var listing bool
-	for {
-		actx, cancel := context.WithDeadline(ctx, deadline)
-		p, l, err := ask(actx)
-		cancel()
-		switch {
-		case err != nil && asked && !time.Now().Before(deadline):
-			return unsettledError(timeout, pending, listing), nil // the deadline cut the re-ask
-		case err != nil:
-			return nil, err
-		}
-		asked, pending, listing = true, p, l
-		if pending == 0 && !listing {
-			return nil, nil
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return unsettledError(timeout, pending, listing), nil
-		}
-		t := time.NewTimer(min(poll, left))
-		select {
-		case <-updates:
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		}
-		t.Stop()
-		poll = min(2*poll, settlePoll)
-	}
-}
-
-// settlePoll is the longest time ls waits for a notification before it
-// asks again.
-const settlePoll = time.Second
-
-// unsettledError says what a catalog still lacked when --timeout passed.
-func unsettledError(timeout time.Duration, pending int, listing bool) error {
-	var what []string
-	if pending > 0 {
-		what = append(what, fmt.Sprintf("%d documents not read yet", pending))
-	}
-	if listing {
-		what = append(what, "the computer is still listing its documents")
-	}
-	return protocol.Errorf(protocol.CodeTimeout, "the catalog is not settled after %v (%s): the answer above is provisional; raise --timeout to wait longer",
-		timeout, strings.Join(what, ", ")).WithDetails(map[string]any{"pending": pending, "listing": listing})
+	return fn(s, finderclient.SettleOptions{Timeout: cf.timeout, Updates: updates.C(), Advice: "raise --timeout to wait longer"})
 }
 
 // reportUnsettled reports an answer printed before it settled: on stderr,

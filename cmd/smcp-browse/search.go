@@ -14,6 +14,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
+	"github.com/smcp-browse/smcp-browse/agent/finderclient"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -26,22 +27,8 @@ const (
 	searchLineCells = 100
 )
 
-// newSearchCmd searches a Computer's documents' text (client:search_finder).
-func newSearchCmd() *cobra.Command {
-	var (
-		cf            connFlags
-		fileType      string
-		limit         int
-		jsonOut       bool
-		literal       bool
-		caseSensitive bool
-		cursor        string
-		wait          bool
-	)
-	cmd := &cobra.Command{
-		Use:   "search QUERY (--demo [--docs DIR] | --server URL --office ID --computer NAME) [flags]",
-		Short: "Search the text of a computer's documents, best matches first",
-		Long: `search asks a computer to search the text of its documents
+// searchLong is the search command's help.
+const searchLong = `search asks a computer to search the text of its documents
 (client:search_finder) and prints the best --limit matches, one row per page:
 score, title, path (relative to the document server's folder), page (from 1)
 and the page's best matching line.
@@ -64,7 +51,24 @@ says the ranking is partial. When there are more matches, stderr says how to
 continue (--cursor).
 
 --json prints the SearchFinderRet as received (the matches of every answer it
-took, the other fields of the last). Errors and exit statuses are those of ls.`,
+took, the other fields of the last). Errors and exit statuses are those of ls.`
+
+// newSearchCmd searches a Computer's documents' text (client:search_finder).
+func newSearchCmd() *cobra.Command {
+	var (
+		cf            connFlags
+		fileType      string
+		limit         int
+		jsonOut       bool
+		literal       bool
+		caseSensitive bool
+		cursor        string
+		wait          bool
+	)
+	cmd := &cobra.Command{
+		Use:   "search QUERY (--demo [--docs DIR] | --server URL --office ID --computer NAME) [flags]",
+		Short: "Search the text of a computer's documents, best matches first",
+		Long:  searchLong,
 		Example: `  smcp-browse search --demo budget
   smcp-browse search --demo '"written approval"' --json
   smcp-browse search --demo --docs ~/notes 'kube*' --type md --limit 50
@@ -113,51 +117,26 @@ took, the other fields of the last). Errors and exit statuses are those of ls.`,
 	return cmd
 }
 
-// runSearch runs q and, when wait is set, asks again until no document
-// server is still building its index (at most cf.timeout), writing how
-// far the indexes are on progress; unsettled is the 408 of an answer that
-// is still partly scanned when waiting ends. Without wait it answers at
-// once: unsettled is nil, and progress gets a note when the ranking is
-// partial.
+// runSearch runs q (finderclient.Search) and, when wait is set, asks
+// again until no document server is still building its index (at most
+// cf.timeout), writing how far the indexes are on progress; unsettled is
+// the 408 of an answer that is still partly scanned when waiting ends.
+// Without wait it answers at once: unsettled is nil, and progress gets a
+// note when the ranking is partial.
 func runSearch(ctx context.Context, cf *connFlags, q protocol.SearchQuery, wait bool, progress io.Writer) (raw json.RawMessage, ret *protocol.SearchFinderRet, unsettled error, err error) {
-	err = cf.withFinderUpdates(ctx, func(s *session, _ <-chan struct{}) error {
-		deadline := time.Now().Add(cf.timeout)
-		var lastNote time.Time
-		for {
-			raw, ret, err = collectSearch(ctx, s, q, deadline)
-			if err != nil {
-				return err
-			}
-			ix := ret.Indexing
-			if ix == nil {
-				unsettled = nil
-				return nil
-			}
-			if !wait {
-				fmt.Fprintf(progress, "%s: the pages not indexed yet were searched by scanning and come last, unranked\n", indexProgress(ix))
-				return nil
-			}
-			unsettled = protocol.Errorf(protocol.CodeTimeout,
-				"the search index is not built after %v (%d of %d documents indexed): the answer above is partly from scanning, unranked; raise --timeout to wait longer, or --wait=false to answer at once",
-				cf.timeout, ix.Indexed, ix.Total).
-				WithDetails(map[string]any{"indexed": ix.Indexed, "total": ix.Total})
-			left := min(time.Until(deadline), 500*time.Millisecond)
-			if left <= 0 {
-				return nil
-			}
-			if time.Since(lastNote) >= 2*time.Second {
-				fmt.Fprintf(progress, "waiting for the search index: %s\n", indexProgress(ix))
-				lastNote = time.Now()
-			}
-			t := time.NewTimer(left)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			}
-		}
+	err = cf.with(ctx, func(s *session) error {
+		raw, ret, unsettled, err = finderclient.Search(ctx, s.Agent, s.Computer, q, finderclient.SearchOptions{
+			Timeout: cf.timeout, Wait: wait,
+			Progress: func(ix protocol.SearchIndexing) {
+				fmt.Fprintf(progress, "waiting for the search index: %s\n", indexProgress(&ix))
+			},
+			Advice: "raise --timeout to wait longer, or --wait=false to answer at once",
+		})
+		return err
 	})
+	if err == nil && !wait && ret.Indexing != nil {
+		fmt.Fprintf(progress, "%s: the pages not indexed yet were searched by scanning and come last, unranked\n", indexProgress(ret.Indexing))
+	}
 	return raw, ret, unsettled, err
 }
 
@@ -169,62 +148,6 @@ func indexProgress(ix *protocol.SearchIndexing) string {
 		out += ", about " + shorten.Duration(time.Duration(ix.RemainingMs)*time.Millisecond) + " left"
 	}
 	return out
-}
-
-// collectSearch asks until it has q.MaxMatches matches, the search ends,
-// or the deadline passes (after the first answer).
-func collectSearch(ctx context.Context, s *session, q protocol.SearchQuery, deadline time.Time) (json.RawMessage, *protocol.SearchFinderRet, error) {
-	var all []json.RawMessage
-	var last map[string]json.RawMessage
-	var ret protocol.SearchFinderRet
-	var lastRaw json.RawMessage
-	steps := 0
-	for steps = 1; ; steps++ {
-		actx, cancel := context.WithDeadline(ctx, deadline)
-		if time.Until(deadline) <= 0 {
-			cancel()
-			actx, cancel = context.WithTimeout(ctx, time.Second)
-		}
-		raw, err := s.agent.SearchFinderJSON(actx, s.computer, q)
-		cancel()
-		if err != nil {
-			return nil, nil, wrapf(err, "search_finder %s", s.computer)
-		}
-		lastRaw = raw
-		var step struct {
-			Matches []json.RawMessage `json:"matches"`
-		}
-		if err := json.Unmarshal(raw, &last); err != nil {
-			return nil, nil, protocol.Errorf(protocol.CodeInternalError, "the computer answered the search with something else: %v", err)
-		}
-		_ = json.Unmarshal(raw, &step)
-		_ = json.Unmarshal(raw, &ret)
-		all = append(all, step.Matches...)
-		if len(all) >= q.MaxMatches || ret.NextCursor == "" || !time.Now().Before(deadline) {
-			break
-		}
-		q.Cursor = ret.NextCursor
-		q.MaxMatches -= len(step.Matches)
-	}
-	matches, err := json.Marshal(all)
-	if err != nil {
-		return nil, nil, err
-	}
-	if all == nil {
-		matches = []byte("[]")
-	}
-	raw := lastRaw // one answer: printed exactly as received
-	if steps > 1 {
-		last["matches"] = matches
-		if raw, err = json.Marshal(last); err != nil {
-			return nil, nil, err
-		}
-	}
-	ret.Matches = nil
-	if err := json.Unmarshal(matches, &ret.Matches); err != nil {
-		return nil, nil, protocol.Errorf(protocol.CodeInternalError, "the computer answered the search with something else: %v", err)
-	}
-	return raw, &ret, nil
 }
 
 // printMatches writes the matches as an aligned table on out and a summary

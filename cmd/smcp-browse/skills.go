@@ -83,7 +83,7 @@ to stdout. A usage mistake exits with status 2.`,
 
 func runSkills(ctx context.Context, cf *connFlags) (ret *protocol.GetSkillsRet, err error) {
 	err = cf.with(ctx, func(s *session) error {
-		ret, err = s.agent.GetSkills(ctx, s.computer)
+		ret, err = s.Agent.GetSkills(ctx, s.Computer)
 		return wrapf(err, "get_skills")
 	})
 	return ret, err
@@ -91,7 +91,7 @@ func runSkills(ctx context.Context, cf *connFlags) (ret *protocol.GetSkillsRet, 
 
 func runSkill(ctx context.Context, cf *connFlags, name, rel string) (ret *protocol.GetSkillRet, err error) {
 	err = cf.with(ctx, func(s *session) error {
-		ret, err = s.agent.GetSkill(ctx, s.computer, name, rel)
+		ret, err = s.Agent.GetSkill(ctx, s.Computer, name, rel)
 		return wrapf(err, "get_skill %s", name)
 	})
 	return ret, err

@@ -1,6 +1,13 @@
 package cluster
 
-import "github.com/redis/go-redis/v9"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/smcp-browse/smcp-browse/protocol"
+)
 
 // The office state in Redis, under the key prefix P (ARGV[1] of every
 // script):
@@ -66,13 +73,23 @@ local function append(list, l)
 end
 `
 
+// withCodes writes the protocol's codes into a script's refusals
+// ($RoomFull, $NameTaken, $AgentInOtherRoom), which Join reads back.
+func withCodes(script string) string {
+	return strings.NewReplacer(
+		"$RoomFull", strconv.Itoa(protocol.CodeRoomFull),
+		"$NameTaken", strconv.Itoa(protocol.CodeNameTaken),
+		"$AgentInOtherRoom", strconv.Itoa(protocol.CodeAgentInOtherRoom),
+	).Replace(script)
+}
+
 // joinScript seats a session. ARGV: P, node, sid, name, role, office, ver.
 // Returns {status, code, holder, version, left...} where status is "ok",
 // "noop", "err" or "fenced", version is the office's version after the
 // join (its current one for "noop") and left lists {office, role, name, sid} quadruples
 // of the sessions removed on the way (the session's previous seat, and
 // seats held by sessions of dead nodes).
-var joinScript = redis.NewScript(luaLib + `
+var joinScript = redis.NewScript(luaLib + withCodes(`
 local node, sid, name, role, office, ver = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 if not alive(node) then return {'fenced', '', '', ''} end
 local cur = redis.call('HMGET', P..':s:'..sid, 'office', 'name', 'role')
@@ -80,7 +97,7 @@ if cur[1] then
   if cur[1] == office and cur[2] == name and cur[3] == role then
     return {'noop', '', '', redis.call('GET', P..':ov:'..office) or '0'}
   end
-  if cur[3] == 'agent' and cur[1] ~= office then return {'err', '4106', cur[1], ''} end
+  if cur[3] == 'agent' and cur[1] ~= office then return {'err', '$AgentInOtherRoom', cur[1], ''} end
 end
 local out = {'ok', '', '', ''}
 -- stale tells whether holder's seat is held by a dead node's session,
@@ -93,13 +110,13 @@ end
 if role == 'agent' then
   local a = redis.call('GET', P..':oa:'..office)
   if a and a ~= sid and not stale(a) then
-    out[1], out[2], out[3] = 'err', '4101', redis.call('HGET', P..':s:'..a, 'name') or ''
+    out[1], out[2], out[3] = 'err', '$RoomFull', redis.call('HGET', P..':s:'..a, 'name') or ''
     return out
   end
 end
 local m = redis.call('HGET', P..':o:'..office, name)
 if m and m ~= sid and not stale(m) then
-  out[1], out[2] = 'err', '4105'
+  out[1], out[2] = 'err', '$NameTaken'
   return out
 end
 if cur[1] then append(out, drop(sid)) end
@@ -113,7 +130,7 @@ redis.call('HSET', P..':s:'..sid, 'node', node, 'name', name, 'role', role, 'off
 redis.call('SADD', P..':ns:'..node, sid)
 out[4] = bump(office)
 return out
-`)
+`))
 
 // leaveScript removes a session from office (nothing when it is not
 // there). ARGV: P, sid, office ("" for whatever office it is in).

@@ -103,30 +103,18 @@ func unsupported(detail string) bool {
 	return false
 }
 
-// serverState is one MCP server a 4014 names: its name, its state
-// ("starting", "listing", "down", "list_failed", "disabled", "unknown")
-// and its last error.
+// serverState is one MCP server a 4014 names (protocol.UnavailableServer),
+// its text made safe for one line.
 type serverState struct{ name, state, lastErr string }
 
-// unavailableServers reads the servers a 4014 names: details.servers (the
-// Computer's answer to get_finder when every document server is
-// unavailable), else the top-level mcp_server with details.state.
+// unavailableServers reads the servers a 4014 names (see
+// protocol.UnavailableServers).
 func unavailableServers(pe *protocol.Error) []serverState {
-	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return OneLine(s) }
-	if list, ok := pe.Details["servers"].([]any); ok {
-		var out []serverState
-		for _, v := range list {
-			if m, ok := v.(map[string]any); ok {
-				out = append(out, serverState{str(m, "mcp_server"), str(m, "state"), str(m, "last_error")})
-			}
-		}
-		return out
+	var out []serverState
+	for _, s := range protocol.UnavailableServers(pe) {
+		out = append(out, serverState{OneLine(s.Name), OneLine(s.State), OneLine(s.LastError)})
 	}
-	name := str(pe.Extra, "mcp_server")
-	if name == "" || pe.Details["state"] == nil {
-		return nil
-	}
-	return []serverState{{name, str(pe.Details, "state"), str(pe.Details, "last_error")}}
+	return out
 }
 
 // transient reports whether every server is on its way up (starting,
@@ -135,7 +123,7 @@ func unavailableServers(pe *protocol.Error) []serverState {
 func transient(servers []serverState) bool {
 	for _, s := range servers {
 		switch s.state {
-		case "starting", "listing", "down", "list_failed":
+		case protocol.ServerStarting, protocol.ServerListing, protocol.ServerDown, protocol.ServerListFailed:
 		default:
 			return false
 		}
@@ -161,17 +149,17 @@ func serverStateText(s serverState) string {
 		because = " (" + s.lastErr + ")"
 	}
 	switch s.state {
-	case "starting":
+	case protocol.ServerStarting:
 		return "is still starting"
-	case "listing":
+	case protocol.ServerListing:
 		return "is still listing its documents"
-	case "down":
+	case protocol.ServerDown:
 		return "is down" + because + ", the computer keeps restarting it"
-	case "list_failed":
+	case protocol.ServerListFailed:
 		return "failed to list its documents" + because
-	case "disabled":
+	case protocol.ServerDisabled:
 		return "is disabled on this computer"
-	case "unknown":
+	case protocol.ServerUnknown:
 		return "is not configured on this computer"
 	}
 	return "is not available" + because

@@ -332,59 +332,25 @@ func EventName(elem json.RawMessage) (name string, num float64, ok bool) {
 	return "", 0, false
 }
 
+// knownEvents maps every SMCP event name (protocol.Events) to itself: the
+// name a decoded EVENT carries, without allocating one per packet. It is
+// written once, at start-up, and only read after.
+var knownEvents = func() map[string]string {
+	m := map[string]string{}
+	for _, e := range protocol.Events() {
+		m[e] = e
+	}
+	return m
+}()
+
 // knownEvent returns the SMCP event name elem (a JSON string) spells
 // without escapes, without allocating.
 func knownEvent(elem []byte) (string, bool) {
 	if len(elem) < 2 {
 		return "", false
 	}
-	switch s := elem[1 : len(elem)-1]; string(s) {
-	case protocol.EventToolCall:
-		return protocol.EventToolCall, true
-	case protocol.EventGetTools:
-		return protocol.EventGetTools, true
-	case protocol.EventGetConfig:
-		return protocol.EventGetConfig, true
-	case protocol.EventGetDesktop:
-		return protocol.EventGetDesktop, true
-	case protocol.EventGetFinder:
-		return protocol.EventGetFinder, true
-	case protocol.EventListFinder:
-		return protocol.EventListFinder, true
-	case protocol.EventSearchFinder:
-		return protocol.EventSearchFinder, true
-	case protocol.EventReadResource:
-		return protocol.EventReadResource, true
-	case protocol.EventGetResources:
-		return protocol.EventGetResources, true
-	case protocol.EventGetSkills:
-		return protocol.EventGetSkills, true
-	case protocol.EventGetSkill:
-		return protocol.EventGetSkill, true
-	case protocol.EventGetBlob:
-		return protocol.EventGetBlob, true
-	case protocol.EventPutBlob:
-		return protocol.EventPutBlob, true
-	case protocol.EventJoinOffice:
-		return protocol.EventJoinOffice, true
-	case protocol.EventLeaveOffice:
-		return protocol.EventLeaveOffice, true
-	case protocol.EventListRoom:
-		return protocol.EventListRoom, true
-	case protocol.EventToolCallCancel:
-		return protocol.EventToolCallCancel, true
-	case protocol.EventUpdateConfig:
-		return protocol.EventUpdateConfig, true
-	case protocol.EventUpdateToolList:
-		return protocol.EventUpdateToolList, true
-	case protocol.EventUpdateDesktop:
-		return protocol.EventUpdateDesktop, true
-	case protocol.EventUpdateFinder:
-		return protocol.EventUpdateFinder, true
-	case protocol.EventUpdateSkills:
-		return protocol.EventUpdateSkills, true
-	}
-	return "", false
+	name, ok := knownEvents[string(elem[1:len(elem)-1])]
+	return name, ok
 }
 
 // decodePayload checks and stores the JSON of p by its type.

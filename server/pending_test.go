@@ -232,6 +232,7 @@ var (
 	_ officeStore     = (*registry)(nil)
 	_ officeStore     = (*clusterStore)(nil)
 	_ seatKeeper      = (*clusterSeats)(nil)
+	_ memberLister    = (*clusterSeats)(nil)
 	_ computerFinder  = (*clusterSeats)(nil)
 	_ noticeDeliverer = (*clusterNotices)(nil)
 )

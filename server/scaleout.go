@@ -77,9 +77,6 @@ func newClusterStore(s *Server) (*clusterStore, error) {
 	return cs, nil
 }
 
-// officeCount counts the offices with members on this node.
-func (cs *clusterStore) officeCount() int { return cs.here.officeCount() }
-
 // configure links the node's Socket.IO server to the others' through the
 // library's Redis adapter (which carries the notifications).
 func (cs *clusterStore) configure(o *sioserver.ServerOptions) {

@@ -154,6 +154,9 @@ func (cs *clusterSeats) list(ctx context.Context, sess *session, officeID string
 	return out, nil
 }
 
+// officeCount counts the offices with members on this node.
+func (cs *clusterSeats) officeCount() int { return cs.here.officeCount() }
+
 // clusterError turns an error of the cluster state into an answer.
 func clusterError(event, office string, err error) *protocol.Error {
 	if errors.Is(err, cluster.ErrSeatLost) {

@@ -1,15 +1,12 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
+	"context"
 	"fmt"
 	"log/slog"
 
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
-	"github.com/smcp-browse/smcp-browse/internal/sio/wire"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -150,81 +147,6 @@ func (s *Server) answerOffice(sess *session, req *request, e *protocol.Error) {
 	sess.ack(req.ack, true, nil)
 }
 
-// decode checks req's payload against the shape of out: it must be a JSON
-// object no bigger than MaxRequestBytes whose fields (those out has) have
-// the right types. Fields out does not name are not decoded.
-func (s *Server) decode(req *request, out any) *protocol.Error {
-	raw, perr := s.object(req)
-	if perr != nil {
-		return perr
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return protocol.Errorf(protocol.CodeBadRequest, "%s: field %q must be %s, got %s", clip(req.event), te.Field, te.Type.Kind(), te.Value)
-		}
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: malformed payload: %v", clip(req.event), err)
-	}
-	return nil
-}
-
-// object returns req's payload if it is a JSON object no bigger than
-// MaxRequestBytes, and a 400 saying what it is otherwise.
-func (s *Server) object(req *request) (json.RawMessage, *protocol.Error) {
-	raw, ok := req.payload.(json.RawMessage)
-	if !ok {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), kindOf(req.payload))
-	}
-	if k := kindOf(raw); k != "an object" {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: payload must be a JSON object, got %s", clip(req.event), k)
-	}
-	if len(raw) > s.opts.MaxRequestBytes {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, "%s: payload too large (%d bytes, limit %d)", clip(req.event), len(raw), s.opts.MaxRequestBytes)
-	}
-	return raw, nil
-}
-
-// decodeFields is decode for the routing fields of a client:* request: the
-// payload's other fields are left unread.
-func (s *Server) decodeFields(req *request, fields []wire.Field) *protocol.Error {
-	raw, perr := s.object(req)
-	if perr != nil {
-		return perr
-	}
-	if err := wire.DecodeFields(raw, fields); err != nil {
-		return protocol.Errorf(protocol.CodeBadRequest, "%s: %v", clip(req.event), err)
-	}
-	return nil
-}
-
-// kindOf names the JSON kind of a payload for error messages.
-func kindOf(v any) string {
-	raw, ok := v.(json.RawMessage)
-	if !ok {
-		if v == nil {
-			return "nothing"
-		}
-		return "binary data"
-	}
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "nothing"
-	}
-	return "a number"
-}
-
 // missing returns a 400 naming the first empty required field.
 func missing(event string, fields ...[2]string) *protocol.Error {
 	for _, f := range fields {
@@ -249,7 +171,9 @@ func (s *Server) onJoin(sess *session, req *request) {
 		s.answerOffice(sess, req, protocol.Errorf(protocol.CodeBadRequest, "%s: role must be %q or %q, got %q", clip(req.event), protocol.RoleAgent, protocol.RoleComputer, clip(string(in.Role))))
 		return
 	}
-	notes, e := s.store.join(sess, in)
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	notes, e := s.store.join(ctx, sess, in)
 	if e == nil {
 		req.logger().Info("joined office", "office", in.OfficeID, "role", in.Role, "name", in.Name)
 	}
@@ -269,7 +193,9 @@ func (s *Server) onLeave(sess *session, req *request) {
 		s.answerOffice(sess, req, e)
 		return
 	}
-	notes, left, e := s.store.leave(sess, in.OfficeID)
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	notes, left, e := s.store.leave(ctx, sess, in.OfficeID)
 	if e != nil {
 		s.answerOffice(sess, req, e)
 		return
@@ -295,7 +221,9 @@ func (s *Server) onListRoom(sess *session, req *request) {
 		s.answer(sess, req, nil, e)
 		return
 	}
-	list, e := s.store.list(sess, in.OfficeID)
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout)
+	defer cancel()
+	list, e := s.store.list(ctx, sess, in.OfficeID)
 	if e != nil {
 		s.answer(sess, req, nil, e)
 		return
@@ -371,7 +299,10 @@ func (s *Server) onCancel(sess *session, req *request) {
 // request still waiting on it (as a computer) at once.
 func (s *Server) onDisconnect(sess *session, reason string, log *slog.Logger) {
 	defer s.sessions.departed()
-	officeID, notes := s.store.remove(sess)
+	// A disconnect has no deadline of its own: its seat must go, and the
+	// store tries until it has or its node's lease ends (each Redis
+	// command bounded by the cluster's command timeout).
+	officeID, notes := s.store.remove(context.Background(), sess)
 	s.sessions.remove(sess)
 	pend := sess.drainPending()
 	log.Info("disconnected", "reason", reason, "office", officeID, "pending", len(pend))

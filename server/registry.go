@@ -84,7 +84,7 @@ func (r *registry) leaveLocked(s *session) (notice, bool) {
 
 // join applies the office rules to s joining req.OfficeID as req.Role
 // named req.Name, and returns the notices to send.
-func (r *registry) join(s *session, req protocol.EnterOfficeReq) ([]notice, *protocol.Error) {
+func (r *registry) join(_ context.Context, s *session, req protocol.EnterOfficeReq) ([]notice, *protocol.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.office != "" {
@@ -130,7 +130,7 @@ func (r *registry) join(s *session, req protocol.EnterOfficeReq) ([]notice, *pro
 
 // leave removes s from officeID. Leaving an office s is not in succeeds
 // and changes nothing (left false), as in upstream's Server.
-func (r *registry) leave(s *session, officeID string) (notes []notice, left bool, e *protocol.Error) {
+func (r *registry) leave(_ context.Context, s *session, officeID string) (notes []notice, left bool, e *protocol.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.office == "" || s.office != officeID {
@@ -145,7 +145,7 @@ func (r *registry) leave(s *session, officeID string) (notes []notice, left bool
 
 // remove forgets a disconnected session's seat and returns the office it
 // was in ("" when none) and its leave notice.
-func (r *registry) remove(s *session) (string, []notice) {
+func (r *registry) remove(_ context.Context, s *session) (string, []notice) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	officeID := s.office
@@ -159,7 +159,7 @@ func (r *registry) remove(s *session) (string, []notice) {
 }
 
 // list returns the members of officeID, which must be s's office.
-func (r *registry) list(s *session, officeID string) ([]protocol.SessionInfo, *protocol.Error) {
+func (r *registry) list(_ context.Context, s *session, officeID string) ([]protocol.SessionInfo, *protocol.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.office == "" {
@@ -197,7 +197,7 @@ func sortMembers(out []protocol.SessionInfo) {
 // s's office), applying the
 // checks in the protocol's order: caller not in an office (4103), caller
 // not an agent (403), computer in another office (4104), unknown (404).
-func (r *registry) target(s *session, _, name string) (to destination, office, sender string, e *protocol.Error) {
+func (r *registry) target(_ context.Context, s *session, _, name string) (to destination, office, sender string, e *protocol.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s.office == "" {
@@ -222,7 +222,7 @@ func (r *registry) target(s *session, _, name string) (to destination, office, s
 
 // known is target: the registry is in memory.
 func (r *registry) known(s *session, event, name string) (destination, string, string, *protocol.Error, bool) {
-	to, office, sender, e := r.target(s, event, name)
+	to, office, sender, e := r.target(context.Background(), s, event, name)
 	return to, office, sender, e, true
 }
 
@@ -240,9 +240,6 @@ func (r *registry) peers(s *session) (officeID string, role protocol.Role, name 
 
 // deliver sends n to the sessions it names.
 func (r *registry) deliver(n notice) { n.send() }
-
-// blocking is false: everything is in memory.
-func (r *registry) blocking() bool { return false }
 
 // officeCount counts the offices.
 func (r *registry) officeCount() int {

@@ -49,7 +49,7 @@ func (f *fixture) sess(sid string) *session {
 // join joins sid and returns the error code (0 on success) and the
 // notices as "event -> recipients".
 func (f *fixture) join(sid string, role protocol.Role, name, office string) (int, []string) {
-	notes, e := f.reg.join(f.sess(sid), protocol.EnterOfficeReq{Role: role, Name: name, OfficeID: office})
+	notes, e := f.reg.join(f.t.Context(), f.sess(sid), protocol.EnterOfficeReq{Role: role, Name: name, OfficeID: office})
 	if e != nil {
 		return e.Code, nil
 	}
@@ -160,7 +160,7 @@ func TestRefusedMoveKeepsSeat(t *testing.T) {
 	if code, _ := f.join("c1", protocol.RoleComputer, "pc", "o2"); code != protocol.CodeNameTaken {
 		t.Fatalf("code %d", code)
 	}
-	list, e := f.reg.list(f.sess("c1"), "o1")
+	list, e := f.reg.list(t.Context(), f.sess("c1"), "o1")
 	if e != nil || len(list) != 1 || list[0].SID != "c1" {
 		t.Fatalf("c1 lost its seat in o1: %v %v", list, e)
 	}
@@ -186,7 +186,7 @@ func TestTargetOrder(t *testing.T) {
 		{"a1", "bot", protocol.CodeNotFound},      // nor is the caller
 	}
 	for _, tt := range tests {
-		got, _, _, e := f.reg.target(f.sess(tt.from), protocol.EventGetTools, tt.computer)
+		got, _, _, e := f.reg.target(t.Context(), f.sess(tt.from), protocol.EventGetTools, tt.computer)
 		code := 0
 		if e != nil {
 			code = e.Code
@@ -205,7 +205,7 @@ func TestListAndLeave(t *testing.T) {
 	f.mustJoin("c2", protocol.RoleComputer, "zeta", "o1")
 	f.mustJoin("c1", protocol.RoleComputer, "alpha", "o1")
 	f.mustJoin("a1", protocol.RoleAgent, "bot", "o1")
-	list, e := f.reg.list(f.sess("a1"), "o1")
+	list, e := f.reg.list(t.Context(), f.sess("a1"), "o1")
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -219,23 +219,23 @@ func TestListAndLeave(t *testing.T) {
 	if fmt.Sprint(names) != "[bot alpha zeta]" {
 		t.Errorf("order %v, want agent first then computers by name", names)
 	}
-	if _, e := f.reg.list(f.sess("a1"), "o2"); e == nil || e.Code != protocol.CodeCrossRoomAccess {
+	if _, e := f.reg.list(t.Context(), f.sess("a1"), "o2"); e == nil || e.Code != protocol.CodeCrossRoomAccess {
 		t.Errorf("listing another office: %v", e)
 	}
-	if _, e := f.reg.list(f.sess("nobody"), "o1"); e == nil || e.Code != protocol.CodeNotInRoom {
+	if _, e := f.reg.list(t.Context(), f.sess("nobody"), "o1"); e == nil || e.Code != protocol.CodeNotInRoom {
 		t.Errorf("listing without office: %v", e)
 	}
-	if notes, left, e := f.reg.leave(f.sess("c1"), "o2"); left || e != nil || notes != nil {
+	if notes, left, e := f.reg.leave(t.Context(), f.sess("c1"), "o2"); left || e != nil || notes != nil {
 		t.Errorf("leaving an office one is not in changed something: %v %v %v", notes, left, e)
 	}
-	notes, left, e := f.reg.leave(f.sess("c1"), "o1")
+	notes, left, e := f.reg.leave(t.Context(), f.sess("c1"), "o1")
 	if !left || e != nil {
 		t.Fatal("c1 did not leave o1")
 	}
 	if got := describe(notes); fmt.Sprint(got) != "[notify:leave_office {OfficeID:o1 Computer:alpha Agent:} -> [a1 c2]]" {
 		t.Errorf("leave notice %v", got)
 	}
-	office, notes := f.reg.remove(f.sess("a1"))
+	office, notes := f.reg.remove(t.Context(), f.sess("a1"))
 	if office != "o1" {
 		t.Fatalf("remove: office %q", office)
 	}
@@ -247,8 +247,8 @@ func TestListAndLeave(t *testing.T) {
 	if o := f.reg.officeCount(); o != 1 {
 		t.Errorf("%d offices, want 1", o)
 	}
-	f.reg.remove(f.sess("a9"))
-	f.reg.remove(f.sess("c2"))
+	f.reg.remove(t.Context(), f.sess("a9"))
+	f.reg.remove(t.Context(), f.sess("c2"))
 	if o := f.reg.officeCount(); o != 0 {
 		t.Errorf("empty office not forgotten: %d offices", o)
 	}

@@ -28,8 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/internal/sio/sioserver"
@@ -37,60 +35,46 @@ import (
 	"github.com/smcp-browse/smcp-browse/server/cluster"
 )
 
-// clusterStore is the office store of a cluster node.
+// clusterStore is the office store of a cluster node, composed by
+// concern: clusterSeats keeps the seats in Redis and finds computers
+// (scaleout_seats.go), clusterNotices delivers notices across the nodes
+// (scaleout_notices.go); clusterStore itself runs the node's lifecycle and
+// the requests between nodes (scaleout_remote.go). They share one
+// clusterState.
 type clusterStore struct {
-	srv  *Server
-	log  *slog.Logger
-	node *cluster.Node
+	*clusterState
+	clusterSeats
+	clusterNotices
+}
 
-	// mu guards the seats of this node's sessions (their seat fields) and
-	// local: the members of each office on this node, with the office's
-	// version at their join.
-	mu    sync.Mutex
-	local map[string]map[*session]uint64
-
-	remoteMu sync.Mutex
-	remote   map[uint64]*pendingReq // requests sent to other nodes, by routing id
-
-	seats *seatCache // where computers were found
-
-	// Notifications for the other nodes, published in order by one
-	// goroutine: a publish waits for Redis (up to its timeout when Redis
-	// hangs), which must not hold up the sender's other requests.
-	notices    chan noticeWire
-	publishing atomic.Bool // publishNotices runs
-	stop       chan struct{}
-	stopped    chan struct{}
+// clusterState is what the parts of a cluster node's store share.
+type clusterState struct {
+	srv    *Server
+	log    *slog.Logger
+	node   *cluster.Node
+	here   localSeats   // the seats of this node's sessions
+	remote *remoteTable // requests sent to other nodes
+	seats  *seatCache   // where computers were found
 }
 
 // newClusterStore prepares the cluster side of s; Connect starts it.
 func newClusterStore(s *Server) (*clusterStore, error) {
-	cs := &clusterStore{srv: s, log: s.log, remote: map[uint64]*pendingReq{}, local: map[string]map[*session]uint64{}, seats: newSeatCache(),
-		notices: make(chan noticeWire, noticeQueue), stop: make(chan struct{}), stopped: make(chan struct{})}
+	st := &clusterState{srv: s, log: s.log, remote: newRemoteTable(), here: newLocalSeats(), seats: newSeatCache()}
+	cs := &clusterStore{clusterState: st, clusterSeats: clusterSeats{st}, clusterNotices: newClusterNotices(st)}
 	node, err := cluster.New(cluster.Options{
 		URL: s.opts.Redis, Prefix: s.opts.RedisPrefix, TTL: s.opts.ClusterTTL, Link: s.opts.ClusterLink, Logger: s.log,
 		OnFrame:    cs.onFrame,
 		OnFenced:   cs.onFenced,
 		OnReaped:   cs.onReaped,
 		OnNodeGone: cs.onNodeGone,
-		Waiting:    cs.waiting,
+		Waiting:    cs.remote.nodes,
 		Seated:     cs.seated,
 	})
 	if err != nil {
 		return nil, err
 	}
-	cs.node = node
+	st.node = node
 	return cs, nil
-}
-
-// blocking is true: seats are looked up in Redis.
-func (cs *clusterStore) blocking() bool { return true }
-
-// officeCount counts the offices with members on this node.
-func (cs *clusterStore) officeCount() int {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return len(cs.local)
 }
 
 // configure links the node's Socket.IO server to the others' through the
@@ -158,20 +142,12 @@ func (cs *clusterStore) shutdown() {
 
 // onFenced drops everything when the node's lease is lost.
 func (cs *clusterStore) onFenced(reason string) {
-	cs.remoteMu.Lock()
-	pend := make([]*pendingReq, 0, len(cs.remote))
-	for id, p := range cs.remote {
-		pend = append(pend, p)
-		delete(cs.remote, id)
-	}
-	cs.remoteMu.Unlock()
-	for _, p := range pend {
+	for _, w := range cs.remote.takeAll() {
+		p := w.p
 		p.finish(protocol.Errorf(protocol.CodeInternalError, "%s: this Server node lost the cluster (%s); try again", p.event, reason))
 	}
 	cs.srv.io.DisconnectLocal()
-	cs.mu.Lock()
-	clear(cs.local)
-	cs.mu.Unlock()
+	cs.here.clear()
 	cs.seats.forget("")
 }
 
@@ -184,16 +160,8 @@ func (cs *clusterStore) onReaped(left []cluster.Left) {
 
 // onNodeGone answers the requests waiting for a node that is gone.
 func (cs *clusterStore) onNodeGone(node string) {
-	cs.remoteMu.Lock()
-	var pend []*pendingReq
-	for id, p := range cs.remote {
-		if p.node == node {
-			pend = append(pend, p)
-			delete(cs.remote, id)
-		}
-	}
-	cs.remoteMu.Unlock()
-	for _, p := range pend {
+	for _, w := range cs.remote.takeNode(node) {
+		p := w.p
 		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected before answering %s (its Server node is gone)", p.computer, p.event))
 	}
 }

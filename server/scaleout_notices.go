@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -22,9 +23,27 @@ type noticeWire struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
+// clusterNotices delivers notices to an office's members on this node
+// and, through the Redis adapter, on the others. Notifications for the
+// other nodes are published in order by one goroutine: a publish waits for
+// Redis (up to its timeout when Redis hangs), which must not hold up the
+// sender's other requests.
+type clusterNotices struct {
+	*clusterState
+	notices    chan noticeWire
+	publishing *atomic.Bool // publishNotices runs
+	stop       chan struct{}
+	stopped    chan struct{}
+}
+
+func newClusterNotices(st *clusterState) clusterNotices {
+	return clusterNotices{clusterState: st, notices: make(chan noticeWire, noticeQueue), publishing: new(atomic.Bool),
+		stop: make(chan struct{}), stopped: make(chan struct{})}
+}
+
 // deliver sends n to the office's members on this node and, through the
 // other nodes, on theirs (to n.to when it names no office).
-func (cs *clusterStore) deliver(n notice) {
+func (cs *clusterNotices) deliver(n notice) {
 	if n.office == "" {
 		n.send()
 		return
@@ -48,7 +67,7 @@ func (cs *clusterStore) deliver(n notice) {
 
 // drainNotices stops publishNotices once it has sent what is queued, or
 // after wait.
-func (cs *clusterStore) drainNotices(wait time.Duration) {
+func (cs *clusterNotices) drainNotices(wait time.Duration) {
 	if !cs.publishing.Load() {
 		return
 	}
@@ -61,7 +80,7 @@ func (cs *clusterStore) drainNotices(wait time.Duration) {
 
 // publishNotices sends the queued notifications to the other nodes until
 // stop, then what is still queued.
-func (cs *clusterStore) publishNotices() {
+func (cs *clusterNotices) publishNotices() {
 	defer close(cs.stopped)
 	send := func(w noticeWire) {
 		b, _ := json.Marshal(w)
@@ -87,7 +106,7 @@ func (cs *clusterStore) publishNotices() {
 }
 
 // onNotice delivers a notification from another node.
-func (cs *clusterStore) onNotice(payload string) {
+func (cs *clusterNotices) onNotice(payload string) {
 	var w noticeWire
 	if err := json.Unmarshal([]byte(payload), &w); err != nil {
 		cs.log.Warn("cluster: a notification that does not decode; dropped", "err", err)
@@ -99,18 +118,11 @@ func (cs *clusterStore) onNotice(payload string) {
 // deliverLocal sends w to this node's members of its office, but the one
 // excepted and those who joined after the change (a version not above
 // theirs).
-func (cs *clusterStore) deliverLocal(w noticeWire) {
+func (cs *clusterNotices) deliverLocal(w noticeWire) {
 	if w.Event == protocol.NotifyEnterOffice || w.Event == protocol.NotifyLeaveOffice {
 		cs.seats.forget(w.Office)
 	}
-	cs.mu.Lock()
-	to := make([]*session, 0, len(cs.local[w.Office]))
-	for m, joined := range cs.local[w.Office] {
-		if m.sid != w.Except && (w.Version == 0 || w.Version > joined) {
-			to = append(to, m)
-		}
-	}
-	cs.mu.Unlock()
+	to := cs.here.hearing(w.Office, w.Except, w.Version)
 	if cs.srv.debug {
 		cs.log.Debug("notification", "event", w.Event, "office", w.Office, "version", w.Version, "to", len(to))
 	}

@@ -2,9 +2,11 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -18,36 +20,45 @@ const remoteGrace = 2 * time.Second
 
 // remoteComputer is a computer's session on another node.
 type remoteComputer struct {
-	cs                *clusterStore
+	cs                *clusterState
 	sid, node, office string
 	cached            bool // found in the seat cache, not in Redis
 }
 
-// remoteReq is what a request sent to another node needs should it have
+// remoteWait is where a request sent to another node waits: the node's
+// table of remote requests. It keeps what the request needs should it have
 // to be sent again (its seat came from the cache and was stale).
-type remoteReq struct {
+type remoteWait struct {
+	cs      *clusterState
+	p       *localReq
+	node    string // the computer's node
+	office  string // the office it was routed in
+	cached  bool   // the seat came from the cache
 	payload json.RawMessage
-	cached  bool
 }
+
+func (w *remoteWait) take(id uint64) bool { return w.cs.remote.take(id) != nil }
+
+// timedOut says nothing: the computer's node times the request out itself,
+// so this deadline runs out only when that answer was lost.
+func (w *remoteWait) timedOut(*pendingReq) {}
 
 // send forwards p's request to the computer's node and waits for the
 // answer frame (or the node's departure, or its deadline).
-func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, req logged) {
+func (rc *remoteComputer) send(p *localReq, payload json.RawMessage, timeout time.Duration, req logged) {
 	cs := rc.cs
-	p.node, p.target, p.timeout, p.log = rc.node, nil, timeout, req
-	p.remote = remoteReq{cached: rc.cached}
+	w := &remoteWait{cs: cs, p: p, node: rc.node, office: rc.office, cached: rc.cached}
 	if rc.cached { // kept to be sent again should the seat be stale; the socket reader's until this returns
-		p.remote.payload = bytes.Clone(payload)
+		w.payload = bytes.Clone(payload)
 	}
-	cs.remoteMu.Lock()
-	cs.remote[p.id] = p
-	cs.remoteMu.Unlock()
+	p.at, p.timeout, p.log = w, timeout, req
+	cs.remote.add(p.id, w)
 	p.startDeadline(timeout + remoteGrace)
 	from, _ := cs.node.ID()
 	raw := appendRequest(nil, &frame{ID: p.id, From: from, SID: rc.sid, Office: rc.office,
 		Computer: p.computer, Event: p.event, Timeout: timeout, Payload: payload})
 	cs.node.SendAsync(rc.node, raw, func(err error) {
-		if !cs.takeRemote(p.id) {
+		if cs.remote.take(p.id) == nil {
 			return
 		}
 		if errors.Is(err, cluster.ErrNotDelivered) {
@@ -58,25 +69,64 @@ func (rc *remoteComputer) send(_ *Server, p *pendingReq, payload json.RawMessage
 	})
 }
 
-// takeRemote removes the remote request id; false when it was answered.
-func (cs *clusterStore) takeRemote(id uint64) bool {
-	cs.remoteMu.Lock()
-	defer cs.remoteMu.Unlock()
-	if _, ok := cs.remote[id]; !ok {
-		return false
-	}
-	delete(cs.remote, id)
-	return true
+// remoteTable holds the requests sent to other nodes, by routing id.
+type remoteTable struct {
+	mu sync.Mutex
+	m  map[uint64]*remoteWait
 }
 
-// waiting lists the nodes remote requests wait for.
-func (cs *clusterStore) waiting() []string {
-	cs.remoteMu.Lock()
-	defer cs.remoteMu.Unlock()
+func newRemoteTable() *remoteTable { return &remoteTable{m: map[uint64]*remoteWait{}} }
+
+// add records w as request id.
+func (t *remoteTable) add(id uint64, w *remoteWait) {
+	t.mu.Lock()
+	t.m[id] = w
+	t.mu.Unlock()
+}
+
+// take removes and returns request id; nil when it was answered.
+func (t *remoteTable) take(id uint64) *remoteWait {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.m[id]
+	delete(t.m, id)
+	return w
+}
+
+// takeAll removes and returns every request.
+func (t *remoteTable) takeAll() []*remoteWait {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*remoteWait, 0, len(t.m))
+	for _, w := range t.m {
+		out = append(out, w)
+	}
+	clear(t.m)
+	return out
+}
+
+// takeNode removes and returns the requests waiting for node.
+func (t *remoteTable) takeNode(node string) []*remoteWait {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []*remoteWait
+	for id, w := range t.m {
+		if w.node == node {
+			out = append(out, w)
+			delete(t.m, id)
+		}
+	}
+	return out
+}
+
+// nodes lists the nodes the requests wait for.
+func (t *remoteTable) nodes() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	var out []string
-	for _, p := range cs.remote {
-		if !slices.Contains(out, p.node) {
-			out = append(out, p.node)
+	for _, w := range t.m {
+		if !slices.Contains(out, w.node) {
+			out = append(out, w.node)
 		}
 	}
 	return out
@@ -93,18 +143,15 @@ func (cs *clusterStore) onFrame(raw []byte) {
 	case "q":
 		cs.serveRemote(f)
 	case "r":
-		cs.remoteMu.Lock()
-		p := cs.remote[f.ID]
-		delete(cs.remote, f.ID)
-		cs.remoteMu.Unlock()
-		if p == nil {
+		w := cs.remote.take(f.ID)
+		if w == nil {
 			return // answered already (timed out, node gone)
 		}
 		if f.Stale {
-			cs.stale(p)
+			cs.stale(w)
 			return
 		}
-		p.finishRaw(f.Args)
+		w.p.finishRaw(f.Args)
 	}
 }
 
@@ -114,7 +161,7 @@ func (cs *clusterStore) onFrame(raw []byte) {
 func (cs *clusterStore) serveRemote(f frame) {
 	t := cs.srv.sessions.get(f.SID)
 	if t != nil {
-		office, name, role, _ := cs.seat(t)
+		office, name, role, _ := cs.here.seat(t)
 		if office != f.Office || name != f.Computer || role != protocol.RoleComputer {
 			t = nil
 		}
@@ -123,10 +170,8 @@ func (cs *clusterStore) serveRemote(f frame) {
 		cs.answerRemote(f.From, f.ID, true, nil)
 		return
 	}
-	s := cs.srv
-	p := &pendingReq{id: s.ids.Add(1), event: f.Event, computer: f.Computer, start: time.Now(), srv: s,
-		replyTo: f.From, replyID: f.ID}
-	s.forward(p, t, f.Payload, f.Timeout, p)
+	p := newForwardedReq(cs.srv, cs, f.From, f.ID, f.Event, f.Computer)
+	p.forwardTo(t, f.Payload, f.Timeout, p)
 }
 
 // answerRemote sends the answer args (stale: the seat was not the
@@ -135,22 +180,25 @@ func (cs *clusterStore) answerRemote(node string, id uint64, stale bool, args []
 	cs.node.SendAsync(node, appendAnswer(cs.node.FrameBuffer(), id, stale, args), nil)
 }
 
-// stale answers p, whose computer's node says the seat it was sent to is
-// not that computer's: 404 when Redis said where it was, else (the seat
-// came from the cache) the computer is looked up again and p sent there.
-func (cs *clusterStore) stale(p *pendingReq) {
-	r := p.remote
-	if !r.cached {
+// stale answers w's request, whose computer's node says the seat it was
+// sent to is not that computer's: 404 when Redis said where it was, else
+// (the seat came from the cache) the computer is looked up again and the
+// request sent there, the lookup bounded by the request's own timeout.
+func (cs *clusterStore) stale(w *remoteWait) {
+	p := w.p
+	if !w.cached {
 		p.finish(protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", clip(p.computer)))
 		return
 	}
-	cs.seats.forget(p.office)
+	cs.seats.forget(w.office)
 	go func() { // a Redis lookup: not on the frames' goroutine
-		to, _, _, e := cs.target(p.from, p.event, p.computer)
+		ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
+		defer cancel()
+		to, _, _, e := cs.target(ctx, p.from, p.event, p.computer)
 		if e != nil {
 			p.finish(e)
 			return
 		}
-		to.send(cs.srv, p, r.payload, p.timeout, p.log)
+		to.send(p, w.payload, p.timeout, p.log)
 	}()
 }

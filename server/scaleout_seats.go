@@ -9,6 +9,10 @@ import (
 	"github.com/smcp-browse/smcp-browse/server/cluster"
 )
 
+// clusterSeats keeps a cluster node's seats in Redis, by the office rules
+// its scripts apply, and finds the computers requests name.
+type clusterSeats struct{ *clusterState }
+
 // removeRetry is how often a seat whose removal failed (Redis down) is
 // removed again.
 const removeRetry = 500 * time.Millisecond
@@ -19,37 +23,11 @@ func unavailable(event string, err error) *protocol.Error {
 	return protocol.Errorf(protocol.CodeInternalError, "%s: %v; try again", clip(event), err)
 }
 
-// seat returns sess's own copy of its seat.
-func (cs *clusterStore) seat(sess *session) (office, name string, role protocol.Role, lease string) {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return sess.office, sess.name, sess.role, sess.lease
-}
-
 // peers returns sess's seat; the others are reached through deliver, so
 // none are listed.
-func (cs *clusterStore) peers(sess *session) (officeID string, role protocol.Role, name string, others []*session, ok bool) {
-	office, name, role, _ := cs.seat(sess)
+func (cs *clusterSeats) peers(sess *session) (officeID string, role protocol.Role, name string, others []*session, ok bool) {
+	office, name, role, _ := cs.here.seat(sess)
 	return office, role, name, nil, office != ""
-}
-
-// seatLocked records sess in office at version (office "" forgets its
-// seat). cs.mu is held.
-func (cs *clusterStore) seatLocked(sess *session, office string, version uint64) {
-	if old := cs.local[sess.office]; old != nil {
-		delete(old, sess)
-		if len(old) == 0 {
-			delete(cs.local, sess.office)
-		}
-	}
-	sess.office = office
-	if office == "" {
-		return
-	}
-	if cs.local[office] == nil {
-		cs.local[office] = map[*session]uint64{}
-	}
-	cs.local[office][sess] = version
 }
 
 // leftNotice is the leave notification of a seat the cluster removed.
@@ -65,27 +43,27 @@ func leftNotice(l cluster.Left, except *session) notice {
 
 // seated reports whether session sid of this node holds or is taking its
 // seat (cluster.Options.Seated).
-func (cs *clusterStore) seated(sid string) bool {
+func (cs *clusterSeats) seated(sid string) bool {
 	sess := cs.srv.sessions.get(sid)
 	if sess == nil {
 		return false
 	}
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
+	cs.here.mu.Lock()
+	defer cs.here.mu.Unlock()
 	return sess.office != "" || sess.joining > 0
 }
 
 // join applies the office rules in Redis.
-func (cs *clusterStore) join(sess *session, in protocol.EnterOfficeReq) ([]notice, *protocol.Error) {
-	cs.mu.Lock()
+func (cs *clusterSeats) join(ctx context.Context, sess *session, in protocol.EnterOfficeReq) ([]notice, *protocol.Error) {
+	cs.here.mu.Lock()
 	sess.joining++
-	cs.mu.Unlock()
+	cs.here.mu.Unlock()
 	defer func() {
-		cs.mu.Lock()
+		cs.here.mu.Lock()
 		sess.joining--
-		cs.mu.Unlock()
+		cs.here.mu.Unlock()
 	}()
-	res, err := cs.node.Join(context.Background(), cluster.Member{
+	res, err := cs.node.Join(ctx, cluster.Member{
 		SID: sess.sid, Name: in.Name, Role: in.Role, Office: in.OfficeID, Version: sess.version,
 	})
 	if err != nil {
@@ -93,9 +71,9 @@ func (cs *clusterStore) join(sess *session, in protocol.EnterOfficeReq) ([]notic
 			// Redis may still run the join: its seat must go with the
 			// session (remove).
 			id, _ := cs.node.ID()
-			cs.mu.Lock()
+			cs.here.mu.Lock()
 			sess.unsure = id
-			cs.mu.Unlock()
+			cs.here.mu.Unlock()
 		}
 		return nil, unavailable(protocol.EventJoinOffice, err)
 	}
@@ -103,9 +81,9 @@ func (cs *clusterStore) join(sess *session, in protocol.EnterOfficeReq) ([]notic
 		// The seat is this session's in Redis; an earlier join this node
 		// gave up on (Redis ran it late) may have taken it unbeknown to
 		// the node, and to the office.
-		cs.mu.Lock()
+		cs.here.mu.Lock()
 		adopt := sess.office != in.OfficeID || sess.name != in.Name || sess.role != in.Role || sess.lease != res.Node
-		cs.mu.Unlock()
+		cs.here.mu.Unlock()
 		res.Noop = !adopt
 	}
 	var notes []notice
@@ -116,7 +94,7 @@ func (cs *clusterStore) join(sess *session, in protocol.EnterOfficeReq) ([]notic
 	switch res.Code {
 	case 0:
 	case protocol.CodeAgentInOtherRoom:
-		_, name, _, _ := cs.seat(sess)
+		_, name, _, _ := cs.here.seat(sess)
 		e = protocol.Errorf(protocol.CodeAgentInOtherRoom,
 			"agent %q is already in office %q; leave it first", clip(name), clip(res.Holder))
 	case protocol.CodeRoomFull:
@@ -127,11 +105,11 @@ func (cs *clusterStore) join(sess *session, in protocol.EnterOfficeReq) ([]notic
 		e = protocol.Errorf(res.Code, "%s refused", protocol.EventJoinOffice)
 	}
 	if e == nil && !res.Noop {
-		cs.mu.Lock()
+		cs.here.mu.Lock()
 		sess.name, sess.role, sess.lease, sess.unsure = in.Name, in.Role, res.Node, ""
-		cs.seatLocked(sess, in.OfficeID, res.Version)
+		cs.here.seatLocked(sess, in.OfficeID, res.Version)
 		joined := membership(sess, in.OfficeID, false)
-		cs.mu.Unlock()
+		cs.here.mu.Unlock()
 		notes = append(notes, notice{office: in.OfficeID, except: sess, version: res.Version, event: protocol.NotifyEnterOffice,
 			payload: joined})
 		cs.log.Debug("seated", "sid", sess.sid, "office", in.OfficeID, "node", res.Node, "version", res.Version)
@@ -140,40 +118,31 @@ func (cs *clusterStore) join(sess *session, in protocol.EnterOfficeReq) ([]notic
 }
 
 // leave takes sess out of officeID in Redis.
-func (cs *clusterStore) leave(sess *session, officeID string) ([]notice, bool, *protocol.Error) {
-	if office, _, _, _ := cs.seat(sess); office != officeID {
+func (cs *clusterSeats) leave(ctx context.Context, sess *session, officeID string) ([]notice, bool, *protocol.Error) {
+	if office, _, _, _ := cs.here.seat(sess); office != officeID {
 		return nil, false, nil
 	}
-	l, err := cs.node.Leave(context.Background(), sess.sid, officeID)
+	l, err := cs.node.Leave(ctx, sess.sid, officeID)
 	if err != nil {
 		return nil, false, unavailable(protocol.EventLeaveOffice, err)
 	}
-	cs.vacate(sess, officeID)
+	cs.here.vacate(sess, officeID)
 	if l == nil {
 		return nil, false, nil
 	}
 	return []notice{leftNotice(*l, sess)}, true, nil
 }
 
-// vacate forgets sess's seat in officeID on this node.
-func (cs *clusterStore) vacate(sess *session, officeID string) {
-	cs.mu.Lock()
-	if sess.office == officeID {
-		cs.seatLocked(sess, "", 0)
-	}
-	cs.mu.Unlock()
-}
-
 // list returns officeID's members on every node.
-func (cs *clusterStore) list(sess *session, officeID string) ([]protocol.SessionInfo, *protocol.Error) {
-	office, _, _, lease := cs.seat(sess)
+func (cs *clusterSeats) list(ctx context.Context, sess *session, officeID string) ([]protocol.SessionInfo, *protocol.Error) {
+	office, _, _, lease := cs.here.seat(sess)
 	if office == "" {
 		return nil, protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first")
 	}
 	if officeID != office {
 		return nil, protocol.Errorf(protocol.CodeCrossRoomAccess, "cannot list office %q from office %q", clip(officeID), clip(office))
 	}
-	members, err := cs.node.List(context.Background(), lease, sess.sid, office)
+	members, err := cs.node.List(ctx, lease, sess.sid, office)
 	if err != nil {
 		return nil, clusterError(protocol.EventListRoom, office, err)
 	}
@@ -184,6 +153,9 @@ func (cs *clusterStore) list(sess *session, officeID string) ([]protocol.Session
 	sortMembers(out)
 	return out, nil
 }
+
+// officeCount counts the offices with members on this node.
+func (cs *clusterSeats) officeCount() int { return cs.here.officeCount() }
 
 // clusterError turns an error of the cluster state into an answer.
 func clusterError(event, office string, err error) *protocol.Error {
@@ -197,10 +169,10 @@ func clusterError(event, office string, err error) *protocol.Error {
 // remove forgets a disconnected session's seat in Redis and returns its
 // leave notice. While Redis is down it tries again until it succeeds or
 // the node's lease ends (then the node's reaping removes the seat).
-func (cs *clusterStore) remove(sess *session) (string, []notice) {
-	cs.mu.Lock()
+func (cs *clusterSeats) remove(ctx context.Context, sess *session) (string, []notice) {
+	cs.here.mu.Lock()
 	office, lease, unsure := sess.office, sess.lease, sess.unsure
-	cs.mu.Unlock()
+	cs.here.mu.Unlock()
 	if office == "" {
 		// Not seated, as far as this node knows; but a join Redis failed
 		// to answer may have seated it since.
@@ -209,12 +181,12 @@ func (cs *clusterStore) remove(sess *session) (string, []notice) {
 		}
 		lease = unsure
 	}
-	cs.vacate(sess, office)
+	cs.here.vacate(sess, office)
 	for {
 		if id, leased := cs.node.ID(); !leased || id != lease {
 			return office, nil // seated under a lease that is gone: reaping takes it
 		}
-		l, err := cs.node.Leave(context.Background(), sess.sid, "")
+		l, err := cs.node.Leave(ctx, sess.sid, "")
 		if err == nil {
 			if l != nil {
 				return office, []notice{leftNotice(*l, nil)}
@@ -222,7 +194,11 @@ func (cs *clusterStore) remove(sess *session) (string, []notice) {
 			return office, nil
 		}
 		cs.log.Warn("cannot remove a disconnected session's seat; trying again", "sid", sess.sid, "office", office, "err", err)
-		time.Sleep(removeRetry)
+		select {
+		case <-ctx.Done():
+			return office, nil // given up: the lease's end reaps the seat
+		case <-time.After(removeRetry):
+		}
 	}
 }
 
@@ -230,14 +206,14 @@ func (cs *clusterStore) remove(sess *session) (string, []notice) {
 // node, or one elsewhere. A computer this node found before is taken from
 // its seat cache (known); the seat is checked again where the computer is
 // (cachedDestination here, serveRemote on its node).
-func (cs *clusterStore) target(sess *session, event, name string) (destination, string, string, *protocol.Error) {
+func (cs *clusterSeats) target(ctx context.Context, sess *session, event, name string) (destination, string, string, *protocol.Error) {
 	if to, office, sender, e, ok := cs.known(sess, event, name); ok {
 		return to, office, sender, e
 	}
-	office, sender, _, lease := cs.seat(sess)
+	office, sender, _, lease := cs.here.seat(sess)
 	now := time.Now()
 	gen := cs.seats.generation()
-	sid, node, where, err := cs.node.Target(context.Background(), lease, sess.sid, office, name)
+	sid, node, where, err := cs.node.Target(ctx, lease, sess.sid, office, name)
 	switch {
 	case err != nil:
 		return nil, office, sender, clusterError(event, office, err)
@@ -249,7 +225,7 @@ func (cs *clusterStore) target(sess *session, event, name string) (destination, 
 	seat := cachedSeat{sid: sid, node: node, at: now}
 	id, _ := cs.node.ID()
 	if node != id {
-		seat.remote = &remoteComputer{cs: cs, sid: sid, node: node, office: office, cached: true}
+		seat.remote = &remoteComputer{cs: cs.clusterState, sid: sid, node: node, office: office, cached: true}
 	}
 	cs.seats.put(office, name, seat, gen)
 	if node == id {
@@ -258,13 +234,13 @@ func (cs *clusterStore) target(sess *session, event, name string) (destination, 
 		}
 		return nil, office, sender, protocol.Errorf(protocol.CodeNotFound, "computer '%s' disconnected", clip(name))
 	}
-	return &remoteComputer{cs: cs, sid: sid, node: node, office: office}, office, sender, nil
+	return &remoteComputer{cs: cs.clusterState, sid: sid, node: node, office: office}, office, sender, nil
 }
 
 // known answers what target can without Redis: sess's own refusals (4103,
 // 403) and a computer whose seat the node remembers.
-func (cs *clusterStore) known(sess *session, _, name string) (destination, string, string, *protocol.Error, bool) {
-	office, sender, role, _ := cs.seat(sess)
+func (cs *clusterSeats) known(sess *session, _, name string) (destination, string, string, *protocol.Error, bool) {
+	office, sender, role, _ := cs.here.seat(sess)
 	if office == "" {
 		return nil, "", "", protocol.NewError(protocol.CodeNotInRoom, "not in any office: join one first"), true
 	}
@@ -283,7 +259,7 @@ func (cs *clusterStore) known(sess *session, _, name string) (destination, strin
 // cachedDestination is the computer a remembered seat names: on another
 // node (which checks the seat when the request arrives), or the session
 // here that still holds it; nil when it does not.
-func (cs *clusterStore) cachedDestination(seat cachedSeat, office, name string) destination {
+func (cs *clusterSeats) cachedDestination(seat cachedSeat, office, name string) destination {
 	if seat.remote != nil {
 		return seat.remote
 	}
@@ -291,7 +267,7 @@ func (cs *clusterStore) cachedDestination(seat cachedSeat, office, name string) 
 	if t == nil {
 		return nil
 	}
-	if o, n, r, _ := cs.seat(t); o != office || n != name || r != protocol.RoleComputer {
+	if o, n, r, _ := cs.here.seat(t); o != office || n != name || r != protocol.RoleComputer {
 		return nil
 	}
 	return t

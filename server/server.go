@@ -131,18 +131,20 @@ type Server struct {
 	io        *sioserver.Server
 	sessions  *sessionTable
 	store     officeStore   // the offices: in memory, or in the cluster's Redis
-	cluster   *clusterStore // store, in a cluster (nil on a single node)
 	storeErr  error         // why the cluster's store could not be set up
 	deadlines *deadlines    // of the requests routed
 	ids       atomic.Uint64 // routing ids of forwarded requests
-	inFlight  atomic.Int64  // client:* requests waiting for a computer
+	admission               // client:* requests waiting for a computer
+	decoder                 // of request payloads
 	draining  atomic.Bool   // refuse new sessions during shutdown
 }
 
 // New returns a Server; mount Handler or call Serve.
 func New(opts Options) *Server {
 	opts.setDefaults()
-	s := &Server{opts: opts, log: opts.Logger, sessions: newSessionTable(), deadlines: newDeadlines(opts.RequestTimeout)}
+	s := &Server{opts: opts, log: opts.Logger, sessions: newSessionTable(), deadlines: newDeadlines(opts.RequestTimeout),
+		decoder: decoder{maxBytes: opts.MaxRequestBytes}}
+	s.admission.max, s.admission.maxConn = opts.MaxInFlight, opts.MaxInFlightConn
 	v, err := protocol.ParseVersion(opts.Version)
 	if err != nil {
 		s.log.Warn("bad protocol version; speaking the default", "version", opts.Version, "err", err, "default", protocol.Version)
@@ -165,7 +167,7 @@ func New(opts Options) *Server {
 		if err != nil {
 			s.storeErr = err
 		} else {
-			s.store, s.cluster = cs, cs
+			s.store = cs
 		}
 	}
 	s.store.configure(&so)

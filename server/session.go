@@ -25,7 +25,7 @@ type session struct {
 	writeMu sync.Mutex // serialises writes to out (emits and acks)
 
 	// The session's seat, guarded by its office store's mutex
-	// (registry.mu, clusterStore.mu).
+	// (registry.mu, localSeats.mu).
 	name   string
 	role   protocol.Role
 	office string

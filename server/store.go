@@ -9,47 +9,69 @@ import (
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-// officeStore holds a Server's offices: who sits where under which name
-// and role, the rules of a seat (one agent per office, names unique, an
-// agent in one office), routing to a member, and the notices an office's
-// members hear. The handlers are written once against it. registry keeps
-// the offices of a single node in memory; clusterStore keeps them in Redis
-// for every node sharing it (scaleout.go).
+// officeStore holds a Server's offices. registry keeps the offices of a
+// single node in memory; clusterStore keeps them in Redis for every node
+// sharing it (scaleout.go). The handlers and the router are written once
+// against it, one small interface a concern:
 type officeStore interface {
+	seatKeeper
+	memberLister
+	computerFinder
+	noticeDeliverer
+	storeLifecycle
+}
+
+// seatKeeper seats sessions by the office rules: one agent per office,
+// names unique in an office, an agent in one office.
+type seatKeeper interface {
 	// join seats sess as in asks, by the office rules; the notices are
 	// delivered once the join is answered (a refused join may still carry
 	// some: seats the cluster removed on the way).
-	join(sess *session, in protocol.EnterOfficeReq) ([]notice, *protocol.Error)
+	join(ctx context.Context, sess *session, in protocol.EnterOfficeReq) ([]notice, *protocol.Error)
 	// leave takes sess out of officeID; left is false when it was not
 	// there (which is no error, as in upstream's Server).
-	leave(sess *session, officeID string) (notes []notice, left bool, e *protocol.Error)
+	leave(ctx context.Context, sess *session, officeID string) (notes []notice, left bool, e *protocol.Error)
 	// remove forgets the seat of a disconnected session: the office it was
-	// in ("" for none) and the notices for the others.
-	remove(sess *session) (officeID string, notes []notice)
+	// in ("" for none) and the notices for the others. It gives up when
+	// ctx ends.
+	remove(ctx context.Context, sess *session) (officeID string, notes []notice)
+}
+
+// memberLister tells who sits in an office.
+type memberLister interface {
 	// list returns the members of officeID, which must be sess's office.
-	list(sess *session, officeID string) ([]protocol.SessionInfo, *protocol.Error)
-	// target finds the computer named name for sess's request event,
-	// checking in the protocol's order: sess in no office (4103), not an
-	// agent (403), the computer in another office (4104), unknown (404).
-	// It returns sess's office and name too.
-	target(sess *session, event, name string) (to destination, officeID, sender string, e *protocol.Error)
-	// known is target when it needs no network (the computer's seat is
-	// remembered, or the store is in memory): ok false means target must
-	// be asked.
-	known(sess *session, event, name string) (to destination, officeID, sender string, e *protocol.Error, ok bool)
+	list(ctx context.Context, sess *session, officeID string) ([]protocol.SessionInfo, *protocol.Error)
 	// peers returns sess's seat and the members on this node a notice
 	// from it goes to (nil when deliver finds them itself); ok is false
 	// when sess is in no office.
 	peers(sess *session) (officeID string, role protocol.Role, name string, others []*session, ok bool)
-	// deliver sends n to the members it is for.
-	deliver(n notice)
-	// blocking reports whether the store's operations wait on the network
-	// (and may take a command's timeout), so that routing runs off the
-	// socket's event goroutine.
-	blocking() bool
 	// officeCount counts the offices with members on this node.
 	officeCount() int
+}
 
+// computerFinder finds the computer a client:* request names.
+type computerFinder interface {
+	// known is target when it needs no network (the computer's seat is
+	// remembered, or the store is in memory): ok false means target must
+	// be asked. It never blocks.
+	known(sess *session, event, name string) (to destination, officeID, sender string, e *protocol.Error, ok bool)
+	// target finds the computer named name for sess's request event,
+	// checking in the protocol's order: sess in no office (4103), not an
+	// agent (403), the computer in another office (4104), unknown (404).
+	// It returns sess's office and name too. It may wait on the network,
+	// for no longer than ctx allows.
+	target(ctx context.Context, sess *session, event, name string) (to destination, officeID, sender string, e *protocol.Error)
+}
+
+// noticeDeliverer sends notices to an office's members.
+type noticeDeliverer interface {
+	// deliver sends n to the members it is for.
+	deliver(n notice)
+}
+
+// storeLifecycle is what the Server runs of a store as it starts and
+// stops.
+type storeLifecycle interface {
 	// configure adds what the store needs to the Socket.IO server's
 	// options (the cluster's Redis adapter); bind gives it the server.
 	configure(o *sioserver.ServerOptions)
@@ -71,7 +93,7 @@ type destination interface {
 	// send forwards p's request and answers p with the computer's ack, a
 	// 408 when timeout passes first, or a 404 when the computer
 	// disconnects first; req's logger says what happened.
-	send(s *Server, p *pendingReq, payload json.RawMessage, timeout time.Duration, req logged)
+	send(p *localReq, payload json.RawMessage, timeout time.Duration, req logged)
 }
 
 // notice is a notification to send once the registry lock is released:

@@ -39,8 +39,8 @@ import (
 // Bounds and timing of the index build.
 const (
 	indexMaxDocText  = 8 << 20
-	indexBatchText   = 2 << 20
-	indexBatchDocs   = 256
+	indexBatchText   = 1 << 20
+	indexBatchDocs   = 128
 	indexWriters     = 2
 	indexStartDelay  = 3 * time.Second
 	indexYieldMax    = 2 * time.Second

@@ -315,7 +315,29 @@ func (st *searchStep) ranked(ctx context.Context, v fulltext.View) error {
 	if v.Seq() > st.cur.Seq {
 		f.MaxSeq = st.cur.Seq // hide what was written since the first step
 	}
-	hits, err := v.Search(qctx, st.m.(wordMatcher).q, f, st.cur.Offset, st.p.MaxMatches)
+	// A window's pages hold every word of the query, but a phrase's words
+	// may be out of order on some of them (the index holds no positions):
+	// further windows fill the step, a bounded number of them.
+	first := len(st.res.Matches)
+	for range maxRankedWindows {
+		want := st.p.MaxMatches - (len(st.res.Matches) - first)
+		if want <= 0 || st.cur.Scan {
+			return nil
+		}
+		if err := st.rankedWindow(ctx, qctx, v, f, want); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxRankedWindows bounds the windows of ranked pages one step reads.
+const maxRankedWindows = 8
+
+// rankedWindow adds the matches of the index's next size ranked pages
+// (each page gives at most one) and moves the cursor past them.
+func (st *searchStep) rankedWindow(ctx, qctx context.Context, v fulltext.View, f fulltext.Filter, size int) error {
+	hits, err := v.Search(qctx, st.m.(wordMatcher).q, f, st.cur.Offset, size)
 	if err != nil {
 		if qctx.Err() != nil && ctx.Err() == nil {
 			return fmt.Errorf("the index took longer than the step's budget (%v) for %q: use longer words or prefixes", st.budget, st.p.Query)

@@ -1,6 +1,7 @@
 package computer
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -124,6 +125,28 @@ func (s *blobStore) putBase64(office, mime, b64 string, size int64) (blobMeta, e
 		return blobMeta{}, fmt.Errorf("keep blob: %w", err)
 	}
 	e.sha256 = hex.EncodeToString(h.Sum(nil))
+	return s.add(e), nil
+}
+
+// putBytes keeps data as a new blob of office and returns its handle (in a
+// temporary file when it is bigger than blobSpillBytes).
+func (s *blobStore) putBytes(office, mime string, data []byte) (blobMeta, error) {
+	size := int64(len(data))
+	if size > s.lim.MaxBytes {
+		return blobMeta{}, fmt.Errorf("blob of %d bytes is larger than the store (%d bytes)", size, s.lim.MaxBytes)
+	}
+	e := &blobEntry{office: office, mime: mime, size: size}
+	sum := sha256.Sum256(data)
+	e.sha256 = hex.EncodeToString(sum[:])
+	if size > blobSpillBytes {
+		path, err := s.spill(bytes.NewReader(data), sha256.New())
+		if err != nil {
+			return blobMeta{}, fmt.Errorf("keep blob: %w", err)
+		}
+		e.path = path
+	} else {
+		e.data = data
+	}
 	return s.add(e), nil
 }
 

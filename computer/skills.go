@@ -15,10 +15,8 @@ import (
 )
 
 // DefaultSkillInlineBudget is the largest text resource of a SKILL sent
-// inline in a client:get_skill answer (the SDK's 32 KiB); a bigger one
-// needs a blob handle, which this Computer does not mint for SKILL
-// resources yet, so it is
-// 4017 too_large.
+// inline in a client:get_skill answer (the SDK's 32 KiB); a bigger one,
+// and any binary one, goes by blob handle (client:get_blob).
 const DefaultSkillInlineBudget = 32 << 10
 
 // skillFrontMatterSlack is read beyond the inline budget, for the front
@@ -224,18 +222,32 @@ func (c *Computer) handleGetSkill(ctx context.Context, req protocol.GetSkillReq)
 		return nil, skillAccessError(err, req.RelPath)
 	}
 	if !res.Text || len(res.Data) > budget {
-		// The SDK mints a blob handle here; SKILL resources do not go
-		// through this Computer's blob store (blobs.go) yet, so the
-		// resource cannot be served.
-		return nil, protocol.Errorf(protocol.CodeSkillResourceInaccessible,
-			"skill resource %q (%s, %d bytes) is not sent inline (text up to %d bytes is) and this computer does not send skill resources by blob handle yet",
-			clip(res.RelPath), res.MIMEType, len(res.Data), budget).
-			WithDetails(map[string]any{"reason": skill.ReasonTooLarge, "rel_path": clip(res.RelPath), "total_size": len(res.Data)})
+		// Not inline: by blob handle, as the SDK sends it.
+		return c.skillByHandle(req, ref.Path)
 	}
 	body := string(res.Data)
 	return protocol.GetSkillRet{
 		Name: req.Name, RelPath: res.RelPath, MIMEType: res.MIMEType, TotalSize: int64(len(res.Data)),
 		SHA256: res.SHA256, Body: &body, ReqID: req.ReqID,
+	}, nil
+}
+
+// skillByHandle answers client:get_skill with a blob handle for a
+// resource that does not go inline (binary, or text over the budget),
+// read whole up to skill.DefaultMaxSize (4017 too_large beyond it).
+func (c *Computer) skillByHandle(req protocol.GetSkillReq, dir string) (any, error) {
+	res, err := skill.Open(dir, req.RelPath, skill.DefaultMaxSize)
+	if err != nil {
+		return nil, skillAccessError(err, req.RelPath)
+	}
+	meta, err := c.blobs.putBytes(c.opts.Office, res.MIMEType, res.Data)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeSkillResourceInaccessible, "skill resource %q (%d bytes): %v", clip(res.RelPath), len(res.Data), err).
+			WithDetails(map[string]any{"reason": skill.ReasonTooLarge, "rel_path": clip(res.RelPath), "total_size": len(res.Data)})
+	}
+	return protocol.GetSkillRet{
+		Name: req.Name, RelPath: res.RelPath, MIMEType: res.MIMEType, TotalSize: meta.Size,
+		SHA256: meta.SHA256, BlobHandle: meta.Handle, ReqID: req.ReqID,
 	}, nil
 }
 

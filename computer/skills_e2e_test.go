@@ -157,7 +157,6 @@ func TestSkillsEndToEnd(t *testing.T) {
 			{"pdf-tools", "../../etc/passwd", 4017, "traversal"},
 			{"pdf-tools", ".skillenv", 4017, "forbidden"},
 			{"pdf-tools", "nope.md", 4017, "not_found"},
-			{"pdf-tools", "big.txt", 4017, "too_large"},
 			{"mcp:skillsrv:absent", "", 4014, ""},
 			{"Not A Name", "", 4016, ""},
 		} {
@@ -165,9 +164,18 @@ func TestSkillsEndToEnd(t *testing.T) {
 			var pe *protocol.Error
 			if !errors.As(err, &pe) || pe.Code != tc.code || (tc.reason != "" && pe.Details["reason"] != tc.reason) {
 				t.Errorf("get_skill %s %q = %v, want %d %s", tc.name, tc.rel, err, tc.code, tc.reason)
-			} else if tc.reason == "too_large" && pe.Details["total_size"] != float64(40<<10) {
-				t.Errorf("too_large total_size %v, want the file's %d bytes", pe.Details["total_size"], 40<<10)
 			}
+		}
+	})
+
+	t.Run("a resource over the inline budget comes by blob handle", func(t *testing.T) {
+		ret, err := ag.GetSkill(ctx, "pc", "pdf-tools", "big.txt")
+		if err != nil || ret.Body != nil || ret.BlobHandle == "" || ret.TotalSize != 40<<10 {
+			t.Fatalf("get_skill big.txt = %+v, %v; want a blob handle for its %d bytes", ret, err, 40<<10)
+		}
+		data, info, err := ag.GetBlob(ctx, "pc", ret.BlobHandle, 0)
+		if err != nil || string(data) != strings.Repeat("x", 40<<10) || info.SHA256 != ret.SHA256 {
+			t.Fatalf("get_blob of the skill's handle: %d bytes, sha256 %s (get_skill said %s), %v", len(data), info.SHA256, ret.SHA256, err)
 		}
 	})
 

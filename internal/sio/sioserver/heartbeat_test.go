@@ -27,15 +27,7 @@ const (
 // timeout" one pingTimeout later, although the client had answered every
 // ping (the demo's own agent and computer were dropped every minute).
 func TestPongRightBehindThePingKeepsTheSession(t *testing.T) {
-	gone := make(chan string, 1)
-	es := startEcho(t, ServerOptions{PingInterval: testPingInterval, PingTimeout: testPingTimeout}, func(s *Socket) {
-		s.OnDisconnect(func(reason string) {
-			select {
-			case gone <- reason:
-			default: // the first is the one that counts
-			}
-		})
-	})
+	es, gone := startHeartbeatEcho(t)
 	c := dialWS(t, es.url, nil, true)
 	checkHeartbeatHolds(t, c.ws, gone)
 }
@@ -45,15 +37,7 @@ func TestPongRightBehindThePingKeepsTheSession(t *testing.T) {
 // Socket.IO clients do by default: its WebSocket is the library's own
 // transport, which the gate does not wrap.
 func TestPongRightBehindThePingAfterUpgrade(t *testing.T) {
-	gone := make(chan string, 1)
-	es := startEcho(t, ServerOptions{PingInterval: testPingInterval, PingTimeout: testPingTimeout}, func(s *Socket) {
-		s.OnDisconnect(func(reason string) {
-			select {
-			case gone <- reason:
-			default: // the first is the one that counts
-			}
-		})
-	})
+	es, gone := startHeartbeatEcho(t)
 	pollURL := "http" + strings.TrimPrefix(strings.TrimSuffix(es.url, "websocket"), "ws") + "polling"
 	open := pollOnce(t, http.MethodGet, pollURL, "")
 	var hs struct{ Sid string }
@@ -77,6 +61,21 @@ func TestPongRightBehindThePingAfterUpgrade(t *testing.T) {
 	}
 	c.send("5") // upgrade
 	checkHeartbeatHolds(t, ws, gone)
+}
+
+// startHeartbeatEcho starts an echo server with the tests' heartbeat; the
+// reason of the first disconnection arrives on the channel.
+func startHeartbeatEcho(t *testing.T) (*echoServer, <-chan string) {
+	gone := make(chan string, 1)
+	es := startEcho(t, ServerOptions{PingInterval: testPingInterval, PingTimeout: testPingTimeout}, func(s *Socket) {
+		s.OnDisconnect(func(reason string) {
+			select {
+			case gone <- reason:
+			default: // the first is the one that counts
+			}
+		})
+	})
+	return es, gone
 }
 
 // pollOnce sends one polling request and returns the answer's body.

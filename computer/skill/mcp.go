@@ -168,7 +168,8 @@ func stageOne(ctx context.Context, l Lister, bundleID, dir string, root mcp.Reso
 		return ref, fmt.Errorf("name %q is taken by an earlier skill of this server", name)
 	}
 	if final := filepath.Join(dir, fmName); final != dest { // the folder is named after the skill
-		if err := os.RemoveAll(final); err == nil {
+		err := os.RemoveAll(final)
+		if err == nil {
 			err = os.Rename(dest, final)
 		}
 		if err != nil {

@@ -256,13 +256,7 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Global.HistoryBack):
 		return a.popScreen()
 	case key.Matches(msg, k.Global.HistoryForward):
-		if len(a.forward) == 0 {
-			a.c.Notice = "nothing to go forward to"
-			return nil
-		}
-		e := a.forward[len(a.forward)-1]
-		a.forward = a.forward[:len(a.forward)-1]
-		return a.pushScreen(e.s, e.linked, false)
+		return a.goForward()
 	case key.Matches(msg, k.Global.Help):
 		a.showHelp, a.helpPg = true, pager.New()
 		a.layoutHelp()
@@ -284,25 +278,37 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		if _, ok := top.(*pages.Desktop); ok {
 			return nil
 		}
-		c := top.Computer()
-		if c == "" {
-			a.c.Notice = "choose a computer first"
-			return nil
-		}
-		return common.PushCmd(pages.NewDesktop(a.c, c))
+		return a.openForComputer(top, func(c string) common.Screen { return pages.NewDesktop(a.c, c) })
 	case key.Matches(msg, k.Global.Skills):
 		if _, ok := top.(*pages.Skills); ok {
 			return nil
 		}
-		c := top.Computer()
-		if c == "" {
-			a.c.Notice = "choose a computer first"
-			return nil
-		}
-		return common.PushCmd(pages.NewSkills(a.c, c))
+		return a.openForComputer(top, func(c string) common.Screen { return pages.NewSkills(a.c, c) })
 	}
 	a.c.Notice = ""
 	return top.Update(msg)
+}
+
+// goForward reopens the screen the last HistoryBack left.
+func (a *App) goForward() tea.Cmd {
+	if len(a.forward) == 0 {
+		a.c.Notice = "nothing to go forward to"
+		return nil
+	}
+	e := a.forward[len(a.forward)-1]
+	a.forward = a.forward[:len(a.forward)-1]
+	return a.pushScreen(e.s, e.linked, false)
+}
+
+// openForComputer opens the screen open makes for the computer the top
+// screen is on, or says to choose one first.
+func (a *App) openForComputer(top common.Screen, open func(computer string) common.Screen) tea.Cmd {
+	c := top.Computer()
+	if c == "" {
+		a.c.Notice = "choose a computer first"
+		return nil
+	}
+	return common.PushCmd(open(c))
 }
 
 func (a *App) broadcast(msg tea.Msg) tea.Cmd {

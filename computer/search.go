@@ -40,6 +40,7 @@ type counts struct {
 	Total      int `json:"t,omitempty"`
 	Unreadable int `json:"u,omitempty"`
 	Indexed    int `json:"i,omitempty"`
+	IndexHits  int `json:"h,omitempty"` // the index's pages with every word, once known
 }
 
 // searchCursor is where a search stands on every server it covers.
@@ -222,6 +223,7 @@ func (c *Computer) sumUp(ctx context.Context, streams []*stream, q protocol.Sear
 		ret.TotalDocuments += pos.Total
 		ret.Unreadable += pos.Unreadable
 		ret.IndexedDocuments += pos.Indexed
+		ret.IndexHits += pos.IndexHits
 		indexing.Indexed += s.index.Index.Indexed
 		indexing.Total += s.index.Index.Total
 		indexing.RemainingMs = max(indexing.RemainingMs, s.index.Index.RemainingMs)
@@ -270,7 +272,11 @@ func (c *Computer) refill(ctx context.Context, streams []*stream, q protocol.Sea
 			mu.Lock()
 			scanned += max(res.Scanned-res.Indexed-(s.pos.Scanned-s.pos.Indexed), 0)
 			mu.Unlock()
-			s.pos.counts = counts{Scanned: res.Scanned, Total: res.Total, Unreadable: res.Unreadable, Indexed: res.Indexed}
+			hits := res.IndexHits
+			if hits == 0 {
+				hits = s.pos.IndexHits // a step that only scanned: as the index said before
+			}
+			s.pos.counts = counts{Scanned: res.Scanned, Total: res.Total, Unreadable: res.Unreadable, Indexed: res.Indexed, IndexHits: hits}
 			for i := range res.Matches {
 				res.Matches[i].Server = s.conn.Name()
 			}

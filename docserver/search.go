@@ -361,6 +361,7 @@ func (st *searchStep) rankedWindow(ctx, qctx context.Context, v fulltext.View, f
 		}
 	}
 	st.cur.Offset += len(hits.Hits)
+	st.res.IndexHits = hits.Total
 	if st.cur.Offset >= hits.Total || len(hits.Hits) == 0 {
 		st.cur.Scan = true
 	}

@@ -76,6 +76,13 @@ func TestSearchRanked(t *testing.T) {
 	if len(res.Matches) < 2 || res.Matches[0].Path != "reports/budget.xlsx" || res.Matches[0].PageIndex != 0 {
 		t.Fatalf("the document titled Budget is not first: %+v", res.Matches)
 	}
+	if res.IndexHits != len(res.Matches) {
+		t.Errorf("the index counts %d pages with the word, the search found %d", res.IndexHits, len(res.Matches))
+	}
+	// A smaller step still tells how many pages match in all.
+	if one, _ := callSearch(t, c, map[string]any{"query": "budget", "maxMatches": 1}); len(one.Matches) != 1 || one.NextCursor == "" || one.IndexHits != len(res.Matches) {
+		t.Errorf("one match of %d: %d matches, %d index hits, cursor %q", len(res.Matches), len(one.Matches), one.IndexHits, one.NextCursor)
+	}
 	for i, m := range res.Matches {
 		if m.Score <= 0 || i > 0 && m.Score > res.Matches[i-1].Score {
 			t.Errorf("match %d: score %v after %v: not ranked", i, m.Score, res.Matches[max(i-1, 0)].Score)

@@ -67,6 +67,10 @@ type DPESearchResult struct {
 	// Indexed counts the documents the index answered for; the others
 	// are scanned (not indexed yet, or changed since).
 	Indexed int `json:"indexed"`
+	// IndexHits counts the pages of the index that hold every word of the
+	// query (for a phrase, in any order: at most that many match); the
+	// pages scanned instead come on top. 0 when the index was not asked.
+	IndexHits int `json:"index_hits,omitempty"`
 	// Index is the state of the document server's full-text index.
 	Index DPEIndexStatus `json:"index"`
 }

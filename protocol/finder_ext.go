@@ -194,6 +194,10 @@ type SearchFinderRet struct {
 	// IndexedDocuments counts the documents the full-text indexes
 	// answered for; the others are scanned.
 	IndexedDocuments int `json:"indexed_documents"`
+	// IndexHits counts the indexed pages that hold every word of the query,
+	// over all document servers: about how many pages match in all,
+	// beyond the ones returned so far (see DPESearchResult.IndexHits).
+	IndexHits int `json:"index_hits,omitempty"`
 	// Indexing is present while a document server's index is still being
 	// built (the answer is then partly from the index, partly scanned).
 	Indexing *SearchIndexing `json:"indexing,omitempty"`

@@ -184,7 +184,7 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal
 			})
 		}
 		writeTable(out, rows)
-		fmt.Fprintf(errOut, "%s in %d documents", count(len(ret.Matches), "match", "matches"), ret.TotalDocuments)
+		fmt.Fprintf(errOut, "%s in %d documents", matchCount(ret), ret.TotalDocuments)
 	}
 	if ret.Unreadable > 0 {
 		fmt.Fprintf(errOut, " (%d could not be read)", ret.Unreadable)
@@ -197,6 +197,21 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal
 	}
 	if ret.NextCursor != "" {
 		fmt.Fprintf(errOut, "more: --cursor %s\n", ret.NextCursor)
+	}
+}
+
+// matchCount says how many matches there are: all of them when the
+// search is complete; otherwise the ones shown, of about how many the
+// indexes hold ("10 of about 1,234 matches"), or that more follow.
+func matchCount(ret *protocol.SearchFinderRet) string {
+	n := len(ret.Matches)
+	switch {
+	case ret.NextCursor == "":
+		return count(n, "match", "matches")
+	case ret.IndexHits > n:
+		return strconv.Itoa(n) + " of about " + humanize.Comma(int64(ret.IndexHits)) + " matches"
+	default:
+		return count(n, "match", "matches") + " so far"
 	}
 }
 

@@ -47,8 +47,9 @@ saying how far they are on stderr ("indexing 3,214/9,580 documents, about
 12 s left"); then it prints what it has, says so on stderr ("error 408: ...")
 and exits with status 1. --wait=false answers at once: every document is
 searched all the same (the pages not indexed yet by scanning), and stderr
-says the ranking is partial. When there are more matches, stderr says how to
-continue (--cursor).
+says the ranking is partial. When there are more matches, stderr says about
+how many the indexes hold ("10 of about 1,234 matches") and how to continue
+(--cursor).
 
 --json prints the SearchFinderRet as received (the matches of every answer it
 took, the other fields of the last). Errors and exit statuses are those of ls.`

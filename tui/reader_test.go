@@ -841,3 +841,58 @@ func TestContentSearchRankedWhileIndexing(t *testing.T) {
 	hs.requireContains("find literally: budget")
 	hs.requireNotContains("indexing 3,214/9,580", "3.00")
 }
+
+// TestGoToPageAndReadOn: a reader goes to page N as in less (300G) or
+// vim (:300), hears when there is no such page, and ↓ or space at the end
+// of a page goes on to the next one.
+func TestGoToPageAndReadOn(t *testing.T) {
+	var pages []protocol.DPEPage
+	for i := range 12 {
+		pages = append(pages, protocol.DPEPage{Title: fmt.Sprintf("Chapter %d", i+1), Elements: []protocol.DPEElementDetail{
+			el(fmt.Sprintf("p%d", i), "text", "", map[string]any{"text": fmt.Sprintf("The text of chapter %d.", i+1)}),
+		}})
+	}
+	book := mkDoc(testHost, "book", "docs", "pdf", "Book", nil, "", testNow, pages...)
+	hs, _ := withDocs(t, 100, 30, book)
+	hs.press("enter", "enter")
+	hs.requireContains("Page 1/12", "The text of chapter 1.")
+
+	hs.press("1", "0")
+	hs.requireContains("page 10 (G to go)")
+	hs.press("G")
+	hs.requireContains("Page 10/12", "The text of chapter 10.")
+
+	hs.press(":")
+	hs.typeText("3")
+	hs.press("enter")
+	hs.requireContains("Page 3/12", "The text of chapter 3.")
+
+	hs.press(":")
+	hs.typeText("40")
+	hs.press("enter")
+	hs.requireContains("no page 40: the document has pages 1–12", "Page 3/12")
+
+	// A short page is on screen to its end: ↓ and space turn the page.
+	hs.press("down")
+	hs.requireContains("Page 4/12", "The text of chapter 4.")
+	hs.press("space")
+	hs.requireContains("Page 5/12")
+	// The last page stays.
+	hs.press("1", "2", "G", "down")
+	hs.requireContains("Page 12/12", "The text of chapter 12.")
+
+	// A long page scrolls first and turns only at its end.
+	long := mkDoc(testHost, "spec", "docs", "docx", "Spec", nil, "", testNow, longPage(20, 6), longPage(1, 1))
+	hs, _ = withDocs(t, 100, 30, long)
+	hs.press("enter", "enter")
+	hs.requireContains("Page 1/2")
+	hs.press("down")
+	hs.requireContains("Page 1/2")
+	for range 40 {
+		if strings.Contains(hs.screen(), "Page 2/2") {
+			break
+		}
+		hs.press("space")
+	}
+	hs.requireContains("Page 2/2")
+}

@@ -68,6 +68,7 @@ type PageKeys struct {
 	Elements, Focus              key.Binding
 	Mode, Categories             key.Binding
 	PrevPage, NextPage           key.Binding
+	GoToPage                     key.Binding // ":" asks for a page; a count before G goes there too
 	Outline, Links               key.Binding
 }
 
@@ -137,6 +138,7 @@ func DefaultKeyMap() KeyMap {
 			Categories: b([]string{"c"}, "c", "categories"),
 			PrevPage:   b([]string{"["}, "[", "prev page"),
 			NextPage:   b([]string{"]"}, "]", "next page"),
+			GoToPage:   b([]string{":"}, ":/NG", "go to page N"),
 			Outline:    b([]string{"T"}, "T", "outline"),
 			Links:      b([]string{"L"}, "L", "links"),
 		},

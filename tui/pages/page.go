@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -46,6 +47,7 @@ type pageScreen struct {
 	els      list.Nav
 	showEls  bool
 	focusEls bool
+	count    string // the digits typed before G (300G: page 300)
 
 	// jumpTo (an element ID), jumpTitle (a PDF bookmark's title) and
 	// highlight (a search, with the line it was found on) are applied once
@@ -432,6 +434,17 @@ func (s *pageScreen) here() int {
 
 func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.c.Keys
+	if d := msg.String(); !s.focusEls && len(d) == 1 && d[0] >= '0' && d[0] <= '9' && (s.count != "" || d != "0") {
+		s.count += d
+		s.c.Notice = "page " + s.count + " (G to go)"
+		return nil
+	}
+	if count := s.count; count != "" {
+		s.count, s.c.Notice = "", ""
+		if key.Matches(msg, k.Nav.Bottom) {
+			return s.goToPageCmd(count)
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Nav.Back):
 		if s.showEls {
@@ -470,6 +483,10 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		return s.goToCmd(s.index - 1)
 	case key.Matches(msg, k.Page.NextPage):
 		return s.goToCmd(s.index + 1)
+	case key.Matches(msg, k.Page.GoToPage):
+		p := prompt.New(s.c, "page: ", "1–"+common.Itoa(max(s.doc.pages, 1)), "")
+		p.Submit = s.goToPageCmd
+		return prompt.OpenCmd(p)
 	case key.Matches(msg, k.Page.Search):
 		p := prompt.New(s.c, "search: ", "", s.v.Pager().SearchQuery())
 		p.Change = func(v string) tea.Cmd { s.v.Pager().Search(v); return nil }
@@ -488,7 +505,30 @@ func (s *pageScreen) key(msg tea.KeyPressMsg) tea.Cmd {
 		s.els.Update(msg, k)
 		return nil
 	}
+	if s.atEnd() && (key.Matches(msg, k.Nav.Down) || key.Matches(msg, k.Nav.PageDown)) && s.index+1 < s.doc.pages {
+		return s.goToCmd(s.index + 1) // read on, as a reader turns the page
+	}
 	return s.v.Update(msg)
+}
+
+// atEnd reports whether the page is on screen down to its last line.
+func (s *pageScreen) atEnd() bool {
+	pg := s.v.Pager()
+	return s.page != nil && s.v.Ready() && pg.YOffset() >= pg.MaxY()
+}
+
+// goToPageCmd opens page n (from 1) of the document, or says there is no
+// such page.
+func (s *pageScreen) goToPageCmd(n string) tea.Cmd {
+	i, err := strconv.Atoi(strings.TrimSpace(n))
+	if err != nil || i < 1 || s.doc.pages > 0 && i > s.doc.pages {
+		s.c.Notice = "no page " + common.OneLine(n) + ": the document has pages 1–" + common.Itoa(s.doc.pages)
+		return nil
+	}
+	if i-1 == s.index {
+		return nil
+	}
+	return s.goToCmd(i - 1)
 }
 
 // categoriesCmd opens the category filter.
@@ -709,10 +749,10 @@ func (s *pageScreen) LinkCrumb() string {
 func (s *pageScreen) Keys() help.KeyMap {
 	k := s.c.Keys
 	return keymap.HelpKeys{
-		Short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Back, k.Page.Search, k.Page.Outline, k.Page.Links, k.Page.Elements, k.Page.PrevPage, k.Page.NextPage, k.Page.Mode, k.Page.Categories, k.Global.Help},
+		Short: []key.Binding{k.Nav.Up, k.Nav.Down, k.Nav.Back, k.Page.Search, k.Page.Outline, k.Page.Links, k.Page.Elements, k.Page.PrevPage, k.Page.NextPage, k.Page.GoToPage, k.Page.Mode, k.Page.Categories, k.Global.Help},
 		Full: [][]key.Binding{
 			{k.Nav.Up, k.Nav.Down, k.Nav.PageUp, k.Nav.PageDown, k.Nav.HalfUp, k.Nav.HalfDown, k.Nav.Top, k.Nav.Bottom},
-			{k.Nav.Back, k.Page.Elements, k.Page.Focus, k.Nav.Enter, k.Page.PrevPage, k.Page.NextPage},
+			{k.Nav.Back, k.Page.Elements, k.Page.Focus, k.Nav.Enter, k.Page.PrevPage, k.Page.NextPage, k.Page.GoToPage},
 			{k.Page.Search, k.Page.NextMatch, k.Page.PrevMatch, k.Page.Outline, k.Page.Links, k.Page.Mode, k.Page.Categories, k.Global.Refresh},
 		},
 	}

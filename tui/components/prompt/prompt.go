@@ -12,13 +12,13 @@ import (
 // Model is a one-line text field the App shows under the screen that
 // opened it (search on a page, a content search), like a pager's command
 // line. It is a component: Update, View, SetSize and help.KeyMap. The
-// callbacks run in Update: change after every edit, submit on enter,
-// cancel on esc.
+// callbacks run in Update: Change after every edit, Submit on enter,
+// Cancel on esc.
 type Model struct {
 	c      *common.Common
 	input  textinput.Model
 	Change func(v string) tea.Cmd
-	submit func(v string) tea.Cmd
+	Submit func(v string) tea.Cmd
 	Cancel func() tea.Cmd
 }
 
@@ -57,8 +57,8 @@ func (p *Model) Update(msg tea.Msg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(km, k.Submit):
 		p.input.Blur()
-		if p.submit != nil {
-			return p.submit(p.input.Value()), true
+		if p.Submit != nil {
+			return p.Submit(p.input.Value()), true
 		}
 		return nil, true
 	case key.Matches(km, k.Cancel):

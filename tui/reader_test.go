@@ -896,3 +896,71 @@ func TestGoToPageAndReadOn(t *testing.T) {
 	}
 	hs.requireContains("Page 2/2")
 }
+
+// TestGoFileOutlineListsItsDeclarations: on a page of Go source the
+// outline (T) lists its types, functions and methods, jumps to the one
+// chosen, and the status bar says which one the view is in.
+func TestGoFileOutlineListsItsDeclarations(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("// Package shapes measures shapes.\npackage shapes\n\nimport \"math\"\n\n")
+	b.WriteString("type Circle struct {\n\tR float64\n}\n\n")
+	b.WriteString("func (c Circle) Area() float64 {\n\treturn math.Pi * c.R * c.R\n}\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "func helper%d(x float64) float64 {\n\t// helper %d does little.\n\treturn x + %d\n}\n\n", i, i, i)
+	}
+	b.WriteString("func Perimeter(c Circle) float64 {\n\treturn 2 * math.Pi * c.R\n}\n")
+	page := protocol.DPEPage{Title: "Lines 1–200", Elements: []protocol.DPEElementDetail{
+		el("code-1", "code", "", map[string]any{"language": "go", "code": b.String()}),
+	}}
+	hs, _ := withDocs(t, 100, 30, mkDoc(testHost, "shapes", "docs", "go", "shapes.go", nil, "", testNow, page))
+	hs.press("enter", "enter")
+	hs.requireContains("Page 1/1", "package shapes")
+
+	hs.press("T")
+	hs.requireContains("Outline of page 1/1", "type Circle struct", "func (c Circle) Area() float64", "func helper0(x float64) float64")
+	hs.typeText("perim")
+	hs.settle()
+	hs.requireContains("▸ func Perimeter(c Circle) float64")
+	hs.press("enter")
+	hs.requireNotContains("Outline of page")
+	if got := hs.screen(); !strings.Contains(got, "func Perimeter(c Circle) float64") {
+		t.Fatalf("the view does not show func Perimeter:\n%s", got)
+	}
+	hs.requireContains("§ func Perimeter(c Circle) float64")
+
+	hs.press("g", "T")
+	hs.typeText("helper17")
+	hs.settle()
+	hs.press("enter")
+	if got := hs.topLine(); !strings.Contains(got, "func helper17(") {
+		t.Fatalf("the view starts at %q, want func helper17:\n%s", got, hs.screen())
+	}
+}
+
+// TestGoFileDocumentOutline: a Go file of several pages has an outline on
+// its page list too: every page's declarations, each opening its page at
+// the declaration.
+func TestGoFileDocumentOutline(t *testing.T) {
+	code := func(from, to int) protocol.DPEPage {
+		var b strings.Builder
+		for i := from; i < to; i++ {
+			fmt.Fprintf(&b, "// Step%d is step %d.\nfunc Step%d() int {\n\tx := %d\n\tx++\n\treturn x\n}\n\n", i, i, i, i)
+		}
+		return protocol.DPEPage{Title: fmt.Sprintf("Lines %d–%d", from*8+1, to*8), Elements: []protocol.DPEElementDetail{
+			el(fmt.Sprintf("code-%d", from), "code", "", map[string]any{"language": "go", "code": b.String()}),
+		}}
+	}
+	hs, _ := withDocs(t, 100, 30, mkDoc(testHost, "steps", "docs", "go", "steps.go", nil, "", testNow, code(0, 20), code(20, 40)))
+	hs.press("enter")
+	hs.requireContains("Lines 161–320")
+	hs.press("T")
+	hs.requireContains("Outline · steps.go", "func Step0() int", "p. 1")
+	hs.typeText("step33")
+	hs.settle()
+	hs.requireContains("▸   func Step33() int", "p. 2") // under its page's title
+	hs.press("enter")
+	hs.requireContains("Page 2/2")
+	if got := hs.topLine(); !strings.Contains(got, "func Step33() int") {
+		t.Fatalf("the page starts at %q, want func Step33:\n%s", got, hs.screen())
+	}
+}

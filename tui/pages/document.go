@@ -347,7 +347,7 @@ func (s *documentScreen) outlineCmd() tea.Cmd {
 		return docBookmarksCmd(s.c, s, s.comp, s.u, pages)
 	}
 	s.c.Notice = "reading the outline of " + common.Count(min(pages, maxOutlinePages), "page") + "…"
-	return docOutlineCmd(s.c, s, s.comp, s.u, pages)
+	return docOutlineCmd(s.c, s, s.comp, s.u, pages, s.sum.FileType)
 }
 
 func (s *documentScreen) onOutline(m docOutlineMsg) tea.Cmd {
@@ -383,8 +383,8 @@ func (s *documentScreen) openOutline(m docOutlineMsg) tea.Cmd {
 		t := targets[sel[0]]
 		ps := newPageScreen(s.c, s.comp, s.info(), t.page)
 		ps.jumpTo = t.elementID
-		if m.bookmarks {
-			ps.jumpTitle = t.text // a bookmark names a place, not an element
+		if m.bookmarks || t.decl {
+			ps.jumpTo, ps.jumpTitle = "", t.text // a place by its title (a bookmark) or its line (code)
 		}
 		return common.PushCmd(ps)
 	})

@@ -253,7 +253,7 @@ func resolveLink(ctx context.Context, c *common.Common, b common.Backend, comp s
 	if anchor != "" {
 		// The heading's own id ends the read early: go_spec.html's 500
 		// links name ids.
-		o, err := readOutline(ctx, b, comp, target.uri, target.pages, func(hs []heading) bool {
+		o, err := readOutline(ctx, b, comp, target.uri, target.pages, []dpe.Category{dpe.Heading}, func(hs []heading) bool {
 			h, ok := findAnchor(hs, anchor)
 			return ok && h.anchor != ""
 		})

@@ -25,10 +25,92 @@ type heading struct {
 	text      string
 	elementID string
 	anchor    string // the heading's own id (HTML id, {#id}), "" when none
+	decl      bool   // a declaration in a source file's code, found by its line
 }
 
-// pageHeadings returns the heading elements of a page, in order.
+// declPattern is a kind of declaration a source file's outline lists: the
+// start of its line, and its level (a method under the types).
+type declPattern struct {
+	re    *regexp.Regexp
+	level int
+}
+
+// declPatterns are the declarations listed per language of a code element.
+var declPatterns = map[string][]declPattern{
+	"go": {
+		{regexp.MustCompile(`^type \w`), 1},
+		{regexp.MustCompile(`^func \w`), 1},
+		{regexp.MustCompile(`^func \(`), 2},
+	},
+	"python": {
+		{regexp.MustCompile(`^(async )?(class|def) \w`), 1},
+		{regexp.MustCompile(`^\s+(async )?def \w`), 2},
+	},
+	"rust": {
+		{regexp.MustCompile(`^(pub(\([\w:]+\))? )?(struct|enum|trait|impl|mod)\b`), 1},
+		{regexp.MustCompile(`^(pub(\([\w:]+\))? )?(const |async |unsafe )*fn \w`), 1},
+		{regexp.MustCompile(`^\s+(pub(\([\w:]+\))? )?(const |async |unsafe )*fn \w`), 2},
+	},
+	"javascript": jsDecls, "typescript": jsDecls, "tsx": jsDecls, "jsx": jsDecls,
+}
+
+var jsDecls = []declPattern{
+	{regexp.MustCompile(`^(export )?(default )?(abstract )?(class|interface) \w`), 1},
+	{regexp.MustCompile(`^(export )?(default )?(async )?function\*? ?\w`), 1},
+}
+
+// declFileTypes are the file types whose outline is their declarations
+// (their code elements' languages have declPatterns).
+var declFileTypes = map[string]bool{"go": true, "py": true, "rs": true, "js": true, "mjs": true, "cjs": true, "ts": true, "tsx": true, "jsx": true}
+
+// outlineCategories are the elements a document outline reads of a file
+// of fileType: headings, and a source file's code for its declarations.
+func outlineCategories(fileType string) []dpe.Category {
+	if declFileTypes[fileType] {
+		return []dpe.Category{dpe.Heading, dpe.Code}
+	}
+	return []dpe.Category{dpe.Heading}
+}
+
+// maxDeclChars bounds a declaration's line in the outline.
+const maxDeclChars = 80
+
+// codeDecls returns the declarations of a page that is a source file's
+// code (one code element of a language with declPatterns), in order.
+func codeDecls(p *protocol.DPEPage) []heading {
+	if len(p.Elements) != 1 || p.Elements[0].Category != string(dpe.Code) {
+		return nil
+	}
+	e := p.Elements[0]
+	lang, _ := e.Content["language"].(string)
+	pats := declPatterns[lang]
+	code, _ := e.Content["code"].(string)
+	if len(pats) == 0 || code == "" {
+		return nil
+	}
+	var out []heading
+	for line := range strings.Lines(code) {
+		for _, d := range pats {
+			if !d.re.MatchString(line) {
+				continue
+			}
+			text := strings.TrimSuffix(strings.TrimSpace(common.OneLine(line)), "{")
+			if r := []rune(strings.TrimSpace(text)); len(r) > maxDeclChars {
+				text = string(r[:maxDeclChars-1]) + "…"
+			}
+			out = append(out, heading{page: p.PageIndex, level: d.level, text: strings.TrimSpace(text), elementID: e.ElementID, decl: true})
+			break
+		}
+	}
+	return out
+}
+
+// pageHeadings returns the heading elements of a page, in order; on a
+// page of source code, its declarations (functions, types, classes).
 func pageHeadings(p *protocol.DPEPage) []heading {
+	if decls := codeDecls(p); decls != nil {
+		return decls
+	}
 	var out []heading
 	for _, e := range p.Elements {
 		if e.Category != string(dpe.Heading) {
@@ -195,9 +277,9 @@ type docOutlineMsg struct {
 
 // docOutlineCmd reads the headings of every page of doc (at most
 // maxOutlinePages) and the page titles.
-func docOutlineCmd(c *common.Common, owner any, comp string, doc dpe.URI, pages int) tea.Cmd {
+func docOutlineCmd(c *common.Common, owner any, comp string, doc dpe.URI, pages int, fileType string) tea.Cmd {
 	return outlineMsgCmd(c, owner, doc, false, func(ctx context.Context, b common.Backend) (outline, error) {
-		return readOutline(ctx, b, comp, doc, pages, nil)
+		return readOutline(ctx, b, comp, doc, pages, outlineCategories(fileType), nil)
 	})
 }
 
@@ -268,7 +350,7 @@ type outline struct {
 // it reads until a page is out of range). enough, when not nil, is asked
 // after each batch with the headings read so far: true ends the read
 // there (a link's target is found).
-func readOutline(ctx context.Context, b common.Backend, comp string, doc dpe.URI, pages int, enough func([]heading) bool) (outline, error) {
+func readOutline(ctx context.Context, b common.Backend, comp string, doc dpe.URI, pages int, cats []dpe.Category, enough func([]heading) bool) (outline, error) {
 	n := maxOutlinePages
 	if pages > 0 {
 		n = min(pages, maxOutlinePages)
@@ -281,7 +363,7 @@ func readOutline(ctx context.Context, b common.Backend, comp string, doc dpe.URI
 		var wg sync.WaitGroup
 		for i := start; i < end; i++ {
 			wg.Go(func() {
-				u := dpe.Page(doc.Host, doc.DocRef, i).WithQuery(dpe.Query{Categories: []dpe.Category{dpe.Heading}})
+				u := dpe.Page(doc.Host, doc.DocRef, i).WithQuery(dpe.Query{Categories: cats})
 				pgs[i-start], errs[i-start] = b.ReadPage(ctx, comp, u)
 			})
 		}

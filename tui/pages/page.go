@@ -404,15 +404,31 @@ func (s *pageScreen) locatedOutline() ([]heading, []int) {
 	}
 	if s.outlineOf == nil || s.outlineOf != s.v.Pager().ContentID() {
 		s.outlineAt = make([]int, len(s.outline))
+		from := 0 // a declaration is on a line after the one before it
 		for i, h := range s.outline {
 			s.outlineAt[i] = -1
-			if l, ok := s.v.Anchor(h.elementID); ok {
+			if h.decl { // the page is its code: found by its line
+				if at := lineFrom(s.v.Pager().PlainLines(), from, headingProbe(h.text)); at >= 0 {
+					s.outlineAt[i], from = at, at+1
+				}
+			} else if l, ok := s.v.Anchor(h.elementID); ok {
 				s.outlineAt[i] = l
 			}
 		}
 		s.outlineOf = s.v.Pager().ContentID()
 	}
 	return s.outline, s.outlineAt
+}
+
+// lineFrom returns the first of lines from start on that holds probe, -1
+// for none.
+func lineFrom(lines []string, start int, probe string) int {
+	for i := start; i < len(lines); i++ {
+		if strings.Contains(lines[i], probe) {
+			return i
+		}
+	}
+	return -1
 }
 
 // here is the heading the view is in (-1: before the first): the one the

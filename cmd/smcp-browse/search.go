@@ -47,7 +47,9 @@ saying how far they are on stderr ("indexing 3,214/9,580 documents, about
 12 s left"); then it prints what it has, says so on stderr ("error 408: ...")
 and exits with status 1. --wait=false answers at once: every document is
 searched all the same (the pages not indexed yet by scanning), and stderr
-says the ranking is partial. When there are more matches, stderr says about
+says the ranking is partial. A document's rows are together, under its
+best match, at most --per-doc of them (stderr says how many more it has).
+When there are more matches, stderr says about
 how many the indexes hold ("10 of about 1,234 matches") and how to continue
 (--cursor).
 
@@ -65,6 +67,7 @@ func newSearchCmd() *cobra.Command {
 		caseSensitive bool
 		cursor        string
 		wait          bool
+		perDoc        int
 	)
 	cmd := &cobra.Command{
 		Use:   "search QUERY (--demo [--docs DIR] | --server URL --office ID --computer NAME) [flags]",
@@ -87,6 +90,8 @@ func newSearchCmd() *cobra.Command {
 				return report(cmd, usageErrorf("QUERY is longer than %d bytes", protocol.SearchMaxQuery), false)
 			case limit < 0 || limit > protocol.SearchMaxMatches:
 				return report(cmd, usageErrorf("--limit must be between 0 and %d", protocol.SearchMaxMatches), false)
+			case perDoc < 0:
+				return report(cmd, usageErrorf("--per-doc must be 0 (all) or more"), false)
 			}
 			q := protocol.SearchQuery{Query: query, Literal: literal || caseSensitive, CaseSensitive: caseSensitive,
 				FileType: fileType, Cursor: cursor, MaxMatches: cmp.Or(limit, searchDefaultLimit)}
@@ -100,7 +105,10 @@ func newSearchCmd() *cobra.Command {
 				}
 			} else {
 				out := cmd.OutOrStdout()
-				printMatches(out, cmd.ErrOrStderr(), ret, isTerminal(out))
+				if q.Literal {
+					perDoc = 0 // every line, in path order, as grep
+				}
+				printMatches(out, cmd.ErrOrStderr(), ret, perDoc, isTerminal(out))
 			}
 			return reportUnsettled(cmd, unsettled)
 		},
@@ -114,6 +122,7 @@ func newSearchCmd() *cobra.Command {
 	f.BoolVar(&literal, "literal", false, "find QUERY as a literal string in every line, unranked")
 	f.BoolVar(&caseSensitive, "case-sensitive", false, "a literal search that matches case")
 	f.StringVar(&cursor, "cursor", "", "continue a search where a previous one stopped (its next_cursor)")
+	f.IntVar(&perDoc, "per-doc", 3, "show at most this many pages of one document, its best (0: all); a ranked search only")
 	f.BoolVar(&wait, "wait", true, "wait (at most --timeout) for the search indexes to be built, for a ranked answer; false: answer at once")
 	return cmd
 }
@@ -151,17 +160,52 @@ func indexProgress(ix *protocol.SearchIndexing) string {
 	return out
 }
 
+// folded is how many matches of one document groupByDocument left out.
+type folded struct {
+	path string
+	n    int
+}
+
+// groupByDocument keeps at most perDoc matches of each document (its
+// best; 0 keeps all) and sets each document's rows together, documents in
+// the order of their best match, so that one long document does not fill
+// the table; it says what it left out, per document.
+func groupByDocument(matches []protocol.SearchMatch, perDoc int) ([]protocol.SearchMatch, []folded) {
+	type doc struct{ server, ref string }
+	var order []doc
+	byDoc := map[doc][]protocol.SearchMatch{}
+	for _, m := range matches {
+		d := doc{m.Server, m.DocRef}
+		if _, ok := byDoc[d]; !ok {
+			order = append(order, d)
+		}
+		byDoc[d] = append(byDoc[d], m)
+	}
+	shown := make([]protocol.SearchMatch, 0, len(matches))
+	var left []folded
+	for _, d := range order {
+		ms := byDoc[d]
+		if perDoc > 0 && len(ms) > perDoc {
+			left = append(left, folded{path: ms[0].Path, n: len(ms) - perDoc})
+			ms = ms[:perDoc]
+		}
+		shown = append(shown, ms...)
+	}
+	return shown, left
+}
+
 // printMatches writes the matches as an aligned table on out and a summary
 // on errOut. Document text is untrusted: it is stripped of control
 // sequences and kept on one line; on a terminal the matches are shown in
 // reverse video.
-func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal bool) {
+func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, perDoc int, terminal bool) {
+	shown, left := groupByDocument(ret.Matches, perDoc)
 	if len(ret.Matches) == 0 {
 		fmt.Fprintf(errOut, "no matches in %d documents\n", ret.TotalDocuments)
 	} else {
 		rows := [][]string{{"SCORE", "TITLE", "PATH", "PAGE", "LINE"}}
-		paths := make([]string, len(ret.Matches))
-		for i, m := range ret.Matches {
+		paths := make([]string, len(shown))
+		for i, m := range shown {
 			paths[i] = clean(m.Path)
 		}
 		// On a terminal, cut in the middle, keeping what tells same-named
@@ -171,7 +215,7 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal
 			paths = shorten.Paths(paths, 48)
 			title = func(t string) string { return ansi.Truncate(clean(t), 40, "…") }
 		}
-		for i, m := range ret.Matches {
+		for i, m := range shown {
 			score := "-" // found by scanning: unranked
 			if m.Score > 0 {
 				score = strconv.FormatFloat(m.Score, 'f', 3, 64)
@@ -192,6 +236,9 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, terminal
 	}
 	if len(ret.Matches) > 0 {
 		fmt.Fprintln(errOut)
+	}
+	for _, f := range left {
+		fmt.Fprintf(errOut, "%s: %s not shown (--per-doc 0 shows all)\n", clean(f.path), count(f.n, "more page", "more pages"))
 	}
 	if ret.Indexing != nil {
 		fmt.Fprintf(errOut, "partly from the index: %d of %d documents indexed, the rest scanned\n", ret.Indexing.Indexed, ret.Indexing.Total)

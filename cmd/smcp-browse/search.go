@@ -48,7 +48,9 @@ saying how far they are on stderr ("indexing 3,214/9,580 documents, about
 and exits with status 1. --wait=false answers at once: every document is
 searched all the same (the pages not indexed yet by scanning), and stderr
 says the ranking is partial. A document's rows are together, under its
-best match, at most --per-doc of them (stderr says how many more it has).
+best match, at most --per-doc of them (stderr says how many more it has);
+the rows its other pages would have taken are filled from the search's
+next steps, so --limit rows are shown while more match.
 When there are more matches, stderr says about
 how many the indexes hold ("10 of about 1,234 matches") and how to continue
 (--cursor).
@@ -95,7 +97,14 @@ func newSearchCmd() *cobra.Command {
 			}
 			q := protocol.SearchQuery{Query: query, Literal: literal || caseSensitive, CaseSensitive: caseSensitive,
 				FileType: fileType, Cursor: cursor, MaxMatches: cmp.Or(limit, searchDefaultLimit)}
-			raw, ret, unsettled, err := runSearch(cmd.Context(), &cf, q, wait, cmd.ErrOrStderr())
+			if q.Literal {
+				perDoc = 0 // every line, in path order, as grep
+			}
+			var rows func([]protocol.SearchMatch) int // the rows the matches fill, when pages are folded
+			if perDoc > 0 && !jsonOut {
+				rows = func(ms []protocol.SearchMatch) int { shown, _ := groupByDocument(ms, perDoc); return len(shown) }
+			}
+			raw, ret, unsettled, err := runSearch(cmd.Context(), &cf, q, wait, rows, cmd.ErrOrStderr())
 			if err != nil {
 				return report(cmd, err, jsonOut)
 			}
@@ -105,9 +114,6 @@ func newSearchCmd() *cobra.Command {
 				}
 			} else {
 				out := cmd.OutOrStdout()
-				if q.Literal {
-					perDoc = 0 // every line, in path order, as grep
-				}
 				printMatches(out, cmd.ErrOrStderr(), ret, perDoc, isTerminal(out))
 			}
 			return reportUnsettled(cmd, unsettled)
@@ -133,15 +139,31 @@ func newSearchCmd() *cobra.Command {
 // the 408 of an answer that is still partly scanned when waiting ends.
 // Without wait it answers at once: unsettled is nil, and progress gets a
 // note when the ranking is partial.
-func runSearch(ctx context.Context, cf *connFlags, q protocol.SearchQuery, wait bool, progress io.Writer) (raw json.RawMessage, ret *protocol.SearchFinderRet, unsettled error, err error) {
+func runSearch(ctx context.Context, cf *connFlags, q protocol.SearchQuery, wait bool, rows func([]protocol.SearchMatch) int, progress io.Writer) (raw json.RawMessage, ret *protocol.SearchFinderRet, unsettled error, err error) {
 	err = cf.with(ctx, func(s *session) error {
-		raw, ret, unsettled, err = finderclient.Search(ctx, s.Agent, s.Computer, q, finderclient.SearchOptions{
+		opts := finderclient.SearchOptions{
 			Timeout: cf.timeout, Wait: wait,
 			Progress: func(ix protocol.SearchIndexing) {
 				fmt.Fprintf(progress, "waiting for the search index: %s\n", indexProgress(&ix))
 			},
 			Advice: "raise --timeout to wait longer, or --wait=false to answer at once",
-		})
+		}
+		raw, ret, unsettled, err = finderclient.Search(ctx, s.Agent, s.Computer, q, opts)
+		// Fill the rows: folded pages leave room for the next steps'.
+		for step := 0; err == nil && unsettled == nil && rows != nil && ret.NextCursor != "" && step < maxFillSteps; step++ {
+			room := q.MaxMatches - rows(ret.Matches)
+			if room <= 0 {
+				break
+			}
+			next := q
+			next.Cursor, next.MaxMatches = ret.NextCursor, room
+			var more *protocol.SearchFinderRet
+			if _, more, unsettled, err = finderclient.Search(ctx, s.Agent, s.Computer, next, opts); err != nil {
+				break
+			}
+			more.Matches = append(ret.Matches, more.Matches...) // the counts are the whole search's
+			ret = more
+		}
 		return err
 	})
 	if err == nil && !wait && ret.Indexing != nil {
@@ -149,6 +171,10 @@ func runSearch(ctx context.Context, cf *connFlags, q protocol.SearchQuery, wait 
 	}
 	return raw, ret, unsettled, err
 }
+
+// maxFillSteps bounds the further steps a search takes to fill the rows
+// that its folded pages left empty.
+const maxFillSteps = 8
 
 // indexProgress says how far the indexes are: "indexing 3,214/9,580
 // documents, about 12 s left".

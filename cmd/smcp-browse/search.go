@@ -50,10 +50,9 @@ searched all the same (the pages not indexed yet by scanning), and stderr
 says the ranking is partial. A document's rows are together, under its
 best match, at most --per-doc of them (stderr says how many more it has);
 the rows its other pages would have taken are filled from the search's
-next steps, so --limit rows are shown while more match.
-When there are more matches, stderr says about
-how many the indexes hold ("10 of about 1,234 matches") and how to continue
-(--cursor).
+next steps, so --limit rows are shown while more match. When there are
+more matches, stderr says about how many the indexes hold ("10 of about
+1,234 matches") and how to continue (--cursor).
 
 --json prints the SearchFinderRet as received (the matches of every answer it
 took, the other fields of the last). Errors and exit statuses are those of ls.`

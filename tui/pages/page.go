@@ -359,13 +359,17 @@ func (s *pageScreen) matchLine(line, q string) int {
 // lineOf returns the first rendered line that holds the start of text, or
 // -1. Runs of spaces compare as one (the probe's words are joined by one
 // space; a code block or a table lays its line out with more).
-func (s *pageScreen) lineOf(text string) int {
+func (s *pageScreen) lineOf(text string) int { return s.lineFrom(0, text) }
+
+// lineFrom is lineOf from line start on.
+func (s *pageScreen) lineFrom(start int, text string) int {
 	probe := strings.ToLower(headingProbe(strings.TrimSpace(text)))
 	if probe == "" {
 		return -1
 	}
-	for i, l := range s.v.Pager().PlainLines() {
-		if strings.Contains(strings.ToLower(l), probe) || strings.Contains(strings.ToLower(strings.Join(strings.Fields(l), " ")), probe) {
+	lines := s.v.Pager().PlainLines()
+	for i := start; i < len(lines); i++ {
+		if l := lines[i]; strings.Contains(strings.ToLower(l), probe) || strings.Contains(strings.ToLower(strings.Join(strings.Fields(l), " ")), probe) {
 			return i
 		}
 	}
@@ -408,7 +412,7 @@ func (s *pageScreen) locatedOutline() ([]heading, []int) {
 		for i, h := range s.outline {
 			s.outlineAt[i] = -1
 			if h.decl { // the page is its code: found by its line
-				if at := lineFrom(s.v.Pager().PlainLines(), from, headingProbe(h.text)); at >= 0 {
+				if at := s.lineFrom(from, h.text); at >= 0 {
 					s.outlineAt[i], from = at, at+1
 				}
 			} else if l, ok := s.v.Anchor(h.elementID); ok {
@@ -418,17 +422,6 @@ func (s *pageScreen) locatedOutline() ([]heading, []int) {
 		s.outlineOf = s.v.Pager().ContentID()
 	}
 	return s.outline, s.outlineAt
-}
-
-// lineFrom returns the first of lines from start on that holds probe, -1
-// for none.
-func lineFrom(lines []string, start int, probe string) int {
-	for i := start; i < len(lines); i++ {
-		if strings.Contains(lines[i], probe) {
-			return i
-		}
-	}
-	return -1
 }
 
 // here is the heading the view is in (-1: before the first): the one the

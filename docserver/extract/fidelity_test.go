@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -352,9 +353,18 @@ func FuzzHTML(f *testing.F) {
 	f.Add([]byte(htmlPage))
 	f.Add([]byte("<ul><li><ul><li><ol><li>x</ol></ul></ul><table><tr><td>a<td>b</table><pre>\tx</pre>"))
 	f.Add([]byte(strings.Repeat("<blockquote>", 300) + "deep"))
+	f.Add([]byte("<p>a\x00b</p>"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := Options{PageChars: 500, MaxPages: 50, MaxElements: 50}
 		d, err := Parse(context.Background(), Source{Name: "f.html", Data: data}, opts)
+		if errors.Is(err, ErrBinary) {
+			// Bytes that are not text under an HTML name are refused, with
+			// the reason; that is the one error HTML parsing may give.
+			if CheckText(KindHTML, data) == nil {
+				t.Fatalf("refused as binary, but its head passes CheckText: %v", err)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("HTML never fails to parse: %v", err)
 		}

@@ -28,7 +28,7 @@
 //   - Errors of a read carry the protocol code (4201-4204) and its details
 //     as the JSON-RPC error's code and data (package internal/rpcerr, since
 //     mcp-go does not let a handler choose them).
-//   - Change notifications: see subscriptions in notify.go.
+//   - Change notifications: see internal/mcpsubs and notify.go.
 package docserver
 
 import (
@@ -49,6 +49,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/smcp-browse/smcp-browse/docserver/extract"
+	"github.com/smcp-browse/smcp-browse/internal/mcpsubs"
 	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 )
@@ -103,7 +104,7 @@ type Server struct {
 	index  *index
 	docs   *docCache
 	peeks  *peeks
-	subs   *subscriptions
+	subs   *mcpsubs.Set
 	scan   *scanner
 	parser *extract.Parser
 	mem    *memoryGate
@@ -173,7 +174,7 @@ func New(root string, opts Options) (*Server, error) {
 		index:   newIndex(),
 		docs:    newDocCache(opts.CacheSize, opts.CacheBytes),
 		peeks:   newPeeks(),
-		subs:    newSubscriptions(),
+		subs:    mcpsubs.New(),
 		parser:  extract.NewParser(opts.Extract),
 		mem:     newMemoryGate(opts.MemoryBudget),
 	}
@@ -291,12 +292,7 @@ func (s *Server) newMCPServer() *server.MCPServer {
 	hooks := &server.Hooks{}
 	hooks.AddOnError(s.ledger.Hook)
 	hooks.AddAfterListResources(s.afterListResources)
-	hooks.AddOnRegisterSession(s.subs.register)
-	hooks.AddOnUnregisterSession(s.subs.unregister)
-	hooks.AddAfterSubscribe(s.subs.afterSubscribe)
-	hooks.AddAfterUnsubscribe(s.subs.afterUnsubscribe)
-	hooks.AddBeforeSubscriptionsListen(s.subs.beforeListen)
-	hooks.AddAfterSubscriptionsListen(s.subs.afterListen)
+	s.subs.Install(hooks)
 
 	m := server.NewMCPServer("smcp-browse-docs", s.opts.Version,
 		server.WithResourceCapabilities(true, true),

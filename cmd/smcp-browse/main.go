@@ -60,6 +60,7 @@ func newRootCmd() *cobra.Command {
 		newSkillsCmd(),
 		newSearchCmd(),
 		newBlobCmd(),
+		newMCPCmd(),
 	)
 	return root
 }

@@ -46,14 +46,32 @@ import (
 //	holdoffice OFFICE       joins OFFICE of $SERVER_URL as an agent until
 //	                        the script ends
 func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams(t, filepath.Join("testdata", "script"), nil))
+}
+
+// TestMCPFacade runs the scripts of testdata/mcp: `smcp-browse mcp` driven
+// by MCP clients nobody here wrote (the TypeScript SDK's client and the
+// MCP Inspector's CLI), which need node and test/node/node_modules; the
+// scripts find them in $NODE_DIR.
+func TestMCPFacade(t *testing.T) {
+	modules := testutil.NodeModules(t)
+	testscript.Run(t, scriptParams(t, filepath.Join("testdata", "mcp"), func(env *testscript.Env) {
+		env.Setenv("NODE_DIR", filepath.Dir(modules))
+	}))
+}
+
+// scriptParams are the testscript parameters of the scripts in dir: the
+// binary on PATH, a copy of the corpus, a state and cache of their own,
+// and the commands above; more adds to the environment.
+func scriptParams(t *testing.T, dir string, more func(*testscript.Env)) testscript.Params {
 	bin := testutil.Binary(t)
 	corpus := filepath.Join(testutil.RepoRoot(t), "testdata", "corpus")
 	engine := extract.PDFCacheDir()
 	if engine != "" {
 		os.MkdirAll(engine, 0o755)
 	}
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("testdata", "script"),
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			dir := filepath.Join(env.WorkDir, ".bin")
@@ -89,6 +107,9 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"SMCP_SERVER", "SMCP_OFFICE", "SMCP_TOKEN"} {
 				env.Setenv(k, "")
 			}
+			if more != nil {
+				more(env)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -99,7 +120,7 @@ func TestScripts(t *testing.T) {
 			"waitcatalog": cmdWaitCatalog,
 			"holdoffice":  cmdHoldOffice,
 		},
-	})
+	}
 }
 
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {

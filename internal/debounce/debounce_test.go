@@ -32,3 +32,31 @@ func TestBurstIsDeliveredOnceAsItsUnion(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+func TestSetDeliversABurstsKeysOnce(t *testing.T) {
+	got := make(chan map[string]struct{}, 8)
+	d := NewSet(30*time.Millisecond, func(k map[string]struct{}) { got <- k })
+	for i := range 1000 {
+		d.Add([]string{"laptop", "desktop"}[i%2])
+	}
+	select {
+	case k := <-got:
+		if _, ok := k["laptop"]; !ok || len(k) != 2 {
+			t.Errorf("delivered %v, want laptop and desktop", k)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing delivered")
+	}
+	select {
+	case k := <-got:
+		t.Errorf("a second delivery %v for one burst", k)
+	case <-time.After(100 * time.Millisecond):
+	}
+	d.Add("laptop")
+	d.Stop()
+	select {
+	case k := <-got:
+		t.Errorf("delivered %v after Stop", k)
+	case <-time.After(100 * time.Millisecond):
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -233,3 +234,7 @@ func (f *Facade) listComputers(ctx context.Context) ([]string, error) {
 	f.mu.Unlock()
 	return names, nil
 }
+
+// InProcessTransport is a client transport to the façade in this process
+// (tests, benchmarks), its errors keeping their codes as over stdio.
+func (f *Facade) InProcessTransport() transport.Interface { return f.errs.InProcess(f.mcp) }

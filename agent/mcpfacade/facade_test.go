@@ -376,7 +376,7 @@ func TestCutText(t *testing.T) {
 	}{
 		{"short", 10, "short", false},
 		{"line one\nline two\nline three", 22, "line one\nline two\n", true},
-		{"日本語のテキスト", 7, "日本", true}, // never inside a rune
+		{"日本語のテキスト", 7, "日本", true},         // never inside a rune
 		{"abcdefghij\nk", 5, "abcde", true}, // no break in the second half: cut at n
 	} {
 		got, cut := cutText(tc.in, tc.n)

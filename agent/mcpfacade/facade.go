@@ -153,9 +153,10 @@ func (f *Facade) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return err
 }
 
-// HTTPHandler serves MCP's Streamable HTTP transport at path.
+// HTTPHandler serves MCP's Streamable HTTP transport at path; errors keep
+// their codes as over stdio.
 func (f *Facade) HTTPHandler(path string) http.Handler {
-	return server.NewStreamableHTTPServer(f.mcp, server.WithEndpointPath(path))
+	return f.errs.HTTP(server.NewStreamableHTTPServer(f.mcp, server.WithEndpointPath(path)))
 }
 
 // setState records the agent's connection state. When the connection

@@ -17,6 +17,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/rpcerr"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -360,10 +361,21 @@ func TestHTTPTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dial(t, tr)
+	c := dial(t, rpcerr.WrapTransport(tr))
 	text, isErr := callTool(t, c, "finder_page", map[string]any{"uri": "dpe://desktop.docs/doc-2", "page": 1})
 	if isErr || text != "read on desktop" {
 		t.Errorf("finder_page over HTTP = %q (error %v)", text, isErr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	cctx, answered := rpcerr.Capture(ctx)
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = "dpe://nobody.docs/x"
+	if _, err := c.ReadResource(cctx, req); err == nil {
+		t.Fatal("a read of a host nobody serves succeeded")
+	}
+	if e := answered(); e == nil || e.Code != protocol.CodeDocumentNotFound {
+		t.Errorf("resources/read over HTTP answered %+v, want code 4201", e)
 	}
 }
 

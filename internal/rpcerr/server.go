@@ -122,7 +122,7 @@ func (w *rewriteWriter) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		line := w.fix(w.buf[:i])
+		line := w.ledger.fix(stdioSessionID, w.buf[:i])
 		if _, err := w.out.Write(append(line, '\n')); err != nil {
 			w.buf = w.buf[i+1:]
 			return len(p), err
@@ -135,8 +135,9 @@ func (w *rewriteWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// fix rewrites one JSON-RPC message when it is an error with a record.
-func (w *rewriteWriter) fix(line []byte) []byte {
+// fix rewrites one JSON-RPC message of a session when it is an error with
+// a record.
+func (l *Ledger) fix(sessionID string, line []byte) []byte {
 	if !bytes.Contains(line, []byte(`"error"`)) {
 		return bytes.Clone(line)
 	}
@@ -152,7 +153,7 @@ func (w *rewriteWriter) fix(line []byte) []byte {
 	if json.Unmarshal(msg.ID, &id) != nil {
 		return bytes.Clone(line)
 	}
-	re, ok := w.ledger.take(stdioSessionID, mcp.NewRequestId(id))
+	re, ok := l.take(sessionID, mcp.NewRequestId(id))
 	if !ok {
 		return bytes.Clone(line)
 	}

@@ -72,7 +72,7 @@ func (a *App) exportCmd(how exportUse) tea.Cmd {
 		md, err := job.Build(ctx, backend)
 		out := exportedMsg{job: job, how: how, md: md, err: err}
 		if err == nil && how == useSave {
-			out.path, out.err = writeNew(dir, safeName(job.Name), md)
+			out.path, out.err = writeNew(dir, safeName(job.Name), extOf(job), md)
 		}
 		return out
 	}
@@ -90,10 +90,14 @@ func (a *App) exported(m exportedMsg) tea.Cmd {
 		a.c.Notice = "saved " + m.path
 		return nil
 	}
-	temp, err := writeTemp(m.job.Name, m.md)
+	temp, err := writeTemp(m.job.Name, extOf(m.job), m.md)
 	if err != nil {
 		a.c.Notice = err.Error()
 		return nil
+	}
+	if m.job.Viewer && m.how == usePager {
+		// Left for the viewer, which may outlive the browser.
+		return openViewerCmd(a.c.Sys, temp)
 	}
 	if m.how == useEditor {
 		a.c.Notice = "editing a copy (the document is not a file on this machine)"
@@ -103,9 +107,34 @@ func (a *App) exported(m exportedMsg) tea.Cmd {
 	return a.execCmd("pager", a.c.Opts.Pager, temp, temp)
 }
 
-// writeTemp writes md to a new temporary Markdown file.
-func writeTemp(name, md string) (string, error) {
-	f, err := os.CreateTemp("", "smcp-browse-"+safeName(name)+"-*.md")
+// extOf is the extension a job's file is saved under.
+func extOf(job common.ExportJob) string {
+	if job.Ext == "" || job.Ext == "." {
+		return ".md"
+	}
+	return "." + safeName(strings.TrimPrefix(job.Ext, "."))
+}
+
+// openViewerCmd opens path with the desktop's opener (xdg-open, open).
+func openViewerCmd(sys common.System, path string) tea.Cmd {
+	return func() tea.Msg {
+		for _, name := range []string{"xdg-open", "open"} {
+			p, err := sys.LookPath(name)
+			if err != nil {
+				continue
+			}
+			if err := sys.Start(p, []string{path}); err != nil {
+				return common.NoticeMsg("open " + path + " with " + name + ": " + err.Error())
+			}
+			return common.NoticeMsg("opened " + path + " with " + name)
+		}
+		return common.NoticeMsg("no viewer found (xdg-open, open): the file is " + path)
+	}
+}
+
+// writeTemp writes content to a new temporary file with extension ext.
+func writeTemp(name, ext, md string) (string, error) {
+	f, err := os.CreateTemp("", "smcp-browse-"+safeName(name)+"-*"+ext)
 	if err != nil {
 		return "", fmt.Errorf("temporary file: %w", err)
 	}
@@ -143,9 +172,9 @@ func (m execDoneMsg) cleanup() tea.Cmd {
 	}
 }
 
-// writeNew creates dir/stem.md, or dir/stem-2.md and so on when taken, and
-// returns its absolute path.
-func writeNew(dir, stem, content string) (string, error) {
+// writeNew creates dir/stem+ext (stem.md), or dir/stem-2+ext and so on when
+// taken, and returns its absolute path.
+func writeNew(dir, stem, ext, content string) (string, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
@@ -153,9 +182,9 @@ func writeNew(dir, stem, content string) (string, error) {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	for i := 1; i < 1000; i++ {
-		name := stem + ".md"
+		name := stem + ext
 		if i > 1 {
-			name = fmt.Sprintf("%s-%d.md", stem, i)
+			name = fmt.Sprintf("%s-%d%s", stem, i, ext)
 		}
 		path := filepath.Join(dir, name)
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/finder"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -27,6 +28,10 @@ type fakeBackend struct {
 	desktop   []string
 	skills    []protocol.A2CSkillRef
 	skillMD   map[string]string // SKILL name -> SKILL.md body
+	// skillFiles are a SKILL's other files ("name/rel" -> file); one
+	// with a handle comes by blob (blobs holds its bytes).
+	skillFiles map[string]fakeSkillFile
+	blobs      map[string][]byte
 	errs      map[string]error  // op -> error returned by every call of op
 	calls     []string          // "op arg" log
 	gates     map[string]*gate  // calls matching a key wait at the gate
@@ -421,11 +426,41 @@ func (f *fakeBackend) GetSkill(ctx context.Context, computer, name, relPath stri
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if file, ok := f.skillFiles[name+"/"+relPath]; ok {
+		ret := &protocol.GetSkillRet{Name: name, RelPath: relPath, MIMEType: file.mime, TotalSize: int64(len(file.body)), BlobHandle: file.handle, ReqID: "r"}
+		if file.handle == "" {
+			ret.Body = &file.body
+		} else {
+			ret.TotalSize = int64(len(f.blobs[file.handle]))
+		}
+		return roundTrip(ret)
+	}
 	body, ok := f.skillMD[name]
-	if !ok || relPath != "" {
+	switch {
+	case !ok:
 		return nil, protocol.Errorf(protocol.CodeMCPServerNotFound, "no skill %q", name).WithDetails(map[string]any{"name": name})
+	case relPath != "":
+		return nil, protocol.Errorf(protocol.CodeSkillResourceInaccessible, "no file %q in skill %q", relPath, name).WithDetails(map[string]any{"name": name, "reason": "not_found"})
 	}
 	return roundTrip(&protocol.GetSkillRet{Name: name, RelPath: "SKILL.md", MIMEType: "text/markdown", TotalSize: int64(len(body)), Body: &body, ReqID: "r"})
+}
+
+// fakeSkillFile is a SKILL file of the fake: its body, or a blob handle.
+type fakeSkillFile struct {
+	mime, body, handle string
+}
+
+func (f *fakeBackend) GetBlob(ctx context.Context, computer, handle string, max int64) ([]byte, agent.BlobInfo, error) {
+	if err := f.enter("get_blob", handle); err != nil {
+		return nil, agent.BlobInfo{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.blobs[handle]
+	if !ok {
+		return nil, agent.BlobInfo{}, protocol.Errorf(protocol.CodeBlobNotAccessible, "no blob %q", handle).WithDetails(map[string]any{"reason": "invalid_handle"})
+	}
+	return slices.Clone(b), agent.BlobInfo{TotalSize: int64(len(b))}, nil
 }
 
 // roundTrip passes v through JSON, as the wire would.

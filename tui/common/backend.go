@@ -3,6 +3,7 @@ package common
 import (
 	"context"
 
+	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -32,6 +33,9 @@ type Backend interface {
 	GetSkills(ctx context.Context, computer string) (*protocol.GetSkillsRet, error)
 	// GetSkill returns one file of a SKILL ("" is SKILL.md; client:get_skill).
 	GetSkill(ctx context.Context, computer, name, relPath string) (*protocol.GetSkillRet, error)
+	// GetBlob reads a blob by handle whole, at most max bytes, its size and
+	// sha256 checked (client:get_blob, chunk by chunk).
+	GetBlob(ctx context.Context, computer, handle string, max int64) ([]byte, agent.BlobInfo, error)
 	// Office returns the office the session joined.
 	Office() string
 }

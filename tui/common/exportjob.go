@@ -9,6 +9,11 @@ type ExportJob struct {
 	Name  string
 	Title string // what the notice calls it
 	File  string // the document's local file (file:// URI on this machine), "" when none
+	// Ext is the saved file's extension (".md" when empty); Viewer says
+	// the content is a binary file that `o` opens with the desktop's
+	// viewer rather than $PAGER.
+	Ext    string
+	Viewer bool
 	Build func(ctx context.Context, b Backend) (md string, err error)
 }
 

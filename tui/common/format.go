@@ -171,3 +171,17 @@ func BadgeFor(s styles.Styles, fileType string) string {
 	}
 	return st.Render(label) + strings.Repeat(" ", max(0, 4-ansi.StringWidth(label)))
 }
+
+// Bytes is a byte count for people: "812 B", "3.4 KiB", "11.2 MiB".
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + string("KMGTP"[exp]) + "iB"
+}

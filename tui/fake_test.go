@@ -32,10 +32,10 @@ type fakeBackend struct {
 	// with a handle comes by blob (blobs holds its bytes).
 	skillFiles map[string]fakeSkillFile
 	blobs      map[string][]byte
-	errs      map[string]error  // op -> error returned by every call of op
-	calls     []string          // "op arg" log
-	gates     map[string]*gate  // calls matching a key wait at the gate
-	blocked   int
+	errs       map[string]error // op -> error returned by every call of op
+	calls      []string         // "op arg" log
+	gates      map[string]*gate // calls matching a key wait at the gate
+	blocked    int
 	// noExtension makes get_finder ignore this project's Finder extension
 	// (match, sort, file_types), as a Computer of another implementation.
 	noExtension bool

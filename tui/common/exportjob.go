@@ -14,7 +14,7 @@ type ExportJob struct {
 	// viewer rather than $PAGER.
 	Ext    string
 	Viewer bool
-	Build func(ctx context.Context, b Backend) (md string, err error)
+	Build  func(ctx context.Context, b Backend) (md string, err error)
 }
 
 // Exporter is a screen whose content `s`, `o` and `E` act on.

@@ -227,7 +227,15 @@ func (c *Computer) sumUp(ctx context.Context, streams []*stream, q protocol.Sear
 		indexing.Indexed += s.index.Index.Indexed
 		indexing.Total += s.index.Index.Total
 		indexing.RemainingMs = max(indexing.RemainingMs, s.index.Index.RemainingMs)
-		building = building || s.index.Index.State != "" && s.index.Index.State != protocol.IndexReady
+		switch st := s.index.Index; st.State {
+		case protocol.IndexOpening, protocol.IndexBuilding:
+			building = true
+		case protocol.IndexOff, protocol.IndexHeld:
+			// No index is coming: a client must not wait for one.
+			if st.Note != "" && !q.Literal && !strings.Contains(ret.IndexNote, st.Note) {
+				ret.IndexNote = strings.TrimPrefix(ret.IndexNote+"; "+s.conn.Name()+": "+st.Note, "; ")
+			}
+		}
 	}
 	if more {
 		ret.NextCursor = next.encode()

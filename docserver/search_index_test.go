@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/smcp-browse/smcp-browse/docserver/fulltext"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -369,5 +371,46 @@ func TestIndexTimeLeftFollowsThePace(t *testing.T) {
 		if got := ti.remainingLocked(now); got != tc.want {
 			t.Errorf("%s, %d indexed of %d (%d at the start) after %v: %d ms left, want %d", tc.state, tc.indexed, tc.total, tc.base, tc.spent, got, tc.want)
 		}
+	}
+}
+
+// TestHeldIndexScansAndSaysSo: a second server on a folder whose index a
+// first one holds (`search --demo --docs DIR` while the browser is open
+// on DIR) does not build an index of its own: it answers at once by
+// scanning, says the index is held and by whom, and takes the index over
+// when the first one closes it.
+func TestHeldIndexScansAndSaysSo(t *testing.T) {
+	dir, cache := copyCorpus(t), t.TempDir()
+	first, c1, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	callSearch(t, c1, map[string]any{"query": "warm up"})
+	waitIndexed(t, first, 60*time.Second)
+	want, _ := searchAll(t, c1, map[string]any{"query": "budget"})
+
+	second, c2, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	var got SearchResult
+	testutil.Eventually(t, 30*time.Second, "the second server to say its index is held", func() bool {
+		got, _ = callSearch(t, c2, map[string]any{"query": "budget"})
+		return got.Index.State == IndexHeld
+	})
+	found, last := searchAll(t, c2, map[string]any{"query": "budget"})
+	if !strings.Contains(got.Index.Note, "held by process "+strconv.Itoa(os.Getpid())) || got.Index.MemoryBytes != 0 {
+		t.Errorf("held index status %+v: want a note naming this process and no index in memory", got.Index)
+	}
+	paths := func(ms []SearchMatch) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Path+"#"+strconv.Itoa(m.PageIndex))
+		}
+		slices.Sort(out)
+		return out
+	}
+	if last.Indexed != 0 || !slices.Equal(paths(found), paths(want)) {
+		t.Errorf("held: %d indexed, pages %v; the holder's index finds %v", last.Indexed, paths(found), paths(want))
+	}
+
+	first.Close()
+	st := waitIndexed(t, second, 60*time.Second)
+	if st.Note != "" || st.Where != "disk" {
+		t.Errorf("after the holder closed: %+v, want the disk index taken over", st)
 	}
 }

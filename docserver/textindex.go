@@ -53,6 +53,7 @@ const (
 	IndexBuilding = protocol.IndexBuilding
 	IndexReady    = protocol.IndexReady
 	IndexOff      = protocol.IndexOff // the index could not be opened: every search scans
+	IndexHeld     = protocol.IndexHeld
 )
 
 // IndexStatus is how far the full-text index is built, and its size (the
@@ -81,6 +82,8 @@ type textIndex struct {
 	indexed  int
 	total    int
 	reading  atomic.Int64 // reads in progress: the build gives way to them
+	held     atomic.Bool  // another process holds the index: searches do not wait for it
+	note     string       // why searches scan (off, held)
 	lastStat fulltext.Stats
 	// The build's pace: when it began building and how many documents
 	// were indexed then.
@@ -140,7 +143,7 @@ const indexOpenWait = 3 * time.Second
 // indexOpenWait (or until ctx ends); nil when it is not open by then, is
 // not started, or could not be opened.
 func (t *textIndex) opened(ctx context.Context) *fulltext.Index {
-	if !t.started.Load() {
+	if !t.started.Load() || t.held.Load() {
 		return t.index()
 	}
 	wait := time.NewTimer(indexOpenWait)
@@ -173,7 +176,7 @@ func (t *textIndex) status() IndexStatus {
 	defer t.mu.Unlock()
 	return IndexStatus{State: t.state, Indexed: t.indexed, Total: t.total,
 		DiskBytes: t.lastStat.DiskBytes, MemoryBytes: t.lastStat.MemoryBytes, Where: t.lastStat.Where,
-		RemainingMs: t.remainingLocked(time.Now())}
+		RemainingMs: t.remainingLocked(time.Now()), Note: t.note}
 }
 
 // remainingLocked estimates the build's time left at now from the
@@ -212,10 +215,12 @@ func (t *textIndex) close() error {
 func (t *textIndex) run(ctx context.Context) {
 	defer close(t.done)
 	s := t.s
-	ft, err := fulltext.Open(fulltext.Options{Dir: t.dir, Schema: t.schema, Root: s.rootDir, Logger: s.log})
+	ft, err := t.open(ctx)
 	if err != nil {
-		s.log.Warn("search index unavailable; searches scan the documents", "err", err)
-		t.setState(IndexOff)
+		if ctx.Err() == nil {
+			s.log.Warn("search index unavailable; searches scan the documents", "err", err)
+			t.setNote(IndexOff, "the search index cannot be opened ("+err.Error()+"): searches scan every document, unranked")
+		}
 		close(t.ready)
 		return
 	}
@@ -257,6 +262,54 @@ func (t *textIndex) run(ctx context.Context) {
 		t.setState(IndexBuilding)
 		t.build(ctx, ft, work)
 	}
+}
+
+// heldRetry is how often a server whose index another process holds tries
+// to open it again.
+const heldRetry = 5 * time.Second
+
+// open opens the index. While another process holds it (a browser open on
+// the same folder while `search --demo --docs` runs), the state is
+// IndexHeld: searches scan at once, without waiting for an index, and say
+// why; it is tried again every heldRetry and taken over when free. An
+// index of this process's own in memory would cost minutes of CPU and
+// most of a gigabyte for a folder the holder has indexed already.
+func (t *textIndex) open(ctx context.Context) (*fulltext.Index, error) {
+	for {
+		ft, err := fulltext.Open(fulltext.Options{Dir: t.dir, Schema: t.schema, Root: t.s.rootDir, Logger: t.s.log})
+		var held *fulltext.InUseError
+		if !errors.As(err, &held) {
+			if err == nil && t.held.Swap(false) {
+				t.s.log.Info("search index free again: taken over", "dir", t.dir)
+				t.setNote(IndexOpening, "")
+			}
+			return ft, err
+		}
+		if !t.held.Swap(true) {
+			who := "another process"
+			if held.PID > 0 {
+				who = "process " + strconv.Itoa(held.PID)
+			}
+			t.s.log.Warn("search index held by another process; searches scan until it is free", "dir", t.dir, "holder", held.PID)
+			t.setNote(IndexHeld, "the search index of this folder is held by "+who+
+				" (another smcp-browse serving it): searches scan every document, unranked, until it is free")
+		}
+		retry := time.NewTimer(heldRetry)
+		select {
+		case <-retry.C:
+		case <-ctx.Done():
+			retry.Stop()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// setNote sets the state with the sentence that says why searches scan.
+func (t *textIndex) setNote(state, note string) {
+	t.setState(state)
+	t.mu.Lock()
+	t.note = note
+	t.mu.Unlock()
 }
 
 // versionOf is the key of a file version in the index.

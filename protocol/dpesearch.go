@@ -81,6 +81,9 @@ const (
 	IndexBuilding = "building"
 	IndexReady    = "ready"
 	IndexOff      = "off" // the index could not be opened: every search scans
+	// IndexHeld: another process holds the folder's index open; every
+	// search scans until it is free (Note names the process).
+	IndexHeld = "held"
 )
 
 // DPEIndexStatus is how far a document server's full-text index is
@@ -95,4 +98,7 @@ type DPEIndexStatus struct {
 	// RemainingMs estimates the build's time left, from its pace so
 	// far (0 while it cannot tell, or when it is not building).
 	RemainingMs int64 `json:"remaining_ms,omitempty"`
+	// Note says, for a state in which searches scan and no index is
+	// coming (off, held), why, in a sentence for the user.
+	Note string `json:"note,omitempty"`
 }

@@ -201,7 +201,11 @@ type SearchFinderRet struct {
 	// Indexing is present while a document server's index is still being
 	// built (the answer is then partly from the index, partly scanned).
 	Indexing *SearchIndexing `json:"indexing,omitempty"`
-	ReqID    string          `json:"req_id"`
+	// IndexNote, when set, says why part of the answer was scanned with
+	// no index coming (a document server's index cannot be opened, or
+	// another process holds it): unranked, and not worth waiting for.
+	IndexNote string `json:"index_note,omitempty"`
+	ReqID     string `json:"req_id"`
 }
 
 // SearchIndexing is how far the full-text indexes of a Computer's

@@ -165,6 +165,9 @@ func merge(answers []computerSearch, limit int, ranked bool) searchAnswer {
 		if cs.ret.Indexing != nil {
 			indexing++
 		}
+		if cs.ret.IndexNote != "" {
+			out.Note = joinNote(out.Note, cs.computer+" searched without an index ("+cs.ret.IndexNote+").")
+		}
 		for _, m := range cs.ret.Matches[min(cs.from.Skip, len(cs.ret.Matches)):] {
 			all = append(all, tagged{cs: i, hit: searchHit{
 				Computer: cs.computer, URI: m.URI, Title: m.Title, Path: m.Path, Page: m.PageIndex,

@@ -268,6 +268,9 @@ func printMatches(out, errOut io.Writer, ret *protocol.SearchFinderRet, perDoc i
 	if ret.Indexing != nil {
 		fmt.Fprintf(errOut, "partly from the index: %d of %d documents indexed, the rest scanned\n", ret.Indexing.Indexed, ret.Indexing.Total)
 	}
+	if ret.IndexNote != "" {
+		fmt.Fprintf(errOut, "no index: %s\n", clean(ret.IndexNote))
+	}
 	if ret.NextCursor != "" {
 		fmt.Fprintf(errOut, "more: --cursor %s\n", ret.NextCursor)
 	}

@@ -18,8 +18,9 @@
 // files are missing.
 //
 // An index that does not open (damaged, another schema) is removed and
-// built again; one that another process holds open is replaced by one in
-// memory for this process.
+// built again. One that another process holds open is not opened (bolt
+// locks it for its writer): Open returns an *InUseError that names that
+// process, and the caller searches without an index until it is free.
 package fulltext
 
 import (
@@ -124,7 +125,6 @@ type Doc struct {
 type Index struct {
 	idx    bleve.Index
 	dir    string // "" in memory
-	memory bool   // in memory although a directory was asked (held elsewhere)
 	log    *slog.Logger
 
 	// mu guards the records and the write sequence. Batches are written
@@ -166,14 +166,13 @@ func Open(opts Options) (*Index, error) {
 		if err == nil {
 			ix.idx = idx
 			if err = ix.loadRecords(); err == nil {
+				writeHolder(opts.Dir)
 				return ix, nil
 			}
 			idx.Close()
 		}
 		if isLocked(err) {
-			ix.log.Warn("search index in use by another process; indexing in memory", "dir", opts.Dir)
-			ix.memory = true
-			return ix, ix.openMemory()
+			return nil, &InUseError{Dir: opts.Dir, PID: readHolder(opts.Dir)}
 		}
 		ix.log.Warn("search index does not open; building it again", "dir", opts.Dir, "err", err)
 	}
@@ -194,7 +193,40 @@ func Open(opts Options) (*Index, error) {
 		idx.Close()
 		return nil, err
 	}
+	writeHolder(opts.Dir)
 	return ix, nil
+}
+
+// InUseError says that another process holds the index open.
+type InUseError struct {
+	Dir string
+	PID int // the holder's process id, 0 when it cannot be told
+}
+
+func (e *InUseError) Error() string {
+	who := "another process"
+	if e.PID > 0 {
+		who = "process " + strconv.Itoa(e.PID)
+	}
+	return "fulltext: the index in " + e.Dir + " is held by " + who
+}
+
+// holderFile names the process that holds an index open.
+const holderFile = "holder"
+
+// writeHolder records this process as the index's holder (best effort:
+// it only serves to name the holder to another opener).
+func writeHolder(dir string) {
+	_ = os.WriteFile(filepath.Join(dir, holderFile), []byte(strconv.Itoa(os.Getpid())), 0o600)
+}
+
+func readHolder(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, holderFile))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
 }
 
 func (ix *Index) openMemory() error {
@@ -558,7 +590,7 @@ func (ix *Index) Stats() Stats {
 	ix.mu.RLock()
 	st := Stats{Files: len(ix.records), Where: "disk"}
 	ix.mu.RUnlock()
-	if ix.dir == "" || ix.memory {
+	if ix.dir == "" {
 		st.Where = "memory"
 	} else {
 		st.DiskBytes = dirSize(ix.dir)

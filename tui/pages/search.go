@@ -58,6 +58,7 @@ type searchScreen struct {
 	want      int  // matches to collect before pausing
 	complete  bool
 	indexing  *protocol.SearchIndexing
+	indexNote string // why part of the answer was scanned with no index coming
 	indexed   int
 	cursor    string
 	scanned   int
@@ -157,7 +158,7 @@ func (s *searchScreen) start(q string) tea.Cmd {
 	s.seq++
 	s.results, s.cursor, s.scanned, s.total, s.unread, s.steps = nil, "", 0, 0, 0, 0
 	s.running, s.stopped, s.complete, s.capped, s.err = true, false, false, false, ""
-	s.paused, s.want, s.indexing, s.indexed = false, searchBatch, nil, 0
+	s.paused, s.want, s.indexing, s.indexed, s.indexNote = false, searchBatch, nil, 0, ""
 	s.docsFound = map[string]bool{}
 	s.nav = list.Nav{}
 	s.nav.SetHeight(max(s.h-4, 1))
@@ -219,7 +220,7 @@ func (s *searchScreen) onStep(msg searchStepMsg) tea.Cmd {
 		s.results, s.docsFound, s.capped, s.steps = nil, map[string]bool{}, false, 1
 	}
 	s.scanned, s.total, s.unread = ret.ScannedDocuments, ret.TotalDocuments, ret.Unreadable
-	s.indexing, s.indexed = ret.Indexing, ret.IndexedDocuments
+	s.indexing, s.indexed, s.indexNote = ret.Indexing, ret.IndexedDocuments, common.OneLine(ret.IndexNote)
 	for _, m := range ret.Matches {
 		if len(s.results) >= searchMaxResults {
 			s.capped = true
@@ -444,6 +445,9 @@ func (s *searchScreen) progressLine() string {
 			left = ", about " + shorten.Duration(time.Duration(ix.RemainingMs)*time.Millisecond) + " left"
 		}
 		out += st.Muted.Render(" · ") + st.Warning.Render("indexing "+thousands(ix.Indexed)+"/"+thousands(ix.Total)+left+", partly from the index")
+	}
+	if s.indexNote != "" && !s.literal {
+		out += st.Muted.Render(" · ") + st.Warning.Render("unranked: "+s.indexNote)
 	}
 	return out
 }

@@ -123,9 +123,9 @@ type Doc struct {
 
 // Index is an open full-text index.
 type Index struct {
-	idx    bleve.Index
-	dir    string // "" in memory
-	log    *slog.Logger
+	idx bleve.Index
+	dir string // "" in memory
+	log *slog.Logger
 
 	// mu guards the records and the write sequence. Batches are written
 	// to Bleve outside it, several at once, and published (their records

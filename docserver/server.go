@@ -142,6 +142,7 @@ func New(root string, opts Options) (*Server, error) {
 	opt.Default(&opts.MemoryBudget, DefaultMemoryBudget)
 	opts.Logger = opt.Logger(opts.Logger)
 	opt.Default(&opts.Version, "dev")
+	opt.Default(&opts.pdfLinger, pdfLinger)
 	if err := validHost(opts.Host); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,13 +59,21 @@ func TestNeedFindsAndMisses(t *testing.T) {
 	}
 }
 
-// recorder is a testing.TB that records Fatal and Skip and stops there.
+// recorder is a testing.TB that records Fatal and Skip and stops there,
+// and records Errorf and goes on.
 type recorder struct {
 	testing.TB
 	failed, skipped bool
+	msg             string // the last failure's message
 }
 
-func (r *recorder) Helper()               {}
-func (r *recorder) Fatal(args ...any)     { r.failed = true; panic("fatal") }
-func (r *recorder) Skip(args ...any)      { r.skipped = true; panic("skip") }
-func (r *recorder) Fatalf(string, ...any) { r.failed = true; panic("fatal") }
+func (r *recorder) Helper()           {}
+func (r *recorder) Fatal(args ...any) { r.failed = true; panic("fatal") }
+func (r *recorder) Skip(args ...any)  { r.skipped = true; panic("skip") }
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.failed, r.msg = true, fmt.Sprintf(format, args...)
+	panic("fatal")
+}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed, r.msg = true, fmt.Sprintf(format, args...)
+}

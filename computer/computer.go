@@ -1,7 +1,3 @@
-// Package computer is the A2C-SMCP Computer role: it runs the configured
-// MCP servers, joins an office on the SMCP Server as a computer and serves
-// the client:* events (Finder catalog, resource read bridge, Desktop,
-// tools, config), emitting server:update_* when its servers change.
 package computer
 
 import (

@@ -1,5 +1,6 @@
 # smcp-browse — build, test and run.
-# `make demo` runs the browser on the embedded demo; `make test` runs every test.
+# `make demo` runs the browser on the embedded demo, `make unit` the fast
+# unit tests, `make test` every test.
 
 GO          ?= go
 BIN         := bin/smcp-browse
@@ -80,9 +81,12 @@ soak: redis-deps
 	SMCP_REQUIRE_REDIS=1 SMCP_SOAK=1 SMCP_SOAK_PAIRS=$(SOAK_PAIRS) SMCP_SOAK_SECONDS=$(SOAK_SECONDS) \
 	  $(GO) test -count=1 -timeout 30m -run '^TestSoak$$' -v ./test/cluster/
 
-# Go tests only, no npm peers (tests that need them skip).
+# The packages' own tests, fast: nothing installed, no race detector,
+# -short (the long runs skip), results cached between runs; the
+# whole-system tests under test/ are left to make test. A test whose tool,
+# npm peer or Redis is missing skips, saying how to get it.
 unit:
-	GO=$(GO) scripts/gotest.sh
+	$(GO) test -short $$($(GO) list ./... | grep -v '/test/')
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

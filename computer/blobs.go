@@ -2,7 +2,6 @@ package computer
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -19,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -97,11 +97,11 @@ type blobMeta struct {
 }
 
 func newBlobStore(lim blobLimits, log *slog.Logger) *blobStore {
-	lim.MaxBytes = cmp.Or(lim.MaxBytes, DefaultBlobMaxBytes)
-	lim.MaxCount = cmp.Or(lim.MaxCount, DefaultBlobMaxCount)
-	lim.Idle = cmp.Or(lim.Idle, DefaultBlobIdle)
-	lim.Chunk = cmp.Or(lim.Chunk, DefaultBlobChunkBytes)
-	return &blobStore{lim: lim, now: time.Now, log: cmp.Or(log, slog.New(slog.DiscardHandler)),
+	opt.Default(&lim.MaxBytes, DefaultBlobMaxBytes)
+	opt.Default(&lim.MaxCount, DefaultBlobMaxCount)
+	opt.Default(&lim.Idle, DefaultBlobIdle)
+	opt.Default(&lim.Chunk, DefaultBlobChunkBytes)
+	return &blobStore{lim: lim, now: time.Now, log: opt.Logger(log),
 		entries: map[string]*blobEntry{}, gone: map[string]bool{}}
 }
 

@@ -1,11 +1,6 @@
-// Package computer is the A2C-SMCP Computer role: it runs the configured
-// MCP servers, joins an office on the SMCP Server as a computer and serves
-// the client:* events (Finder catalog, resource read bridge, Desktop,
-// tools, config), emitting server:update_* when its servers change.
 package computer
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +16,7 @@ import (
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/computer/resindex"
 	"github.com/smcp-browse/smcp-browse/internal/debounce"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/sio"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -126,17 +122,19 @@ type Computer struct {
 // New checks the options and configuration and returns a Computer ready
 // to Run.
 func New(cfg config.Config, opts Options) (*Computer, error) {
-	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
-	opts.RequestTimeout = cmp.Or(opts.RequestTimeout, DefaultRequestTimeout)
-	opts.HandlerTimeout = cmp.Or(opts.HandlerTimeout, DefaultHandlerTimeout)
-	opts.HistorySize = cmp.Or(opts.HistorySize, DefaultHistorySize)
-	opts.MaxAnswerBytes = cmp.Or(opts.MaxAnswerBytes, DefaultMaxAnswerBytes)
-	opts.Version = cmp.Or(opts.Version, "dev")
-	opts.Blobs.InlineBudget = cmp.Or(opts.Blobs.InlineBudget, DefaultBlobInlineBudget)
-	opts.Blobs.MaxItemBytes = cmp.Or(opts.Blobs.MaxItemBytes, DefaultBlobMaxItemBytes)
+	opts.Logger = opt.Logger(opts.Logger)
+	opt.Default(&opts.RequestTimeout, DefaultRequestTimeout)
+	opt.Default(&opts.HandlerTimeout, DefaultHandlerTimeout)
+	opt.Default(&opts.HistorySize, DefaultHistorySize)
+	opt.Default(&opts.MaxAnswerBytes, DefaultMaxAnswerBytes)
+	opt.Default(&opts.Debounce, resindex.DefaultDebounce)
+	opt.Default(&opts.Version, "dev")
+	opt.Default(&opts.Blobs.InlineBudget, DefaultBlobInlineBudget)
+	opt.Default(&opts.Blobs.MaxItemBytes, DefaultBlobMaxItemBytes)
+	opt.Default(&opts.Blobs.ChunkBytes, DefaultBlobChunkBytes)
 	// A chunk's base64 and the answer around it fit in one answer.
-	opts.Blobs.ChunkBytes = max(1, min(cmp.Or(opts.Blobs.ChunkBytes, DefaultBlobChunkBytes), (opts.MaxAnswerBytes-4<<10)/4*3))
-	opts.SkillInlineBudget = cmp.Or(opts.SkillInlineBudget, DefaultSkillInlineBudget)
+	opts.Blobs.ChunkBytes = max(1, min(opts.Blobs.ChunkBytes, (opts.MaxAnswerBytes-4<<10)/4*3))
+	opt.Default(&opts.SkillInlineBudget, DefaultSkillInlineBudget)
 	servers := slices.Clone(cfg.Servers)
 	seen := map[string]bool{}
 	hosts := map[string]string{} // configured host -> bundle_id
@@ -178,7 +176,7 @@ func New(cfg config.Config, opts Options) (*Computer, error) {
 	}
 	c.uploads = uploads
 	c.skills = newSkillSet()
-	c.toolsChanged = debounce.New(cmp.Or(opts.Debounce, resindex.DefaultDebounce), func(uint8) { c.emit(protocol.EventUpdateToolList) })
+	c.toolsChanged = debounce.New(opts.Debounce, func(uint8) { c.emit(protocol.EventUpdateToolList) })
 	c.index = resindex.New(resindex.Options{
 		Logger: c.log, Debounce: opts.Debounce, Timeout: opts.RequestTimeout, OnChange: c.onChange, Hosts: hosts,
 		// A filtered get_finder answers well within the agent's timeout.

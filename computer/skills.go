@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/computer/skill"
@@ -82,11 +81,7 @@ func (c *Computer) startSkills(ctx context.Context) (cleanup func()) {
 	c.rescanSkillDirs(false)
 	if len(c.opts.SkillDirs) > 0 {
 		go func() {
-			window := c.opts.Debounce
-			if window <= 0 {
-				window = 75 * time.Millisecond
-			}
-			if err := skill.Watch(ctx, c.opts.SkillDirs, window, c.log, func() { c.rescanSkillDirs(true) }); err != nil {
+			if err := skill.Watch(ctx, c.opts.SkillDirs, c.opts.Debounce, c.log, func() { c.rescanSkillDirs(true) }); err != nil {
 				c.log.Warn("skill folders are not watched", "err", err)
 			}
 		}()

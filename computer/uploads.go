@@ -1,7 +1,6 @@
 package computer
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -19,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
@@ -85,10 +85,10 @@ func newUploadStore(opts UploadOptions, log *slog.Logger) (*uploadStore, error) 
 	if opts.LandingRoot != "" && !filepath.IsAbs(opts.LandingRoot) {
 		return nil, fmt.Errorf("landing root %q must be an absolute path", opts.LandingRoot)
 	}
-	opts.MaxBytes = cmp.Or(opts.MaxBytes, DefaultUploadMaxBytes)
-	opts.MaxSessions = cmp.Or(opts.MaxSessions, DefaultUploadMaxSessions)
-	opts.Idle = cmp.Or(opts.Idle, DefaultUploadIdle)
-	return &uploadStore{opts: opts, log: cmp.Or(log, slog.New(slog.DiscardHandler)), now: time.Now,
+	opt.Default(&opts.MaxBytes, DefaultUploadMaxBytes)
+	opt.Default(&opts.MaxSessions, DefaultUploadMaxSessions)
+	opt.Default(&opts.Idle, DefaultUploadIdle)
+	return &uploadStore{opts: opts, log: opt.Logger(log), now: time.Now,
 		sessions: map[string]*upload{}}, nil
 }
 

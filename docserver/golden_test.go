@@ -3,7 +3,6 @@ package docserver
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -13,41 +12,11 @@ import (
 	"testing"
 
 	"github.com/smcp-browse/smcp-browse/dpe"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/docserver")
-
 const goldenDir = "../testdata/docserver"
-
-// golden compares got with a golden file (or rewrites it with -update).
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join(goldenDir, name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./docserver -run Golden -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with -update after checking the change):\n--- got\n%s\n--- want\n%s", name, clip(got), clip(want))
-	}
-}
-
-func clip(b []byte) string {
-	if len(b) > 3000 {
-		return string(b[:3000]) + "\n…"
-	}
-	return string(b)
-}
 
 // TestGolden reads every corpus document at all four levels, in JSON and
 // Markdown, through MCP, and compares with the golden files: per document
@@ -69,12 +38,12 @@ func TestGolden(t *testing.T) {
 		return normalize(append(b, '\n'))
 	}
 	catalog, _ := readText(t, c, "dpe://"+testHost)
-	golden(t, "catalog.json", pretty(catalog))
+	testutil.Golden(t, filepath.Join(goldenDir, "catalog.json"), pretty(catalog))
 	catMD, mime := readText(t, c, "dpe://"+testHost+"?format=markdown")
 	if mime != "text/markdown" {
 		t.Errorf("catalog markdown mime %s", mime)
 	}
-	golden(t, "catalog.md", normalize([]byte(catMD)))
+	testutil.Golden(t, filepath.Join(goldenDir, "catalog.md"), normalize([]byte(catMD)))
 
 	var cat protocol.DPECatalog
 	if err := json.Unmarshal([]byte(catalog), &cat); err != nil {
@@ -148,8 +117,8 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			b, _ := json.Marshal(out)
-			golden(t, name+".json", pretty(string(b)))
-			golden(t, name+".md", normalize([]byte(md.String())))
+			testutil.Golden(t, filepath.Join(goldenDir, name+".json"), pretty(string(b)))
+			testutil.Golden(t, filepath.Join(goldenDir, name+".md"), normalize([]byte(md.String())))
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package docserver
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -389,7 +388,7 @@ func (l *lazyPDF) idleLocked() {
 	if l.linger != nil {
 		l.linger.Stop()
 	}
-	wait := cmp.Or(l.s.opts.pdfLinger, pdfLinger)
+	wait := l.s.opts.pdfLinger
 	if l.closed || l.s.baseCtx.Err() != nil || l.s.mem.waiting.Load() > 0 {
 		// Dropped from the cache, the server is closing, or another read
 		// waits for memory this one holds (a scan over several PDFs

@@ -21,17 +21,14 @@ import (
 // waitIndexed waits until the server's index holds every document.
 func waitIndexed(t testing.TB, s *Server, within time.Duration) IndexStatus {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		st := s.IndexStatus()
-		if st.State == IndexReady && st.Indexed == st.Total {
-			return st
+	var st IndexStatus
+	testutil.EventuallyNil(t, within, "the index holding every document", func() error {
+		if st = s.IndexStatus(); st.State != IndexReady || st.Indexed != st.Total {
+			return fmt.Errorf("%+v", st)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("index not built within %v: %+v", within, st)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return st
 }
 
 // searchAll runs a search to its end and returns every match.
@@ -239,28 +236,18 @@ func TestSearchIndexFollowsTheWatcher(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res, _ := callSearch(t, c, map[string]any{"query": "zeppelin"})
-		if len(res.Matches) == 0 {
-			break
+	testutil.EventuallyNil(t, 20*time.Second, "a deleted file no longer found", func() error {
+		if res, _ := callSearch(t, c, map[string]any{"query": "zeppelin"}); len(res.Matches) > 0 {
+			return fmt.Errorf("still found: %+v", res.Matches)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a deleted file is still found: %+v", res.Matches)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	// The record goes with the index's next plan, which the watcher wakes
 	// (the status may still read "ready" from the plan before).
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		if _, ok := s.text.index().Records()["notes/meeting.txt"]; !ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the deleted file's record stays in the index")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, "the deleted file's record gone from the index", func() bool {
+		_, ok := s.text.index().Records()["notes/meeting.txt"]
+		return !ok
+	})
 }
 
 // TestSearchIndexSurvivesARestart: a second server over the same folder

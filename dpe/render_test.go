@@ -2,37 +2,16 @@ package dpe
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/render/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("..", "testdata", "render", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test ./dpe -update): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from golden:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
-}
+// renderGoldens holds the golden renderings (rewritten with -update).
+const renderGoldens = "../testdata/render"
 
 // samplePage is decoded from JSON, as a client receives it, so content
 // values are float64 and []any.
@@ -84,8 +63,8 @@ func TestRenderPageGolden(t *testing.T) {
 			t.Errorf("sample page has no %s element; the golden must cover every category", c)
 		}
 	}
-	golden(t, "page.md", RenderPageMarkdown(p))
-	golden(t, "page.txt", RenderPageText(p))
+	testutil.Golden(t, filepath.Join(renderGoldens, "page.md"), []byte(RenderPageMarkdown(p)))
+	testutil.Golden(t, filepath.Join(renderGoldens, "page.txt"), []byte(RenderPageText(p)))
 }
 
 func TestRenderElements(t *testing.T) {
@@ -95,8 +74,8 @@ func TestRenderElements(t *testing.T) {
 		md.WriteString("## " + e.ElementID + " (" + e.Category + ")\n" + RenderElementMarkdown(e) + "\n\n")
 		txt.WriteString("== " + e.ElementID + "\n" + RenderElementText(e) + "\n\n")
 	}
-	golden(t, "elements.md", md.String())
-	golden(t, "elements.txt", txt.String())
+	testutil.Golden(t, filepath.Join(renderGoldens, "elements.md"), []byte(md.String()))
+	testutil.Golden(t, filepath.Join(renderGoldens, "elements.txt"), []byte(txt.String()))
 }
 
 func TestRenderRules(t *testing.T) {

@@ -1,10 +1,3 @@
-// Package server is the SMCP Server role: a Socket.IO router in namespace
-// /smcp that admits clients whose a2c_version it supports, keeps offices
-// (one agent, any number of computers, unique names), routes every
-// client:* request by computer name inside the caller's office and returns
-// the computer's ack unchanged, and broadcasts notify:* events to the rest
-// of an office. It knows nothing about MCP. With Options.Redis, several
-// Servers sharing one Redis act as one (scaleout.go, package cluster).
 package server
 
 import (

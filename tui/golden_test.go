@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"path/filepath"
 	"testing"
+
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 )
 
 // Golden frames of every screen at 100×30 (and the wide catalog at 140×36),
@@ -44,7 +47,7 @@ func TestGolden(t *testing.T) {
 			hs.press(tc.keys...)
 			frame := hs.app.View().Content
 			checkFrame(t, frame, tc.size[0], tc.size[1])
-			requireGolden(t, tc.name, hs.screen())
+			testutil.Golden(t, filepath.Join(tuiGoldens, tc.name+".golden"), goldenFrame(hs.screen()))
 		})
 	}
 }

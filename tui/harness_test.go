@@ -2,10 +2,7 @@ package tui
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -213,33 +210,14 @@ func checkFrame(t testing.TB, content string, w, h int) {
 	}
 }
 
-// updateGolden reports whether the golden files should be rewritten
-// (go test ./tui -run Golden -update; the flag is registered by the golden
-// package that teatest uses).
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// tuiGoldens holds the golden frames (rewritten with -update, see
+// TestGolden).
+const tuiGoldens = "../testdata/tui"
 
-// requireGolden compares got with testdata/tui/name.golden at the
-// repository root.
-func requireGolden(t testing.TB, name, got string) {
-	t.Helper()
-	path := filepath.Join("..", "testdata", "tui", name+".golden")
-	got = strings.Join(trimRight(strings.Split(got, "\n")), "\n") + "\n"
-	if updateGolden() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create it): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file %s:\n--- want\n%s\n--- got\n%s", name, path, want, got)
-	}
+// goldenFrame is a frame as its golden file holds it: each line without
+// trailing blanks, and a final newline.
+func goldenFrame(frame string) []byte {
+	return []byte(strings.Join(trimRight(strings.Split(frame, "\n")), "\n") + "\n")
 }
 
 func trimRight(lines []string) []string {

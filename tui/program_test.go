@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/tui/common"
 )
 
@@ -64,7 +65,7 @@ func TestProgramWalkthrough(t *testing.T) {
 	final := tm.FinalModel(t).(*App)
 	view := final.View().Content
 	checkFrame(t, view, 100, 30)
-	requireGolden(t, "program_back_to_catalog", ansi.Strip(view))
+	testutil.Golden(t, filepath.Join(tuiGoldens, "program_back_to_catalog.golden"), goldenFrame(ansi.Strip(view)))
 }
 
 // TestProgramPager runs `o` inside a real tea.Program: the pager command is

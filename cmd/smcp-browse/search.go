@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/smcp-browse/smcp-browse/agent/finderclient"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/internal/shorten"
 	"github.com/smcp-browse/smcp-browse/protocol"
@@ -95,7 +95,8 @@ func newSearchCmd() *cobra.Command {
 				return report(cmd, usageErrorf("--per-doc must be 0 (all) or more"), false)
 			}
 			q := protocol.SearchQuery{Query: query, Literal: literal || caseSensitive, CaseSensitive: caseSensitive,
-				FileType: fileType, Cursor: cursor, MaxMatches: cmp.Or(limit, searchDefaultLimit)}
+				FileType: fileType, Cursor: cursor, MaxMatches: limit}
+			opt.Default(&q.MaxMatches, searchDefaultLimit)
 			if q.Literal {
 				perDoc = 0 // every line, in path order, as grep
 			}

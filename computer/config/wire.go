@@ -1,10 +1,11 @@
 package config
 
 import (
-	"cmp"
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 )
 
 // The get_config form (data-structures.md, MCPServerConfig and
@@ -64,7 +65,7 @@ type wireSSE struct {
 // leaves the Computer) and every required field present. It is what
 // client:get_config returns.
 func (s Server) MarshalJSON() ([]byte, error) {
-	p := s.Declared
+	p := s.Declared // a copy: the defaults below fill the answer, not s
 	w := wireServer{Name: s.Name, BundleID: s.BundleID, Type: s.Type, Disabled: s.Disabled,
 		ForbiddenTools: nonNil(s.ForbiddenTools), ToolMeta: s.ToolMeta, DefaultToolMeta: s.DefaultToolMeta}
 	if w.ToolMeta == nil {
@@ -72,24 +73,29 @@ func (s Server) MarshalJSON() ([]byte, error) {
 	}
 	switch s.Type {
 	case TypeStdio:
+		opt.Default(&p.Encoding, DefaultEncoding)
+		opt.Default(&p.EncodingErrorHandler, DefaultEncodingErrorHandler)
 		sp := wireStdio{Command: p.Command, Args: nonNil(p.Args), Env: p.Env,
-			Encoding: cmp.Or(p.Encoding, DefaultEncoding), EncodingErrorHandler: cmp.Or(p.EncodingErrorHandler, DefaultEncodingErrorHandler)}
+			Encoding: p.Encoding, EncodingErrorHandler: p.EncodingErrorHandler}
 		if p.Cwd != "" {
 			sp.Cwd = &p.Cwd
 		}
 		w.ServerParameters = sp
 	case TypeSSE:
+		opt.Default(&p.Timeout, DefaultSSETimeout)
+		opt.Default(&p.SSEReadTimeout, DefaultSSEReadTimeout)
 		w.ServerParameters = wireSSE{URL: p.URL, Headers: p.Headers,
-			Timeout:        cmp.Or(p.Timeout, DefaultSSETimeout).Seconds(),
-			SSEReadTimeout: cmp.Or(p.SSEReadTimeout, DefaultSSEReadTimeout).Seconds()}
+			Timeout: p.Timeout.Seconds(), SSEReadTimeout: p.SSEReadTimeout.Seconds()}
 	default:
 		terminate := DefaultTerminateOnClose
 		if p.TerminateOnClose != nil {
 			terminate = *p.TerminateOnClose
 		}
+		opt.Default(&p.Timeout, DefaultHTTPTimeout)
+		opt.Default(&p.SSEReadTimeout, DefaultSSEReadTimeout)
 		w.ServerParameters = wireStreamable{URL: p.URL, Headers: p.Headers,
-			Timeout:          ISODuration(cmp.Or(p.Timeout, DefaultHTTPTimeout)),
-			SSEReadTimeout:   ISODuration(cmp.Or(p.SSEReadTimeout, DefaultSSEReadTimeout)),
+			Timeout:          ISODuration(p.Timeout),
+			SSEReadTimeout:   ISODuration(p.SSEReadTimeout),
 			TerminateOnClose: terminate}
 	}
 	return json.Marshal(w)

@@ -1,8 +1,3 @@
-// Package mcpclient runs a Computer's MCP servers: it starts each
-// configured server (stdio, SSE or Streamable HTTP, through mcp-go),
-// initializes it, keeps its capabilities, opts in to its notifications,
-// restarts a crashed server with backoff and bounds every request with a
-// timeout.
 package mcpclient
 
 import (

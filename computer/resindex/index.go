@@ -8,7 +8,6 @@
 package resindex
 
 import (
-	"cmp"
 	"context"
 	"log/slog"
 	"maps"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/smcp-browse/smcp-browse/dpe"
 	"github.com/smcp-browse/smcp-browse/internal/debounce"
+	"github.com/smcp-browse/smcp-browse/internal/opt"
 	"github.com/smcp-browse/smcp-browse/internal/ratelog"
 	"github.com/smcp-browse/smcp-browse/protocol"
 )
@@ -210,17 +210,27 @@ type summary struct {
 
 // New returns an empty index.
 func New(opts Options) *Index {
+	opt.Default(&opts.Concurrency, DefaultConcurrency)
+	opt.Default(&opts.Timeout, DefaultTimeout)
+	opt.Default(&opts.FirstWait, DefaultFirstWait)
+	opt.Default(&opts.FilterWait, DefaultFilterWait)
+	opt.Default(&opts.ListWait, DefaultListWait)
+	opt.Default(&opts.MaxEntries, DefaultMaxEntries)
+	opt.Default(&opts.RelistGap, DefaultRelistGap)
+	opt.Default(&opts.RetryMin, DefaultRetryMin)
+	opt.Default(&opts.RetryMax, DefaultRetryMax)
+	opt.Default(&opts.Debounce, DefaultDebounce)
 	ix := &Index{
-		log:        opts.Logger,
-		conc:       cmp.Or(opts.Concurrency, DefaultConcurrency),
-		timeout:    cmp.Or(opts.Timeout, DefaultTimeout),
-		firstWait:  cmp.Or(opts.FirstWait, DefaultFirstWait),
-		filterWait: cmp.Or(opts.FilterWait, DefaultFilterWait),
-		listWait:   cmp.Or(opts.ListWait, DefaultListWait),
-		maxEntries: cmp.Or(opts.MaxEntries, DefaultMaxEntries),
-		relistGap:  cmp.Or(opts.RelistGap, DefaultRelistGap),
-		retryMin:   cmp.Or(opts.RetryMin, DefaultRetryMin),
-		retryMax:   cmp.Or(opts.RetryMax, DefaultRetryMax),
+		log:        opt.Logger(opts.Logger),
+		conc:       opts.Concurrency,
+		timeout:    opts.Timeout,
+		firstWait:  opts.FirstWait,
+		filterWait: opts.FilterWait,
+		listWait:   opts.ListWait,
+		maxEntries: opts.MaxEntries,
+		relistGap:  opts.RelistGap,
+		retryMin:   opts.RetryMin,
+		retryMax:   opts.RetryMax,
 		sources:    map[string]*sourceState{},
 		changed:    make(chan struct{}),
 		reads:      newReadQueue(),
@@ -228,11 +238,8 @@ func New(opts Options) *Index {
 		owners:     map[string]string{},
 	}
 	ix.base, ix.cancel = context.WithCancel(context.Background())
-	if ix.log == nil {
-		ix.log = slog.New(slog.DiscardHandler)
-	}
 	ix.leftOut = &ratelog.Logger{Log: ix.log}
-	ix.deb = debounce.New(cmp.Or(opts.Debounce, DefaultDebounce), opts.OnChange)
+	ix.deb = debounce.New(opts.Debounce, opts.OnChange)
 	return ix
 }
 

@@ -7,7 +7,6 @@ package sio
 // and reconnects with backoff when the connection drops.
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,6 +118,7 @@ func (o *Options) setDefaults() {
 	}
 	opt.Default(&o.DialTimeout, DefaultDialTimeout)
 	opt.Default(&o.CallTimeout, DefaultCallTimeout)
+	opt.Default(&o.Version, protocol.Version)
 }
 
 // Handler serves one server-to-client event that expects an answer. A
@@ -186,7 +186,7 @@ func Dial(ctx context.Context, opts Options) (*Conn, error) {
 		handlers:  map[string]Handler{},
 		listeners: map[string]*listener{},
 	}
-	c.version = cmp.Or(opts.Version, protocol.Version)
+	c.version = opts.Version
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	var errs []error
 	for i := range bases {

@@ -19,4 +19,15 @@
 // A client role compiles wire and this package, never sioserver (the
 // library's own client package still imports parts of its server
 // package, for shared types).
+//
+// # Lock order
+//
+// A Conn's emitMu (the writes on its socket) comes before its mu (the
+// socket, the state, the handlers): reply holds emitMu and takes mu to
+// see whether the Conn closed, and nothing takes emitMu with mu held
+// (shutdown releases mu first). mu comes before a serialQueue's mu
+// (setStateLocked queues the state callbacks). An opening's mu is held
+// around the library's Connect and Disconnect of the socket being
+// opened, with no other lock of this package held; the library's
+// callbacks then take mu after it.
 package sio

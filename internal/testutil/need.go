@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"testing"
-	"time"
 )
 
 // Required reports whether a test's requirements must be met here: in CI
@@ -60,33 +59,5 @@ func NeedProc(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		Missing(t, "this system has no /proc: "+err.Error())
-	}
-}
-
-// Eventually checks cond until it holds, and fails the test, saying what
-// was awaited, when it does not within d. It checks at once, then at
-// growing intervals (1 ms, doubling up to 50 ms).
-func Eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	if !WaitUntil(d, cond) {
-		t.Fatalf("%s: not within %v", what, d)
-	}
-}
-
-// WaitUntil checks cond until it holds or d has passed, at the intervals
-// of Eventually, and reports whether it held.
-func WaitUntil(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	wait := time.Millisecond
-	for {
-		if cond() {
-			return true
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		time.Sleep(min(wait, left))
-		wait = min(2*wait, 50*time.Millisecond)
 	}
 }

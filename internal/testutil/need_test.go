@@ -1,28 +1,9 @@
 package testutil
 
 import (
-	"sync/atomic"
+	"fmt"
 	"testing"
-	"time"
 )
-
-func TestWaitUntil(t *testing.T) {
-	var n atomic.Int32
-	go func() {
-		time.Sleep(30 * time.Millisecond)
-		n.Store(1)
-	}()
-	if !WaitUntil(5*time.Second, func() bool { return n.Load() == 1 }) {
-		t.Fatal("a condition that comes true was not seen")
-	}
-	start := time.Now()
-	if WaitUntil(80*time.Millisecond, func() bool { return false }) {
-		t.Fatal("a condition that never holds held")
-	}
-	if el := time.Since(start); el < 80*time.Millisecond {
-		t.Errorf("gave up after %v, before the deadline", el)
-	}
-}
 
 // TestMissingFailsWhereRequired: in CI a missing requirement fails the
 // test; elsewhere it skips it.
@@ -58,13 +39,21 @@ func TestNeedFindsAndMisses(t *testing.T) {
 	}
 }
 
-// recorder is a testing.TB that records Fatal and Skip and stops there.
+// recorder is a testing.TB that records Fatal and Skip and stops there,
+// and records Errorf and goes on.
 type recorder struct {
 	testing.TB
 	failed, skipped bool
+	msg             string // the last failure's message
 }
 
-func (r *recorder) Helper()               {}
-func (r *recorder) Fatal(args ...any)     { r.failed = true; panic("fatal") }
-func (r *recorder) Skip(args ...any)      { r.skipped = true; panic("skip") }
-func (r *recorder) Fatalf(string, ...any) { r.failed = true; panic("fatal") }
+func (r *recorder) Helper()           {}
+func (r *recorder) Fatal(args ...any) { r.failed = true; panic("fatal") }
+func (r *recorder) Skip(args ...any)  { r.skipped = true; panic("skip") }
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.failed, r.msg = true, fmt.Sprintf(format, args...)
+	panic("fatal")
+}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed, r.msg = true, fmt.Sprintf(format, args...)
+}

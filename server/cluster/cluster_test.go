@@ -347,7 +347,7 @@ func framesUnderLoad(t *testing.T, link string) {
 		next[g]++
 	}
 	if link == "" {
-		settle(a, senders*each, 0)
+		settle(t, a, senders*each, 0)
 	}
 	if linked := cluster.Linked(a); (link == "") != (linked == senders*each) {
 		t.Fatalf("%d of %d frames went over the node link (link %q)", linked, senders*each, link)
@@ -371,12 +371,14 @@ func sendWaiting(a *cluster.Node, node, frame string, d time.Duration) error {
 // settle waits (at most wait) until node n counts at least linked frames
 // sent over its links and published through Redis: it counts a batch once
 // the write returns, which may be after the other node read the frames.
-func settle(n *cluster.Node, linked, published int64) {
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if cluster.Linked(n) >= linked && cluster.Published(n) >= published {
-			return
+func settle(t *testing.T, n *cluster.Node, linked, published int64) {
+	t.Helper()
+	testutil.EventuallyNil(t, wait, fmt.Sprintf("the node counting %d frames sent over its links and %d published", linked, published), func() error {
+		if l, p := cluster.Linked(n), cluster.Published(n); l < linked || p < published {
+			return fmt.Errorf("it counts %d and %d", l, p)
 		}
-	}
+		return nil
+	})
 }
 
 func receives(t *testing.T, ev *events, frame string) {

@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/smcp-browse/smcp-browse/internal/redistest"
+	"github.com/smcp-browse/smcp-browse/internal/testutil"
 	"github.com/smcp-browse/smcp-browse/server/cluster"
 )
 
@@ -41,8 +42,8 @@ func TestLinkCarriesFrames(t *testing.T) {
 		receives(t, evB, fmt.Sprint("q-", i))
 		receives(t, evA, fmt.Sprint("r-", i))
 	}
-	settle(a, 50, 0)
-	settle(b, 50, 0)
+	settle(t, a, 50, 0)
+	settle(t, b, 50, 0)
 	if cluster.Linked(a) != 50 || cluster.Linked(b) != 50 || cluster.Published(a)+cluster.Published(b) != 0 {
 		t.Fatalf("linked %d+%d, published through Redis %d+%d; want 50+50 and none",
 			cluster.Linked(a), cluster.Linked(b), cluster.Published(a), cluster.Published(b))
@@ -72,7 +73,7 @@ func TestLinkToNodeWithoutLink(t *testing.T) {
 		receives(t, evB, fmt.Sprint("f-", i))
 		receives(t, evC, fmt.Sprint("f-", i))
 	}
-	settle(a, 0, 6)
+	settle(t, a, 0, 6)
 	if cluster.Linked(a) != 0 || cluster.Published(a) != 6 {
 		t.Fatalf("linked %d, published %d; want 0 and 6", cluster.Linked(a), cluster.Published(a))
 	}
@@ -91,15 +92,9 @@ func TestLinkNodeCrashed(t *testing.T) {
 	}
 	receives(t, evB, "before")
 	dead := id(b)
-	start := time.Now()
 	cluster.Crash(b)
-	for !slices.Contains(gone(evA), dead) {
-		if time.Since(start) > wait {
-			t.Fatalf("the crashed node was not reported gone (gone: %v)", gone(evA))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Logf("crashed node reported gone after %s", time.Since(start).Round(time.Millisecond))
+	took := testutil.Eventually(t, wait, "the crashed node reported gone", func() bool { return slices.Contains(gone(evA), dead) })
+	t.Logf("crashed node reported gone after %s", took.Round(time.Millisecond))
 	if err := sendWaiting(a, dead, "after", wait); !errors.Is(err, cluster.ErrNotDelivered) {
 		t.Fatalf("frame to the crashed node: %v, want ErrNotDelivered", err)
 	}
@@ -280,7 +275,7 @@ func TestLinkLargeFrames(t *testing.T) {
 			t.Fatalf("frame %d never arrived", i)
 		}
 	}
-	settle(a, int64(len(sizes)), 0)
+	settle(t, a, int64(len(sizes)), 0)
 	if cluster.Linked(a) != int64(len(sizes)) {
 		t.Fatalf("%d frames over the link, want %d", cluster.Linked(a), len(sizes))
 	}
@@ -327,7 +322,7 @@ func TestLinkRedialDoesNotHoldFrames(t *testing.T) {
 	second := <-held // the second dial hangs too
 	defer second.Close()
 	receives(t, evC, "second") // not held by it
-	settle(a, 0, 2)
+	settle(t, a, 0, 2)
 	if cluster.Linked(a) != 0 || cluster.Published(a) != 2 {
 		t.Fatalf("linked %d, published %d; want 0 and 2", cluster.Linked(a), cluster.Published(a))
 	}

@@ -1,19 +1,3 @@
-// Package cluster is what several Server nodes sharing one Redis need
-// beside Socket.IO's Redis adapter (which carries the office broadcasts):
-// the office state in Redis, changed by atomic Lua scripts; a lease per
-// node, renewed by a heartbeat, whose loss fences the node; the reaping of
-// dead nodes' sessions; and the frames between nodes (routed requests and
-// their answers, opaque here): over authenticated TCP links between nodes,
-// or a pub/sub channel per node where no link can be made. It knows
-// nothing about Socket.IO.
-//
-// Files: node.go (a node's options and lifecycle), lease.go (the lease,
-// its heartbeat, fencing and the reaping of dead nodes), seats.go (the
-// office state: join, leave, route, list), link.go, link_handshake.go and
-// link_peer.go (frames over links: listening and receiving, the
-// handshake, the links this node dialled),
-// outbox.go and inbox.go (frames through Redis), scripts.go (the Lua
-// scripts).
 package cluster
 
 import (

@@ -223,22 +223,6 @@ func newAgent(t *testing.T, url, name string, h agent.Handlers) *agent.Client {
 	return a
 }
 
-// until polls fn until it returns nil or wait passes.
-func until(t *testing.T, what string, fn func() error) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for {
-		err := fn()
-		if err == nil {
-			return time.Since(start)
-		}
-		if time.Since(start) > wait {
-			t.Fatalf("%s: still failing after %s: %v", what, wait, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // office seats computer "pc" (answering client:get_tools) on node 1,
 // failing over to the others, and agent "bot" connected to agentURL, in
 // office o1.
@@ -318,7 +302,7 @@ func TestKillNodeMidRequest(t *testing.T) {
 	took := in.expect(t, "leave pc", "enter pc")
 	t.Logf("office heard the computer leave %s and enter again %s after the 404", took[0].Round(time.Millisecond), took[1].Round(time.Millisecond))
 	var ret *protocol.GetToolsRet
-	until(t, "request after the failover", func() error {
+	testutil.EventuallyNil(t, wait, "request after the failover", func() error {
 		ret, err = a.GetTools(ctx, "pc")
 		return err
 	})
@@ -347,7 +331,7 @@ func TestRedisRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Restart(200 * time.Millisecond)
-	took := until(t, "request after the Redis restart", func() error { return officeWhole(ctx, a) })
+	took := testutil.EventuallyNil(t, wait, "request after the Redis restart", func() error { return officeWhole(ctx, a) })
 	t.Logf("office whole and routing again %s after Redis came back", took.Round(time.Millisecond))
 }
 
@@ -380,7 +364,7 @@ func TestRedisDown(t *testing.T) {
 		t.Fatalf("join with Redis down: %v, want 500", err)
 	}
 	// After the lease the nodes hold no client and refuse new ones.
-	until(t, "the nodes refusing connections", func() error {
+	testutil.EventuallyNil(t, wait, "the nodes refusing connections", func() error {
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		c, err := sio.Dial(dctx, sio.Options{URL: nodes[0].URL})
@@ -396,7 +380,7 @@ func TestRedisDown(t *testing.T) {
 	// The node drops its clients when the lease ends; the agent hears of
 	// it over its connection, which may be a moment after the node
 	// refuses new ones.
-	until(t, "the agent dropped by the node without Redis", func() error {
+	testutil.EventuallyNil(t, wait, "the agent dropped by the node without Redis", func() error {
 		if st := a.State(); st == agent.StateConnected {
 			return fmt.Errorf("agent state %v", st)
 		}
@@ -404,13 +388,13 @@ func TestRedisDown(t *testing.T) {
 	})
 
 	r.Restart(0)
-	took := until(t, "the office after Redis came back", func() error { return officeWhole(ctx, a) })
+	took := testutil.EventuallyNil(t, wait, "the office after Redis came back", func() error { return officeWhole(ctx, a) })
 	t.Logf("office whole again %s after Redis came back", took.Round(time.Millisecond))
 	// The rival, reconnected too, still cannot take the office's seat.
 	rctx, rcancel := context.WithTimeout(ctx, wait)
 	defer rcancel()
 	var once sync.Once
-	until(t, "the rival's join refused as 4101", func() error {
+	testutil.EventuallyNil(t, wait, "the rival's join refused as 4101", func() error {
 		_, err := rival.Call(rctx, protocol.EventJoinOffice, protocol.EnterOfficeReq{Role: protocol.RoleAgent, Name: "rival", OfficeID: "o1"})
 		if protocol.CodeOf(err) == protocol.CodeRoomFull {
 			return nil
@@ -517,14 +501,14 @@ func TestRedisHung(t *testing.T) {
 		t.Errorf("requests refused %s after Redis hung: not before the nodes gave up on it", refused)
 	}
 
-	until(t, "the agent told its node dropped it", func() error {
+	testutil.EventuallyNil(t, wait, "the agent told its node dropped it", func() error {
 		if a.State() == agent.StateConnected {
 			return errors.New("still connected")
 		}
 		return nil
 	})
 	for _, n := range nodes {
-		until(t, "a new client refused with a 503 naming Redis", func() error {
+		testutil.EventuallyNil(t, wait, "a new client refused with a 503 naming Redis", func() error {
 			dctx, dcancel := context.WithTimeout(ctx, 2*time.Second)
 			defer dcancel()
 			c, err := sio.Dial(dctx, sio.Options{URL: n.URL})
@@ -541,7 +525,7 @@ func TestRedisHung(t *testing.T) {
 
 	r.Resume()
 	resumed = true
-	took := until(t, "the office after Redis answered again", func() error {
+	took := testutil.EventuallyNil(t, wait, "the office after Redis answered again", func() error {
 		list, err := a.ListRoom(ctx)
 		if err != nil {
 			return err

@@ -347,7 +347,7 @@ func TestBrokenFramesEndTheSession(t *testing.T) {
 			}
 		})
 	}
-	waitFor(t, "sessions to close", func() bool { return es.srv.Sessions() == 0 })
+	testutil.Eventually(t, testWait, "sessions to close", func() bool { return es.srv.Sessions() == 0 })
 
 	// A close frame from the client is answered with one, and a message at
 	// the limit passes.
@@ -363,7 +363,7 @@ func TestBrokenFramesEndTheSession(t *testing.T) {
 	if code := c.closed(); code != websocket.CloseGoingAway {
 		t.Fatalf("close answered with %d", code)
 	}
-	waitFor(t, "sessions to close", func() bool { return es.srv.Sessions() == 0 })
+	testutil.Eventually(t, testWait, "sessions to close", func() bool { return es.srv.Sessions() == 0 })
 }
 
 // TestSlowReaderNeverBlocksTheWriter: a client that stops reading does not
@@ -416,11 +416,6 @@ func TestNamespaceRejoin(t *testing.T) {
 	if got := es.seen(); strings.Join(got, " ") != "a b" {
 		t.Fatalf("handlers saw %v", got)
 	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	testutil.Eventually(t, testWait, what, cond)
 }
 
 // TestPeerThatNeverReadsIsClosed: what a peer leaves unread is bounded: once

@@ -84,6 +84,7 @@ type Facade struct {
 	mu        sync.Mutex
 	office    Office
 	only      string // the one computer offered, or "": every computer
+	joinErr   error  // why the office could not be joined yet (see Unjoined)
 	state     agent.State
 	computers []string          // cached, sorted; nil: ask the office
 	hosts     map[string]string // dpe host → computer that answered for it
@@ -134,6 +135,15 @@ func (f *Facade) Attach(office Office, computer string) {
 	}
 	f.mu.Unlock()
 	go f.stampAll()
+}
+
+// Unjoined records why the office could not be joined (yet): until
+// Attach, every call answers with err, explained, so that a host learns
+// why rather than seeing its server exit.
+func (f *Facade) Unjoined(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.joinErr = err
 }
 
 // Close stops the pending change notifications.
@@ -187,6 +197,8 @@ func (f *Facade) attached() (Office, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
+	case f.office == nil && f.joinErr != nil:
+		return nil, f.joinErr
 	case f.office == nil:
 		return nil, errOfficeNotReady
 	case f.state == agent.StateReconnecting:

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/smcp-browse/smcp-browse/agent/finderclient"
 	"github.com/smcp-browse/smcp-browse/agent/mcpfacade"
+	"github.com/smcp-browse/smcp-browse/protocol"
 )
 
 // newMCPCmd offers an office's Finder to any MCP host.
@@ -53,6 +56,46 @@ browser and ls/cat are refused there (4101).`,
 	return cmd
 }
 
+// joinRetry bounds the wait between two tries to join the office.
+const (
+	joinRetryMin = 2 * time.Second
+	joinRetryMax = time.Minute
+)
+
+// joinLoop joins the office as the flags say and attaches the façade,
+// trying again while the Server cannot be reached (it may start after the
+// host starts us); a refusal that a retry cannot change (a wrong token,
+// another protocol version, bad flags) ends it. Until then every call
+// answers why. The session joined is sent on joined.
+func joinLoop(ctx context.Context, cf *connFlags, f *mcpfacade.Facade, log *slog.Logger, logPath string, joined chan<- *finderclient.Session) {
+	wait := joinRetryMin
+	for {
+		s, err := cf.dial(ctx, f.Handlers(), log, logPath)
+		if err == nil {
+			// The demo's one computer, or --computer's, alone; else
+			// every computer of the office.
+			f.Attach(s.Agent, s.Computer)
+			joined <- s
+			return
+		}
+		f.Unjoined(err)
+		code := protocol.CodeOf(err)
+		if ctx.Err() != nil || cf.demo || code == protocol.CodeVersionMismatch || code == protocol.CodeUnauthorized || code == protocol.CodeForbidden {
+			log.Error("cannot join the office", "err", err)
+			return
+		}
+		log.Warn("cannot join the office yet; trying again", "err", err, "in", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+		wait = min(2*wait, joinRetryMax)
+	}
+}
+
 // runMCP joins the office and serves the façade until stdin ends, the
 // HTTP server fails, or a signal.
 func runMCP(cmd *cobra.Command, cf *connFlags, httpAddr string) error {
@@ -64,18 +107,17 @@ func runMCP(cmd *cobra.Command, cf *connFlags, httpAddr string) error {
 	defer closeLog()
 	f := mcpfacade.New(mcpfacade.Options{Timeout: cf.timeout, Version: version, Logger: log.With("role", "mcp")})
 	defer f.Close()
-	s, err := cf.dial(ctx, f.Handlers(), log, logPath)
-	if err != nil {
-		return err
-	}
+	joined := make(chan *finderclient.Session, 1)
+	go joinLoop(ctx, cf, f, log, logPath, joined)
 	defer func() {
-		if err := s.Close(); err != nil && cf.demo {
-			log.Warn("demo stop", "err", err)
+		select {
+		case s := <-joined:
+			if err := s.Close(); err != nil && cf.demo {
+				log.Warn("demo stop", "err", err)
+			}
+		default:
 		}
 	}()
-	// The demo's one computer, or --computer's, alone; else every
-	// computer of the office.
-	f.Attach(s.Agent, s.Computer)
 	if httpAddr == "" {
 		return f.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 	}

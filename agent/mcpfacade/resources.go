@@ -1,6 +1,7 @@
 package mcpfacade
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strconv"
@@ -73,7 +74,7 @@ func (f *Facade) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 	}
 	out := make([]mcp.ResourceContents, 0, len(ret.Contents))
 	for _, c := range ret.Contents {
-		uri := cmpOr(c.URI, req.Params.URI)
+		uri := cmp.Or(c.URI, req.Params.URI)
 		if c.Blob != "" {
 			out = append(out, mcp.BlobResourceContents{URI: uri, MIMEType: c.MIMEType, Blob: c.Blob})
 			continue
@@ -81,13 +82,6 @@ func (f *Facade) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 		out = append(out, mcp.TextResourceContents{URI: uri, MIMEType: c.MIMEType, Text: c.Text})
 	}
 	return out, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // afterListResources answers resources/list. No static resources are
@@ -153,7 +147,7 @@ func (f *Facade) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 func resourceOf(computer string, d protocol.DPEDocumentSummary) mcp.Resource {
 	r := mcp.Resource{
 		URI:         d.URI,
-		Name:        cmpOr(d.Title, d.Path),
+		Name:        cmp.Or(d.Title, d.Path),
 		Description: d.Summary,
 		MIMEType:    "application/json",
 	}

@@ -1,17 +1,17 @@
 package pages
 
 import (
+	"cmp"
 	"context"
 	"mime"
 	"path"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/smcp-browse/smcp-browse/internal/sanitize"
 	"github.com/smcp-browse/smcp-browse/protocol"
 
 	"github.com/smcp-browse/smcp-browse/tui/common"
@@ -108,14 +108,14 @@ func readSkillFile(ctx context.Context, b common.Backend, comp, name, rel string
 		if err != nil {
 			return skillFile{}, err
 		}
-		f.data, f.mime = data, cmpOr(info.MIMEType, f.mime)
+		f.data, f.mime = data, cmp.Or(info.MIMEType, f.mime)
 	default:
 		return skillFile{}, protocol.Errorf(protocol.CodeInternalError, "the computer sent %s with neither a body nor a blob handle", ret.RelPath)
 	}
 	if f.size == 0 {
 		f.size = int64(len(f.data))
 	}
-	f.binary = !textMIME(f.mime) && !looksLikeText(f.data)
+	f.binary = !textMIME(f.mime) && !sanitize.LooksLikeText(f.data)
 	if !f.binary {
 		f.text = common.Sanitize(string(f.data))
 	}
@@ -127,32 +127,6 @@ func textMIME(m string) bool {
 	m, _, _ = mime.ParseMediaType(m)
 	return strings.HasPrefix(m, "text/") || strings.HasSuffix(m, "+json") || strings.HasSuffix(m, "+xml") ||
 		m == "application/json" || m == "application/x-yaml" || m == "application/yaml" || m == "application/xml"
-}
-
-// looksLikeText reports whether data is UTF-8 text without NUL bytes,
-// its characters almost all printable or white space.
-func looksLikeText(data []byte) bool {
-	if !utf8.Valid(data) {
-		return false
-	}
-	bad, all := 0, 0
-	for _, r := range string(data) {
-		all++
-		if r == 0 {
-			return false
-		}
-		if !unicode.IsPrint(r) && !unicode.IsSpace(r) {
-			bad++
-		}
-	}
-	return bad*20 <= all
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func (s *SkillDoc) SetSize(w, h int) tea.Cmd {
@@ -185,7 +159,7 @@ func (s *SkillDoc) render() {
 	switch {
 	case !s.loaded:
 	case f.binary:
-		b.WriteString("\n" + st.Label.Render(common.OneLine(cmpOr(f.mime, "binary data")+" · "+common.Bytes(f.size))) + "\n" +
+		b.WriteString("\n" + st.Label.Render(common.OneLine(cmp.Or(f.mime, "binary data")+" · "+common.Bytes(f.size))) + "\n" +
 			st.Muted.Render("a binary file: s saves it, o opens it with your viewer") + "\n")
 	case isMarkdownFile(s.fileName(), f.mime):
 		b.WriteString("\n" + render.Markdown(f.text, s.w, s.c.Styles.Glamour))

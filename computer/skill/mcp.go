@@ -51,10 +51,11 @@ type Origin struct {
 
 // StageMCP stages the SKILLs the MCP server o serves as skill://
 // resources and returns their refs. As in the SDK, a SKILL is a
-// skill://host/<leaf> resource whose _meta.source is "resources"; the
-// resources under it (skill://host/<leaf>/<rel>) are its files, written
-// into home/<bundleID>/<skill>/ through a temporary folder, renamed once
-// complete. Modes "mounted" and "archive" are not staged (a Problem). Its name is mcp:<bundle_id>:<front matter name>. A SKILL that
+// skill://host/<leaf> resource with a _meta.source: "resources" (the
+// resources under it, skill://host/<leaf>/<rel>, are its files) or
+// "archive" (a zip or tar.gz named by _meta.archive_uri), written into
+// home/<bundleID>/<skill>/ through a temporary folder, renamed once
+// complete. Mode "mounted" is not staged (a Problem). Its name is mcp:<bundle_id>:<front matter name>. A SKILL that
 // fails is a Problem and is left out; the error is for the listing itself.
 func StageMCP(ctx context.Context, l Lister, o Origin, home string) ([]protocol.A2CSkillRef, []Problem, error) {
 	all, err := listSkillResources(ctx, l)
@@ -161,8 +162,12 @@ func stageOne(ctx context.Context, l Lister, o Origin, dir string, root mcp.Reso
 	if safeSegment(leaf(root.URI)) != nil {
 		return ref, fmt.Errorf("root URI has no usable first path segment")
 	}
-	if mode := metaSource(root); mode != "resources" {
-		return ref, fmt.Errorf("_meta.source %q is not staged by this computer (only \"resources\")", clip(mode))
+	mode := metaSource(root)
+	if mode == "mounted" {
+		return ref, errors.New("_meta.source \"mounted\" is not staged by this computer")
+	}
+	if mode != "resources" && mode != "archive" {
+		return ref, fmt.Errorf("_meta.source %q is not a staging mode (want resources, archive or mounted)", clip(mode))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ref, fmt.Errorf("staging folder: %w", err)
@@ -172,7 +177,12 @@ func stageOne(ctx context.Context, l Lister, o Origin, dir string, root mcp.Reso
 		return ref, fmt.Errorf("staging folder: %w", err)
 	}
 	defer os.RemoveAll(tmp) // gone by then when the SKILL was staged
-	if err := writeFiles(ctx, l, root.URI, all, tmp); err != nil {
+	if mode == "archive" {
+		err = stageArchive(ctx, l, o, root, tmp)
+	} else {
+		err = writeFiles(ctx, l, root.URI, all, tmp)
+	}
+	if err != nil {
 		return ref, err
 	}
 	fm, err := readFrontMatter(filepath.Join(tmp, File))

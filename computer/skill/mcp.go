@@ -51,11 +51,13 @@ type Origin struct {
 
 // StageMCP stages the SKILLs the MCP server o serves as skill://
 // resources and returns their refs. As in the SDK, a SKILL is a
-// skill://host/<leaf> resource with a _meta.source: "resources" (the
-// resources under it, skill://host/<leaf>/<rel>, are its files) or
-// "archive" (a zip or tar.gz named by _meta.archive_uri), written into
+// skill://host/<leaf> resource with a _meta.source, in one of three modes:
+// "resources" (the resources under it, skill://host/<leaf>/<rel>, are its
+// files), "archive" (a zip or tar.gz named by _meta.archive_uri) and
+// "mounted" (a local folder, _meta.mount_dir, only from a stdio server:
+// served where it is, not copied). The first two are written into
 // home/<bundleID>/<skill>/ through a temporary folder, renamed once
-// complete. Mode "mounted" is not staged (a Problem). Its name is mcp:<bundle_id>:<front matter name>. A SKILL that
+// complete. Its name is mcp:<bundle_id>:<front matter name>. A SKILL that
 // fails is a Problem and is left out; the error is for the listing itself.
 func StageMCP(ctx context.Context, l Lister, o Origin, home string) ([]protocol.A2CSkillRef, []Problem, error) {
 	all, err := listSkillResources(ctx, l)
@@ -164,7 +166,7 @@ func stageOne(ctx context.Context, l Lister, o Origin, dir string, root mcp.Reso
 	}
 	mode := metaSource(root)
 	if mode == "mounted" {
-		return ref, errors.New("_meta.source \"mounted\" is not staged by this computer")
+		return stageMounted(o, root, seen)
 	}
 	if mode != "resources" && mode != "archive" {
 		return ref, fmt.Errorf("_meta.source %q is not a staging mode (want resources, archive or mounted)", clip(mode))

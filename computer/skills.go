@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/smcp-browse/smcp-browse/computer/config"
 	"github.com/smcp-browse/smcp-browse/computer/mcpclient"
 	"github.com/smcp-browse/smcp-browse/computer/skill"
 	"github.com/smcp-browse/smcp-browse/internal/sanitize"
@@ -132,7 +133,9 @@ func (c *Computer) stageSkills(conn *mcpclient.Conn) {
 	defer l.Unlock()
 	ctx, cancel := context.WithTimeout(runCtx, 4*c.opts.RequestTimeout)
 	defer cancel()
-	refs, problems, err := skill.StageMCP(ctx, conn, name, home)
+	cfg := conn.Config()
+	origin := skill.Origin{BundleID: name, Local: cfg.Type == config.TypeStdio, URL: cfg.Params.URL}
+	refs, problems, err := skill.StageMCP(ctx, conn, origin, home)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			c.log.Warn("skills of mcp server not staged", "server", name, "err", err)

@@ -1,11 +1,16 @@
 package computer_test
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,31 +29,58 @@ import (
 )
 
 // skillEnv makes the test binary a stdio MCP server (built with mcp-go)
-// that serves each folder <dir>/<name>/ as a SKILL in the SDK's
-// "resources" mode: a root skill://skills.test/<name> with
-// _meta {source: resources, version: 1.2.0}, and one resource
-// skill://skills.test/<name>/<rel> per file.
+// that serves the folders of a directory as SKILLs (addSkills).
 const skillEnv = "COMPUTER_TEST_SKILL_MCP"
 
 func serveSkills(dir string) int {
 	s := mcpserver.NewMCPServer("skill-test", "1.0.0", mcpserver.WithResourceCapabilities(false, true))
-	tops, err := os.ReadDir(dir)
-	if err != nil {
+	if err := addSkills(s, dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if err := mcpserver.ServeStdio(s); err != nil {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// addSkills serves each folder <dir>/<name>/ as a SKILL root
+// skill://skills.test/<name> in one of the SDK's modes: <leaf>.mounted in
+// "mounted" mode (mount_dir the folder), <leaf>.tgz in "archive" mode (the
+// folder as a tar.gz, read as skill://skills.test/archives/<leaf>.tar.gz),
+// any other in "resources" mode (_meta version 1.2.0, one resource
+// skill://skills.test/<name>/<rel> per file).
+func addSkills(s *mcpserver.MCPServer, dir string) error {
+	tops, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
 	for _, top := range tops {
+		folder := filepath.Join(dir, top.Name())
+		if lf, ok := strings.CutSuffix(top.Name(), ".mounted"); ok {
+			addRoot(s, "skill://skills.test/"+lf, map[string]any{"source": "mounted", "mount_dir": folder})
+			continue
+		}
+		if lf, ok := strings.CutSuffix(top.Name(), ".tgz"); ok {
+			data, err := tarGz(folder)
+			if err != nil {
+				return err
+			}
+			uri := "skill://skills.test/archives/" + lf + ".tar.gz"
+			addRoot(s, "skill://skills.test/"+lf, map[string]any{"source": "archive", "archive_uri": uri, "archive_format": "tar.gz"})
+			s.AddResource(mcp.NewResource(uri, lf+".tar.gz"), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: "application/gzip", Blob: base64.StdEncoding.EncodeToString(data)}}, nil
+			})
+			continue
+		}
 		base := "skill://skills.test/" + top.Name()
-		root := mcp.NewResource(base, top.Name())
-		root.Meta = &mcp.Meta{AdditionalFields: map[string]any{"source": "resources", "version": "1.2.0"}}
-		s.AddResource(root, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return []mcp.ResourceContents{mcp.TextResourceContents{URI: base, Text: "skill root"}}, nil
-		})
-		_ = filepath.WalkDir(filepath.Join(dir, top.Name()), func(p string, d fs.DirEntry, err error) error {
+		addRoot(s, base, map[string]any{"source": "resources", "version": "1.2.0"})
+		_ = filepath.WalkDir(folder, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
 			}
-			rel, _ := filepath.Rel(filepath.Join(dir, top.Name()), p)
+			rel, _ := filepath.Rel(folder, p)
 			uri := base + "/" + filepath.ToSlash(rel)
 			s.AddResource(mcp.NewResource(uri, rel), func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 				b, err := os.ReadFile(p)
@@ -60,11 +92,45 @@ func serveSkills(dir string) int {
 			return nil
 		})
 	}
-	if err := mcpserver.ServeStdio(s); err != nil {
-		fmt.Fprintln(os.Stderr, "serve:", err)
-		return 1
+	return nil
+}
+
+// addRoot serves a SKILL root resource with _meta meta.
+func addRoot(s *mcpserver.MCPServer, uri string, meta map[string]any) {
+	root := mcp.NewResource(uri, path.Base(uri))
+	root.Meta = &mcp.Meta{AdditionalFields: meta}
+	s.AddResource(root, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, Text: "skill root"}}, nil
+	})
+}
+
+// tarGz packs the files of folder into a tar.gz, paths relative to it.
+func tarGz(folder string) ([]byte, error) {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	err := filepath.WalkDir(folder, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(folder, p)
+		if err := tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		_, err = tw.Write(b)
+		return err
+	})
+	if err == nil {
+		err = tw.Close()
 	}
-	return 0
+	if err == nil {
+		err = gz.Close()
+	}
+	return buf.Bytes(), err
 }
 
 func writeFile(t *testing.T, p, s string) {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -34,19 +35,36 @@ type Lister interface {
 	Read(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
 }
 
-// StageMCP stages the SKILLs the MCP server bundleID serves as skill://
-// resources into home/<bundleID>/<skill>/ and returns their refs. As in
-// the SDK, a SKILL is a skill://host/<leaf> resource whose _meta.source is
-// "resources"; the resources under it (skill://host/<leaf>/<rel>) are its
-// files. Its name is mcp:<bundle_id>:<front matter name>. Modes "mounted"
-// and "archive" are not staged (each is a Problem). A SKILL that fails is
-// a Problem and is left out; the error is for the listing itself.
-func StageMCP(ctx context.Context, l Lister, bundleID, home string) ([]protocol.A2CSkillRef, []Problem, error) {
+// Origin is the MCP server whose SKILLs are staged: what the modes
+// "mounted" and "archive" need to know of where it runs.
+type Origin struct {
+	BundleID string
+	// Local says the server is a process on this machine (stdio); only
+	// then is a "mounted" SKILL accepted.
+	Local bool
+	// URL is a remote server's address: an http(s) archive_uri it names
+	// must have the same origin (scheme, host and port).
+	URL string
+	// HTTP fetches http(s) archives (nil: a client of this package's own).
+	HTTP *http.Client
+}
+
+// StageMCP stages the SKILLs the MCP server o serves as skill://
+// resources and returns their refs. As in the SDK, a SKILL is a
+// skill://host/<leaf> resource with a _meta.source, in one of three modes:
+// "resources" (the resources under it, skill://host/<leaf>/<rel>, are its
+// files), "archive" (a zip or tar.gz named by _meta.archive_uri) and
+// "mounted" (a local folder, _meta.mount_dir, only from a stdio server:
+// served where it is, not copied). The first two are written into
+// home/<bundleID>/<skill>/ through a temporary folder, renamed once
+// complete. Its name is mcp:<bundle_id>:<front matter name>. A SKILL that
+// fails is a Problem and is left out; the error is for the listing itself.
+func StageMCP(ctx context.Context, l Lister, o Origin, home string) ([]protocol.A2CSkillRef, []Problem, error) {
 	all, err := listSkillResources(ctx, l)
 	if err != nil {
 		return nil, nil, err
 	}
-	dir := filepath.Join(home, bundleID)
+	dir := filepath.Join(home, o.BundleID)
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, nil, fmt.Errorf("clear staging %s: %w", dir, err)
 	}
@@ -58,7 +76,7 @@ func StageMCP(ctx context.Context, l Lister, bundleID, home string) ([]protocol.
 			problems = append(problems, Problem{Path: root.URI, Err: fmt.Errorf("more than %d skills; the rest are not staged", maxServerSkills)})
 			break
 		}
-		ref, err := stageOne(ctx, l, bundleID, dir, root, all, seen)
+		ref, err := stageOne(ctx, l, o, dir, root, all, seen)
 		if err != nil {
 			problems = append(problems, Problem{Path: root.URI, Err: err})
 			continue
@@ -137,52 +155,76 @@ func leaf(uri string) string {
 	return first
 }
 
-// stageOne writes the files of the SKILL root into dir/<leaf> and reads
-// its ref; seen holds the names staged before it.
-func stageOne(ctx context.Context, l Lister, bundleID, dir string, root mcp.Resource, all []mcp.Resource, seen map[string]bool) (protocol.A2CSkillRef, error) {
+// stageOne stages the SKILL root and reads its ref; seen holds the names
+// staged before it. The files of a "resources" or "archive" SKILL go into
+// a temporary folder of dir, renamed dir/<front matter name> only once the
+// SKILL is whole and its front matter good: a failure leaves nothing.
+func stageOne(ctx context.Context, l Lister, o Origin, dir string, root mcp.Resource, all []mcp.Resource, seen map[string]bool) (protocol.A2CSkillRef, error) {
 	var ref protocol.A2CSkillRef
-	if mode := metaSource(root); mode != "resources" {
-		return ref, fmt.Errorf("_meta.source %q is not staged by this computer (only \"resources\")", clip(mode))
-	}
-	lf := leaf(root.URI)
-	if safeSegment(lf) != nil {
+	if safeSegment(leaf(root.URI)) != nil {
 		return ref, fmt.Errorf("root URI has no usable first path segment")
 	}
-	dest := filepath.Join(dir, lf)
-	if err := writeFiles(ctx, l, root.URI, all, dest); err != nil {
-		os.RemoveAll(dest)
-		return ref, err
+	mode := metaSource(root)
+	if mode == "mounted" {
+		return stageMounted(o, root, seen)
 	}
-	fm, err := readFrontMatter(filepath.Join(dest, File))
-	if err == nil {
-		err = checkFMName(fm)
+	if mode != "resources" && mode != "archive" {
+		return ref, fmt.Errorf("_meta.source %q is not a staging mode (want resources, archive or mounted)", clip(mode))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ref, fmt.Errorf("staging folder: %w", err)
+	}
+	tmp, err := os.MkdirTemp(dir, ".stage-") // a dot: never a SKILL name
+	if err != nil {
+		return ref, fmt.Errorf("staging folder: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone by then when the SKILL was staged
+	if mode == "archive" {
+		err = stageArchive(ctx, l, o, root, tmp)
+	} else {
+		err = writeFiles(ctx, l, root.URI, all, tmp)
 	}
 	if err != nil {
-		os.RemoveAll(dest)
 		return ref, err
 	}
-	fmName := fm["name"].(string)
-	name := MCPName(bundleID, fmName)
+	fm, err := readFrontMatter(filepath.Join(tmp, File))
+	if err != nil {
+		return ref, err
+	}
+	ref, err = mcpRef(o.BundleID, root, fm, seen)
+	if err != nil {
+		return ref, err
+	}
+	final := filepath.Join(dir, fm["name"].(string)) // the folder is named after the skill
+	if err := os.RemoveAll(final); err != nil {
+		return ref, fmt.Errorf("rename staged folder: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return ref, fmt.Errorf("rename staged folder: %w", err)
+	}
+	ref.Path = final
+	return ref, nil
+}
+
+// mcpRef is the ref of the SKILL root with front matter fm, its Path
+// unset; a name in seen is refused.
+func mcpRef(bundleID string, root mcp.Resource, fm map[string]any, seen map[string]bool) (protocol.A2CSkillRef, error) {
+	var ref protocol.A2CSkillRef
+	if err := checkFMName(fm); err != nil {
+		return ref, err
+	}
+	name := MCPName(bundleID, fm["name"].(string))
 	if seen[name] {
-		os.RemoveAll(dest)
 		return ref, fmt.Errorf("name %q is taken by an earlier skill of this server", name)
 	}
-	if final := filepath.Join(dir, fmName); final != dest { // the folder is named after the skill
-		err := os.RemoveAll(final)
-		if err == nil {
-			err = os.Rename(dest, final)
-		}
-		if err != nil {
-			os.RemoveAll(dest)
-			return ref, fmt.Errorf("rename staged folder: %w", err)
-		}
-		dest = final
-	}
-	ref = protocol.A2CSkillRef{Name: name, Source: "mcp:" + bundleID, URI: root.URI, Path: dest}
+	ref = protocol.A2CSkillRef{Name: name, Source: "mcp:" + bundleID, URI: root.URI}
 	if v, ok := root.Meta.AdditionalFields["version"]; ok && v != nil {
 		ref.Version = fmt.Sprint(v)
 	}
-	return ref, FillRef(&ref, fm)
+	if err := FillRef(&ref, fm); err != nil {
+		return protocol.A2CSkillRef{}, err
+	}
+	return ref, nil
 }
 
 // safeSegment accepts a leaf that is a safe single path segment.

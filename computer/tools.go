@@ -75,7 +75,7 @@ func smcpTool(name string, cfg config.Server, tool mcp.Tool) (out protocol.SMCPT
 }
 
 // metaToolMeta is the SMCPTool meta key of the tool metadata.
-const metaToolMeta = "a2c_tool_meta"
+const metaToolMeta = protocol.MetaToolMeta
 
 // handleGetTools serves client:get_tools.
 func (c *Computer) handleGetTools(ctx context.Context, req protocol.ComputerCall) (any, error) {
@@ -270,7 +270,7 @@ func authResult(e *mcpclient.AuthError) protocol.CallToolResult {
 	}
 	hint := authHints[code]
 	return errorResult(hint["message"].(string), map[string]any{
-		protocol.MetaErrorCode: code, protocol.MetaMCPServer: e.Server, "auth_hint": maps.Clone(hint),
+		protocol.MetaErrorCode: code, protocol.MetaMCPServer: e.Server, protocol.MetaAuthHint: maps.Clone(hint),
 	})
 }
 

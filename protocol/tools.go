@@ -42,7 +42,23 @@ const (
 	// MetaMCPServer is the bundle_id of the server concerned.
 	MetaErrorCode = "error_code"
 	MetaMCPServer = "mcp_server"
+	// MetaAuthHint is the {action, message} of a call refused for
+	// authorization (4006/4007).
+	MetaAuthHint = "auth_hint"
 )
+
+// AuthHint returns the message of the result-level auth_hint (meta, then
+// _meta), or "" when the result has none.
+func (r *CallToolResult) AuthHint() string {
+	for _, m := range []map[string]any{r.Meta, r.MetaAlt} {
+		if h, ok := m[MetaAuthHint].(map[string]any); ok {
+			if msg, ok := h["message"].(string); ok && msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
 
 // ErrorCode returns the result-level meta.error_code (read from meta, then
 // _meta), or 0 when the result has none.

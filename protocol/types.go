@@ -92,6 +92,30 @@ type SMCPTool struct {
 	Meta         map[string]any  `json:"meta,omitempty"`
 }
 
+// MetaToolMeta is the SMCPTool meta key of the tool's A2C metadata
+// (ToolMeta): a JSON string, as this project's Computer and the SDK's
+// write it, or an object.
+const MetaToolMeta = "a2c_tool_meta"
+
+// ToolMeta returns the tool's a2c_tool_meta, and false when it has none
+// or it is not a ToolMeta.
+func (t SMCPTool) ToolMeta() (ToolMeta, bool) {
+	var raw []byte
+	switch v := t.Meta[MetaToolMeta].(type) {
+	case string:
+		raw = []byte(v)
+	case map[string]any:
+		raw, _ = json.Marshal(v)
+	default:
+		return ToolMeta{}, false
+	}
+	var m ToolMeta
+	if json.Unmarshal(raw, &m) != nil {
+		return ToolMeta{}, false
+	}
+	return m, true
+}
+
 // GetToolsRet answers client:get_tools.
 type GetToolsRet struct {
 	Tools []SMCPTool `json:"tools"`

@@ -252,3 +252,43 @@ func TestCallToolResultErrorCode(t *testing.T) {
 		}
 	}
 }
+
+// The auth hint's message is read from meta or _meta; a hint of another
+// shape is none.
+func TestCallToolResultAuthHint(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"content":[],"isError":true,"meta":{"error_code":4006,"auth_hint":{"action":"user_authorization_required","message":"authorize it"}}}`: "authorize it",
+		`{"content":[],"isError":true,"_meta":{"auth_hint":{"message":"refresh"}}}`:                                                              "refresh",
+		`{"content":[],"isError":true,"meta":{"auth_hint":"not an object"}}`:                                                                     "",
+		`{"content":[],"isError":true}`: "",
+	} {
+		var r CallToolResult
+		if err := json.Unmarshal([]byte(raw), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.AuthHint(); got != want {
+			t.Errorf("%s: AuthHint = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// a2c_tool_meta is read as the JSON string this project's Computer (and
+// the SDK's) writes, or as an object; anything else is none.
+func TestSMCPToolMeta(t *testing.T) {
+	for raw, want := range map[string][]string{
+		`{"name":"t","meta":{"a2c_tool_meta":"{\"tags\":[\"fs\",\"read\"],\"alias\":\"ls\"}"}}`: {"fs", "read"},
+		`{"name":"t","meta":{"a2c_tool_meta":{"tags":["web"]}}}`:                                {"web"},
+		`{"name":"t","meta":{"a2c_tool_meta":"not json"}}`:                                      nil,
+		`{"name":"t","meta":{"a2c_tool_meta":3}}`:                                               nil,
+		`{"name":"t"}`: nil,
+	} {
+		var tl SMCPTool
+		if err := json.Unmarshal([]byte(raw), &tl); err != nil {
+			t.Fatal(err)
+		}
+		m, ok := tl.ToolMeta()
+		if ok != (want != nil) || !slices.Equal(m.Tags, want) {
+			t.Errorf("%s: ToolMeta = %+v %v, want tags %v", raw, m, ok, want)
+		}
+	}
+}

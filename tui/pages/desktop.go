@@ -24,14 +24,13 @@ type Desktop struct {
 	comp    string
 	live    live.Tracker
 	windows []string
-	starts  []int // first line of each window in the pager
-	sel     int   // the selected window: `y` copies its URI
+	// sections holds the windows; the selected one is what `y` copies.
+	sections
 	w, h    int
 	req     uint64
 	loading bool
 	loaded  bool
 	err     string
-	pg      pager.Model
 }
 
 type desktopMsg struct {
@@ -42,7 +41,7 @@ type desktopMsg struct {
 
 // NewDesktop returns the screen of a computer's Desktop.
 func NewDesktop(c *common.Common, computer string) *Desktop {
-	return &Desktop{c: c, comp: computer, live: live.New(computer, true), pg: pager.New()}
+	return &Desktop{c: c, comp: computer, live: live.New(computer, true), sections: sections{pg: pager.New()}}
 }
 
 func (s *Desktop) Init() tea.Cmd { return s.loadCmd() }
@@ -83,25 +82,15 @@ func (s *Desktop) renderWindows() {
 	if s.w <= 0 {
 		return
 	}
-	st := s.c.Styles
-	var lines []string
-	s.starts = s.starts[:0]
+	secs := make([]section, len(s.windows))
 	for i, d := range s.windows {
 		uri, body, _ := strings.Cut(d, "\n\n")
-		s.starts = append(s.starts, len(lines))
-		bar := st.Window
-		if i == s.sel && len(s.windows) > 1 {
-			bar = st.Selected
-		}
-		lines = append(lines, bar.Render(common.Cell(" ▣ "+common.OneLine(uri), s.w)))
+		secs[i].title = common.OneLine(uri)
 		if strings.TrimSpace(body) != "" {
-			lines = append(lines, strings.Split(render.Wrap(body, s.w), "\n")...)
+			secs[i].body = strings.Split(render.Wrap(body, s.w), "\n")
 		}
-		lines = append(lines, "")
 	}
-	y := s.pg.YOffset()
-	s.pg.SetContent(strings.Join(lines, "\n"))
-	s.pg.SetY(y)
+	s.show(s.c.Styles, s.w, secs)
 }
 
 // relayout fits the windows under a header that changed.
@@ -145,10 +134,10 @@ func (s *Desktop) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Global.Refresh):
 			return s.live.RereadCmd(s.loadCmd)
 		case key.Matches(msg, k.Desktop.NextWindow):
-			s.jump(1)
+			s.jump(1, s.renderWindows)
 			return nil
 		case key.Matches(msg, k.Desktop.PrevWindow):
-			s.jump(-1)
+			s.jump(-1, s.renderWindows)
 			return nil
 		}
 		s.pg.Update(msg, k)
@@ -161,31 +150,13 @@ func (s *Desktop) Update(msg tea.Msg) tea.Cmd {
 // current is the index of the selected window.
 func (s *Desktop) current() int { return s.sel }
 
-// jump selects the next (1) or previous (-1) window and scrolls to it.
-func (s *Desktop) jump(d int) {
-	if len(s.starts) == 0 {
-		return
-	}
-	s.sel = min(max(s.sel+d, 0), len(s.starts)-1)
-	s.renderWindows()
-	s.pg.SetY(s.starts[s.sel])
-}
-
 func (s *Desktop) View() string {
 	st := s.c.Styles
-	head := st.Title.Render("Desktop") + st.Muted.Render(" · "+common.OneLine(s.comp))
+	details := []string{common.OneLine(s.comp)}
 	if s.loaded {
-		head += st.Muted.Render(" · " + common.Itoa(len(s.windows)) + " windows")
+		details = append(details, common.Itoa(len(s.windows))+" windows")
 	}
-	if s.loading {
-		head += st.Muted.Render(" · loading…")
-	}
-	lines := []string{head}
-	if s.live.Gone() {
-		lines = append(lines, st.Error.Render("✗ computer left the office"))
-	} else if s.err != "" {
-		lines = append(lines, st.Error.Render("✗ "+s.err))
-	}
+	lines := computerHead(st, "Desktop", details, s.loading, s.live.Gone(), s.err)
 	if s.loaded && len(s.windows) == 0 {
 		lines = append(lines, st.Muted.Render("This computer's desktop is empty."))
 	} else {

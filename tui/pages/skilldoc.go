@@ -320,16 +320,7 @@ func skillLinkPath(from, raw string) (string, bool) {
 
 func (s *SkillDoc) View() string {
 	st := s.c.Styles
-	head := st.Title.Render(common.OneLine(s.ref.Name)) + st.Muted.Render(" · "+common.OneLine(s.fileName()))
-	if s.loading {
-		head += st.Muted.Render(" · loading…")
-	}
-	lines := []string{head}
-	if s.live.Gone() {
-		lines = append(lines, st.Error.Render("✗ computer left the office"))
-	} else if s.err != "" {
-		lines = append(lines, st.Error.Render("✗ "+s.err))
-	}
+	lines := computerHead(st, common.OneLine(s.ref.Name), []string{common.OneLine(s.fileName())}, s.loading, s.live.Gone(), s.err)
 	lines = append(lines, s.pg.View(st))
 	return strings.Join(lines, "\n")
 }

@@ -22,6 +22,8 @@ type (
 	UpdateDesktopMsg = common.UpdateDesktopMsg
 	// UpdateSkillsMsg reports notify:update_skills.
 	UpdateSkillsMsg = common.UpdateSkillsMsg
+	// UpdateToolsMsg reports notify:update_tool_list.
+	UpdateToolsMsg = common.UpdateToolsMsg
 	// EnterOfficeMsg reports notify:enter_office.
 	EnterOfficeMsg = common.EnterOfficeMsg
 	// LeaveOfficeMsg reports notify:leave_office.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,10 +33,14 @@ type fakeBackend struct {
 	// with a handle comes by blob (blobs holds its bytes).
 	skillFiles map[string]fakeSkillFile
 	blobs      map[string][]byte
-	errs       map[string]error // op -> error returned by every call of op
-	calls      []string         // "op arg" log
-	gates      map[string]*gate // calls matching a key wait at the gate
-	blocked    int
+	// tools are the computer's tools; results answers their calls by
+	// tool name (a tool without one answers its arguments as text).
+	tools   []protocol.SMCPTool
+	results map[string]*protocol.CallToolResult
+	errs    map[string]error // op -> error returned by every call of op
+	calls   []string         // "op arg" log
+	gates   map[string]*gate // calls matching a key wait at the gate
+	blocked int
 	// noExtension makes get_finder ignore this project's Finder extension
 	// (match, sort, file_types), as a Computer of another implementation.
 	noExtension bool
@@ -463,6 +468,34 @@ func (f *fakeBackend) GetBlob(ctx context.Context, computer, handle string, max 
 	return slices.Clone(b), agent.BlobInfo{TotalSize: int64(len(b))}, nil
 }
 
+func (f *fakeBackend) GetTools(ctx context.Context, computer string) (*protocol.GetToolsRet, error) {
+	if err := f.enter("get_tools", computer); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return roundTrip(&protocol.GetToolsRet{Tools: slices.Clone(f.tools), ReqID: "r"})
+}
+
+func (f *fakeBackend) CallTool(ctx context.Context, computer, tool string, params map[string]any, timeout time.Duration) (*protocol.CallToolResult, error) {
+	args, _ := json.Marshal(params)
+	if err := f.enter("call_tool", tool+" "+string(args)); err != nil {
+		return nil, err
+	}
+	if err := f.checkComputer(computer); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if res, ok := f.results[tool]; ok {
+		return roundTrip(res)
+	}
+	return roundTrip(&protocol.CallToolResult{Content: []protocol.ToolContent{{Type: "text", Text: tool + " got " + string(args)}}})
+}
+
 // roundTrip passes v through JSON, as the wire would.
 func roundTrip[T any](v *T) (*T, error) {
 	raw, err := json.Marshal(v)
@@ -617,6 +650,9 @@ func newFake() *fakeBackend {
 			{Name: "pdf-tools", Source: "user", Path: "/home/u/skills/pdf-tools", Description: "Fill and merge PDF forms", Tags: []string{"pdf", "forms"}, License: "MIT"},
 			{Name: "mcp:docs:summarize", Source: "mcp:docs", URI: "skill://docs.local/summarize", Path: "/tmp/s/docs/summarize", Description: "Summarise a document \x1b[31min red\x1b[0m", AllowedTools: []string{"Read"}},
 		},
+		tools:   sampleTools(),
+		results: sampleResults(),
+		blobs:   map[string][]byte{"h-shot": samplePNG},
 		skillMD: map[string]string{
 			"pdf-tools":          "# PDF tools\n\nRun `scripts/fill.py` with the form:\n\n- **fill** a form\n- merge files\n",
 			"mcp:docs:summarize": "# Summarize\n\nRead the document, then write five lines.\n",
@@ -653,5 +689,40 @@ func bigTablePage(rows int) *protocol.DPEPage {
 			el("tbl-l", "table", "ledger", map[string]any{"headers": []any{"id", "name", "amount", "note"}, "rows": rs}),
 		},
 		ElementCount: 2,
+	}
+}
+
+// sampleTools are the fake computer's tools: a document server's, with
+// a2c_tool_meta tags as the Computer sends them (a JSON string), and an
+// image tool with untrusted text in its description.
+func sampleTools() []protocol.SMCPTool {
+	return []protocol.SMCPTool{
+		{Name: "docs__fs_tree", BundleID: "docs", Description: "List the folder tree under a path, breadth first, within a budget of entries.",
+			ParamsSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"folder, relative to the root"},` +
+				`"max_entries":{"type":"integer","description":"entry budget","default":200},"hidden":{"type":"boolean"}},"required":["path","max_entries"]}`),
+			Meta: map[string]any{protocol.MetaToolMeta: `{"tags":["fs","read"]}`}},
+		{Name: "docs__fs_grep", BundleID: "docs", Description: "Search file contents for a pattern.",
+			ParamsSchema: json.RawMessage(`{"type":"object","properties":{"pattern":{"type":"string"},"mode":{"enum":["literal","regex"]},` +
+				`"paths":{"type":"array","items":{"type":"string"}},"limits":{"type":"object","properties":{"files":{"type":"integer"}},"required":["files"]}},` +
+				`"required":["pattern","mode","paths","limits"]}`),
+			Meta: map[string]any{protocol.MetaToolMeta: map[string]any{"tags": []any{"fs", "search"}}}},
+		{Name: "shots__screenshot", BundleID: "shots", Description: "Take a screenshot \x1b[31mnow\x1b[0m",
+			ParamsSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+	}
+}
+
+// samplePNG is the screenshot's bytes, kept by the computer under the
+// handle h-shot.
+var samplePNG = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{7}, 3000)...)
+
+// sampleResults answer the screenshot tool: a text item and the image by
+// blob handle, as a Computer sends an image over its inline budget.
+func sampleResults() map[string]*protocol.CallToolResult {
+	return map[string]*protocol.CallToolResult{
+		"shots__screenshot": {Content: []protocol.ToolContent{
+			{Type: "text", Text: "Captured the screen (1280×800) \x1b]0;pwned\x07at 12:00."},
+			{Type: "image", MIMEType: "image/png", Meta: map[string]any{
+				protocol.MetaBlobHandle: "h-shot", protocol.MetaTotalSize: len(samplePNG), protocol.MetaSHA256: "sha"}},
+		}},
 	}
 }

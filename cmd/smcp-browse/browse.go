@@ -159,10 +159,11 @@ func (f *forwarder) handlers() agent.Handlers {
 			name, role := member(n.Computer, n.Agent)
 			f.post(tui.LeaveOfficeMsg{Name: name, Role: role})
 		},
-		UpdateFinder:  func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateFinderMsg{Computer: n.Computer}) },
-		UpdateDesktop: func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateDesktopMsg{Computer: n.Computer}) },
-		UpdateSkills:  func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateSkillsMsg{Computer: n.Computer}) },
-		State:         func(st agent.State) { f.post(tui.ConnStateMsg{State: st}) },
+		UpdateFinder:   func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateFinderMsg{Computer: n.Computer}) },
+		UpdateDesktop:  func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateDesktopMsg{Computer: n.Computer}) },
+		UpdateSkills:   func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateSkillsMsg{Computer: n.Computer}) },
+		UpdateToolList: func(n protocol.UpdateComputerConfigReq) { f.post(tui.UpdateToolsMsg{Computer: n.Computer}) },
+		State:          func(st agent.State) { f.post(tui.ConnStateMsg{State: st}) },
 	}
 }
 

@@ -2,6 +2,7 @@ package common
 
 import (
 	"context"
+	"time"
 
 	"github.com/smcp-browse/smcp-browse/agent"
 	"github.com/smcp-browse/smcp-browse/dpe"
@@ -10,8 +11,8 @@ import (
 
 // Backend is what the browser needs from an Agent session: the office's
 // members, a Computer's Finder catalog and content search, reads of
-// dpe:// resources (one method per level, each taking the parsed URI) and
-// the Desktop. *agent.Client satisfies it. Every method must honour ctx;
+// dpe:// resources (one method per level, each taking the parsed URI),
+// the Desktop, SKILLs, tools and blobs. *agent.Client satisfies it. Every method must honour ctx;
 // the browser always passes a context with a deadline.
 type Backend interface {
 	// ListRoom returns the members of the office (server:list_room).
@@ -36,6 +37,12 @@ type Backend interface {
 	// GetBlob reads a blob by handle whole, at most max bytes, its size and
 	// sha256 checked (client:get_blob, chunk by chunk).
 	GetBlob(ctx context.Context, computer, handle string, max int64) ([]byte, agent.BlobInfo, error)
+	// GetTools returns a Computer's tools (client:get_tools).
+	GetTools(ctx context.Context, computer string) (*protocol.GetToolsRet, error)
+	// CallTool calls a Computer's tool with params (client:tool_call);
+	// timeout is the tool's own bound, sent to the Computer. A tool that
+	// fails answers a result with IsError, not an error.
+	CallTool(ctx context.Context, computer, tool string, params map[string]any, timeout time.Duration) (*protocol.CallToolResult, error)
 	// Office returns the office the session joined.
 	Office() string
 }
@@ -52,6 +59,9 @@ type UpdateDesktopMsg struct{ Computer string }
 
 // UpdateSkillsMsg reports notify:update_skills for Computer.
 type UpdateSkillsMsg struct{ Computer string }
+
+// UpdateToolsMsg reports notify:update_tool_list for Computer.
+type UpdateToolsMsg struct{ Computer string }
 
 // EnterOfficeMsg reports notify:enter_office; Role is "computer" or "agent".
 type EnterOfficeMsg struct {

@@ -86,7 +86,13 @@ func (c *Common) Req() uint64 {
 // Call runs fn with the configured timeout in a command and wraps whatever it
 // returns (including a panic in the backend, turned into an error) with wrap.
 func Call[T any](c *Common, fn func(ctx context.Context, b Backend) (T, error), wrap func(T, error) tea.Msg) tea.Cmd {
-	b, timeout := c.Backend, c.Opts.Timeout
+	return CallWithin(c, c.Opts.Timeout, fn, wrap)
+}
+
+// CallWithin is Call with its own timeout (a tool call waits for the
+// tool's bound plus the Server's grace).
+func CallWithin[T any](c *Common, timeout time.Duration, fn func(ctx context.Context, b Backend) (T, error), wrap func(T, error) tea.Msg) tea.Cmd {
+	b := c.Backend
 	return func() (msg tea.Msg) {
 		var zero T
 		defer func() {

@@ -21,6 +21,7 @@ const (
 	OpDesktop
 	OpSearch
 	OpSkills
+	OpTools
 )
 
 // DescribeError turns a failed request into the line the user sees: the
@@ -52,7 +53,7 @@ func DescribeError(err error, op Operation) string {
 		switch {
 		case unsupported(detail):
 			sentence = "not supported by this computer"
-		case op == OpFinder || op == OpDesktop || op == OpSearch || op == OpSkills:
+		case op == OpFinder || op == OpDesktop || op == OpSearch || op == OpSkills || op == OpTools:
 			sentence = "the computer is not in the office, or does not support this request"
 		default:
 			sentence = "the computer is not in the office (it left or never joined)"

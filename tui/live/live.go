@@ -17,7 +17,7 @@ type Event int
 
 const (
 	None        Event = iota
-	Changed           // the computer announced a change (notify:update_finder; notify:update_desktop for the Desktop, notify:update_skills for the Skills)
+	Changed           // the computer announced a change (notify:update_finder; notify:update_desktop for the Desktop, notify:update_skills for the Skills, notify:update_tool_list for the Tools)
 	Reconnected       // the session reconnected: notifications may have been missed
 	Entered           // the computer entered the office (back after leaving, or after a Server restart)
 	Left              // the computer left the office
@@ -38,23 +38,41 @@ func (e Event) presence() bool { return e == Entered || e == Left }
 // re-reads (reread, done, cancel) so that a burst of notifications during a
 // re-read costs one more re-read at its end, not one each.
 type Tracker struct {
-	comp    string
-	desktop bool // follows notify:update_desktop instead of notify:update_finder
-	skills  bool // follows notify:update_skills instead of notify:update_finder
-	gone    bool // the computer left the office and has not come back
-	busy    bool // a re-read is in flight
-	again   bool // another re-read was asked for meanwhile
+	comp  string
+	kind  kind // which change notification the screen follows
+	gone  bool // the computer left the office and has not come back
+	busy  bool // a re-read is in flight
+	again bool // another re-read was asked for meanwhile
 }
+
+// kind is what of a computer's a screen shows, so which of its change
+// notifications it follows.
+type kind int
+
+const (
+	finder  kind = iota // notify:update_finder
+	desktop             // notify:update_desktop
+	skills              // notify:update_skills
+	tools               // notify:update_tool_list
+)
 
 // New follows computer; desktop follows its Desktop's
 // notifications instead of its Finder's.
-func New(computer string, desktop bool) Tracker {
-	return Tracker{comp: computer, desktop: desktop}
+func New(computer string, onDesktop bool) Tracker {
+	if onDesktop {
+		return Tracker{comp: computer, kind: desktop}
+	}
+	return Tracker{comp: computer, kind: finder}
 }
 
 // NewSkills follows computer's SKILLs (notify:update_skills).
 func NewSkills(computer string) Tracker {
-	return Tracker{comp: computer, skills: true}
+	return Tracker{comp: computer, kind: skills}
+}
+
+// NewTools follows computer's tools (notify:update_tool_list).
+func NewTools(computer string) Tracker {
+	return Tracker{comp: computer, kind: tools}
 }
 
 // Observe classifies msg. An enter of the computer counts even when it was
@@ -64,15 +82,19 @@ func NewSkills(computer string) Tracker {
 func (l *Tracker) Observe(msg tea.Msg) Event {
 	switch m := msg.(type) {
 	case common.UpdateSkillsMsg:
-		if l.skills && m.Computer == l.comp {
+		if l.kind == skills && m.Computer == l.comp {
+			return Changed
+		}
+	case common.UpdateToolsMsg:
+		if l.kind == tools && m.Computer == l.comp {
 			return Changed
 		}
 	case common.UpdateFinderMsg:
-		if !l.desktop && !l.skills && m.Computer == l.comp {
+		if l.kind == finder && m.Computer == l.comp {
 			return Changed
 		}
 	case common.UpdateDesktopMsg:
-		if l.desktop && m.Computer == l.comp {
+		if l.kind == desktop && m.Computer == l.comp {
 			return Changed
 		}
 	case common.ReconnectedMsg:

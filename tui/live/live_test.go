@@ -36,6 +36,14 @@ func TestLiveTrackerFollowsTheComputer(t *testing.T) {
 	if d.Observe(common.UpdateDesktopMsg{Computer: "laptop"}) != Changed || d.Observe(common.UpdateFinderMsg{Computer: "laptop"}) != None {
 		t.Error("a Desktop tracker follows notify:update_desktop, not notify:update_finder")
 	}
+	tl := NewTools("laptop")
+	if tl.Observe(common.UpdateToolsMsg{Computer: "laptop"}) != Changed || tl.Observe(common.UpdateToolsMsg{Computer: "desktop"}) != None ||
+		tl.Observe(common.UpdateFinderMsg{Computer: "laptop"}) != None || tl.Observe(common.UpdateSkillsMsg{Computer: "laptop"}) != None {
+		t.Error("a Tools tracker follows its computer's notify:update_tool_list, nothing else")
+	}
+	if l.Observe(common.UpdateToolsMsg{Computer: "laptop"}) != None {
+		t.Error("a catalog tracker follows notify:update_tool_list")
+	}
 }
 
 // A burst of notifications during a re-read costs one more re-read at its

@@ -284,6 +284,11 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return a.openForComputer(top, func(c string) common.Screen { return pages.NewSkills(a.c, c) })
+	case key.Matches(msg, k.Global.Tools):
+		if _, ok := top.(*pages.Tools); ok {
+			return nil
+		}
+		return a.openForComputer(top, func(c string) common.Screen { return pages.NewTools(a.c, c) })
 	}
 	a.c.Notice = ""
 	return top.Update(msg)

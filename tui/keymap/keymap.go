@@ -22,13 +22,15 @@ type KeyMap struct {
 	Page PageKeys
 	// Desktop keys apply to a Computer's Desktop.
 	Desktop DesktopKeys
+	// Tools keys apply to a tool's call form and its result.
+	Tools ToolKeys
 	// Modal keys end pickers and prompts.
 	Modal ModalKeys
 }
 
 // GlobalKeys are the bindings every screen shares.
 type GlobalKeys struct {
-	Help, Copy, Save, Pager, Edit, Desktop, Skills, Refresh, Quit key.Binding
+	Help, Copy, Save, Pager, Edit, Desktop, Skills, Tools, Refresh, Quit key.Binding
 	// HistoryBack and HistoryForward walk the history of screens left
 	// (after a link or going back) like a web browser.
 	HistoryBack, HistoryForward key.Binding
@@ -77,6 +79,16 @@ type DesktopKeys struct {
 	NextWindow, PrevWindow key.Binding
 }
 
+// ToolKeys act on a tool's call form and on its result.
+type ToolKeys struct {
+	// Call calls the tool with the form's arguments; Skeleton puts the
+	// arguments the tool's schema requires back in the form; Back leaves
+	// the form (whose text field takes the other keys of Nav.Back).
+	Call, Skeleton, Back key.Binding
+	// NextItem and PrevItem move between a result's content items.
+	NextItem, PrevItem key.Binding
+}
+
 // ModalKeys end a picker or a prompt.
 type ModalKeys struct {
 	Submit, Cancel key.Binding
@@ -98,6 +110,7 @@ func DefaultKeyMap() KeyMap {
 			Edit:           b([]string{"E"}, "E", "open in $EDITOR"),
 			Desktop:        b([]string{"d"}, "d", "desktop"),
 			Skills:         b([]string{"K"}, "K", "skills"),
+			Tools:          b([]string{"M"}, "M", "MCP tools"),
 			Refresh:        b([]string{"r"}, "r", "refresh"),
 			Quit:           b([]string{"q", "ctrl+c"}, "q", "quit"),
 			HistoryBack:    b([]string{"alt+left", "ctrl+o"}, "alt+←/ctrl+o", "history back"),
@@ -146,6 +159,13 @@ func DefaultKeyMap() KeyMap {
 			NextWindow: b([]string{"]"}, "]/[", "next/prev window"),
 			PrevWindow: b([]string{"["}, "[", "prev window"),
 		},
+		Tools: ToolKeys{
+			Call:     b([]string{"ctrl+s"}, "ctrl+s", "call the tool"),
+			Skeleton: b([]string{"ctrl+r"}, "ctrl+r", "required arguments again"),
+			Back:     b([]string{"esc"}, "esc", "back"),
+			NextItem: b([]string{"]"}, "]/[", "next/prev item"),
+			PrevItem: b([]string{"["}, "[", "prev item"),
+		},
 		Modal: ModalKeys{
 			Submit: b([]string{"enter"}, "enter", "apply"),
 			Cancel: b([]string{"esc"}, "esc", "cancel"),
@@ -170,7 +190,7 @@ func (h HelpKeys) FullHelp() [][]key.Binding { return h.Full }
 // GlobalHelp is the help column of the bindings every screen shares.
 func (k KeyMap) GlobalHelp() []key.Binding {
 	g := k.Global
-	return []key.Binding{g.Help, g.Copy, g.Save, g.Pager, g.Edit, g.Desktop, g.Skills, g.HistoryBack, g.HistoryForward, g.Quit}
+	return []key.Binding{g.Help, g.Copy, g.Save, g.Pager, g.Edit, g.Desktop, g.Skills, g.Tools, g.HistoryBack, g.HistoryForward, g.Quit}
 }
 
 // ListHelp is the help column of the list-movement bindings.

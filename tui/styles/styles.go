@@ -6,6 +6,7 @@ import (
 	"image/color"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 )
@@ -143,4 +144,21 @@ func (s Styles) StyleInput(ti *textinput.Model) {
 	st.Focused.Placeholder, st.Blurred.Placeholder = s.Muted, s.Muted
 	st.Cursor.Blink = false
 	ti.SetStyles(st)
+}
+
+// StyleTextArea gives a multi-line text field the theme's colours, a
+// steady cursor, and a line number column in the muted colour.
+func (s Styles) StyleTextArea(ta *textarea.Model) {
+	st := textarea.DefaultStyles(s.Dark)
+	if s.NoColor {
+		st = textarea.Styles{}
+	}
+	for _, state := range []*textarea.StyleState{&st.Focused, &st.Blurred} {
+		state.Prompt = s.Prompt
+		state.Placeholder = s.Muted
+		state.LineNumber = s.Muted
+		state.CursorLine = lipgloss.NewStyle()
+	}
+	st.Cursor.Blink = false
+	ta.SetStyles(st)
 }

@@ -22,7 +22,7 @@ import (
 type harness struct {
 	t        testing.TB
 	app      *App
-	fake     *fakeBackend
+	fake     *fakeBackend // nil when the backend is a real session
 	msgs     chan tea.Msg
 	inflight atomic.Int64
 	quit     bool
@@ -46,7 +46,19 @@ func newHarness(t testing.TB, f *fakeBackend, o common.Options, w, h int) *harne
 // (to replace its timers, say).
 func newHarnessWith(t testing.TB, f *fakeBackend, o common.Options, w, h int, before func(*harness)) *harness {
 	t.Helper()
-	m := New(f, o)
+	return startHarness(t, f, f, o, w, h, before)
+}
+
+// newHarnessOn drives the browser on backend b (a real session), whose
+// calls settle waits for like any other command.
+func newHarnessOn(t testing.TB, b common.Backend, o common.Options, w, h int) *harness {
+	t.Helper()
+	return startHarness(t, b, nil, o, w, h, nil)
+}
+
+func startHarness(t testing.TB, b common.Backend, f *fakeBackend, o common.Options, w, h int, before func(*harness)) *harness {
+	t.Helper()
+	m := New(b, o)
 	app := m.(*App)
 	app.c.PreviewDelay = time.Millisecond
 	hs := &harness{t: t, app: app, fake: f, msgs: make(chan tea.Msg, 1024)}

@@ -18,7 +18,7 @@ func TestFullHelpScrollsOnASmallTerminal(t *testing.T) {
 			checkFrame(t, hs.app.View().Content, size[0], size[1])
 			seen += "\n" + hs.screen()
 		}
-		for _, want := range []string{"Keys", "quit", "history back", "history forward", "copy URI", "outline", "links", "categories", "rendered/json/text"} {
+		for _, want := range []string{"Keys", "quit", "history back", "history forward", "copy URI", "MCP tools", "outline", "links", "categories", "rendered/json/text"} {
 			if !strings.Contains(seen, want) {
 				t.Errorf("%dx%d: the help never shows %q:\n%s", size[0], size[1], want, hs.screen())
 			}

@@ -202,3 +202,22 @@ func TestToolsLiveRefresh(t *testing.T) {
 	hs.settle()
 	hs.requireContains("Call docs__fs_grep", "✗ computer left the office")
 }
+
+// The Tools screens fit every terminal size, from 20×6 up.
+func TestToolScreensFitTheTerminal(t *testing.T) {
+	sizes := [][2]int{{20, 6}, {40, 12}, {60, 20}, {100, 30}, {200, 60}}
+	walk := [][]string{{"M"}, {"enter"}, {"esc", "G", "enter"}, {"ctrl+s"}, {"]"}, {"esc"}, {"ctrl+s"}, {"["}}
+	for _, sz := range sizes {
+		hs := startOn(t, newFake(), "laptop", sz[0], sz[1])
+		for i, step := range walk {
+			hs.press(step...)
+			checkFrame(t, hs.app.View().Content, sz[0], sz[1])
+			if t.Failed() {
+				t.Fatalf("size %dx%d, step %d (%v):\n%s", sz[0], sz[1], i, step, hs.screen())
+			}
+		}
+		if st := hs.app.top().Status(); st != "item 1/2" {
+			t.Errorf("%dx%d: ended on %q, want the second result's first item", sz[0], sz[1], st)
+		}
+	}
+}

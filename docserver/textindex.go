@@ -45,6 +45,9 @@ const (
 	indexStartDelay  = 3 * time.Second
 	indexYieldMax    = 2 * time.Second
 	indexProgressLog = 10 * time.Second
+	// indexCompactAfter is how many documents the builds write before the
+	// index is compacted, once it is ready (see compact).
+	indexCompactAfter = 1000
 )
 
 // Index states reported in IndexStatus.State.
@@ -89,6 +92,11 @@ type textIndex struct {
 	// were indexed then.
 	buildStart time.Time
 	buildBase  int
+	// written counts the documents written since the last compaction;
+	// compacting is set while one runs, in bg.
+	written    int
+	compacting atomic.Bool
+	bg         sync.WaitGroup
 	lastLog    time.Time // of the build's progress
 }
 
@@ -204,6 +212,7 @@ func (t *textIndex) close() error {
 	if t.started.Load() {
 		<-t.done
 	}
+	t.bg.Wait() // a compaction ends with the run's context
 	if ft := t.index(); ft != nil {
 		return ft.Close()
 	}
@@ -253,6 +262,7 @@ func (t *textIndex) run(ctx context.Context) {
 		if len(work) == 0 {
 			t.setState(IndexReady)
 			t.refresh(ft)
+			t.compact(ctx, ft)
 			select {
 			case <-t.wake:
 			case <-ctx.Done():
@@ -469,6 +479,7 @@ func (t *textIndex) put(ft *fulltext.Index, batch []fulltext.Doc) {
 	}
 	t.mu.Lock()
 	t.indexed += len(batch)
+	t.written += len(batch)
 	log := time.Since(t.lastLog) > indexProgressLog
 	if log {
 		t.lastLog = time.Now()
@@ -478,6 +489,42 @@ func (t *textIndex) put(ft *fulltext.Index, batch []fulltext.Doc) {
 		st := t.status()
 		t.s.log.Info("indexing", "indexed", st.Indexed, "total", st.Total)
 	}
+}
+
+// compact merges the index into one segment, in the background, once
+// the builds have written indexCompactAfter documents since the last
+// time: the tiered merges of a build leave it a fifth larger than it need
+// be, in segments every search visits. The index is ready and searched
+// meanwhile, and the watcher's changes are indexed beside it.
+func (t *textIndex) compact(ctx context.Context, ft *fulltext.Index) {
+	t.mu.Lock()
+	n := t.written
+	t.mu.Unlock()
+	if n < indexCompactAfter || !t.compacting.CompareAndSwap(false, true) {
+		return
+	}
+	t.bg.Go(func() {
+		defer t.compacting.Store(false)
+		start := time.Now()
+		if err := ft.Compact(ctx); err != nil {
+			if ctx.Err() == nil {
+				t.s.log.Warn("search index: compaction failed", "err", err)
+			}
+			return
+		}
+		t.mu.Lock()
+		t.written -= n
+		t.mu.Unlock()
+		t.refresh(ft)
+		t.s.log.Info("search index compacted", "documents", n, "took", time.Since(start).Round(time.Millisecond), "disk_bytes", ft.Stats().DiskBytes)
+	})
+}
+
+// compacted reports whether no compaction runs or is due.
+func (t *textIndex) compacted() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.compacting.Load() && t.written < indexCompactAfter
 }
 
 // wakeAgain re-arms the wake-up that build consumed.

@@ -39,6 +39,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -49,7 +50,6 @@ import (
 const (
 	fieldKind       = "kind" // "page" or "file"
 	fieldRel        = "rel"
-	fieldPage       = "page"
 	fieldTitle      = "title" // indexed, on a document's first page
 	fieldHeadings   = "headings"
 	fieldBody       = "body"
@@ -68,7 +68,8 @@ func prefixField(field string) string { return field + "_prefixes" }
 // schemaVersion changes when the index's layout or analysis changes; an
 // index of another version is built again.
 // 2: the prefix fields. 3: no positions, no text stored, no _all.
-const schemaVersion = 3
+// 4: a page's file and number only in its id; prefixes of 2 and 4.
+const schemaVersion = 4
 
 // metaFile records what an index directory holds.
 const metaFile = "meta.json"
@@ -304,8 +305,7 @@ func newMapping() mapping.IndexMapping {
 	}
 	doc := bleve.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt(fieldKind, keyword(true, false))
-	doc.AddFieldMappingsAt(fieldRel, keyword(false, true))
-	doc.AddFieldMappingsAt(fieldPage, number(false))
+	doc.AddFieldMappingsAt(fieldRel, keyword(false, true)) // of a file record
 	doc.AddFieldMappingsAt(fieldTitle, text(), prefixes(fieldTitle))
 	doc.AddFieldMappingsAt(fieldHeadings, text(), prefixes(fieldHeadings))
 	doc.AddFieldMappingsAt(fieldBody, text(), prefixes(fieldBody))
@@ -424,23 +424,13 @@ func (ix *Index) batchLocked(seq uint64, docs []Doc) (*bleve.Batch, map[string]R
 		for p := len(d.Pages); p < old.Indexed; p++ {
 			b.Delete(pageID(d.Rel, p))
 		}
-		for p, pg := range d.Pages {
-			f := map[string]any{
-				fieldKind: "page", fieldRel: d.Rel, fieldPage: float64(p), fieldHeadings: pg.Headings,
-				fieldBody: pg.Body, fieldFileType: strings.ToLower(d.FileType), fieldSeq: float64(seq),
-			}
-			if p == 0 {
-				f[fieldTitle] = d.Title
-			}
-			if err := b.Index(pageID(d.Rel, p), f); err != nil {
+		for p := range d.Pages {
+			if err := b.IndexAdvanced(pageDoc(&d, p, seq)); err != nil {
 				return nil, nil, fmt.Errorf("fulltext: index %s page %d: %w", d.Rel, p, err)
 			}
 		}
 		r := Record{Version: d.Version, Pages: d.TotalPages, Indexed: len(d.Pages), Unreadable: d.Unreadable, Seq: seq}
-		if err := b.Index(fileID(d.Rel), map[string]any{
-			fieldKind: "file", fieldRel: d.Rel, fieldVersion: r.Version, fieldPages: float64(r.Pages),
-			fieldIndexed: float64(r.Indexed), fieldUnreadable: r.Unreadable, fieldSeq: float64(seq),
-		}); err != nil {
+		if err := b.IndexAdvanced(fileDoc(d.Rel, r)); err != nil {
 			return nil, nil, fmt.Errorf("fulltext: index record of %s: %w", d.Rel, err)
 		}
 		recs[d.Rel] = r
@@ -565,14 +555,17 @@ func (v View) search(ctx context.Context, q query.Query, f Filter, from, size in
 	}
 	req := bleve.NewSearchRequestOptions(bq, size, from, false)
 	req.Sort = search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{}}
-	req.Fields = []string{fieldRel, fieldPage}
 	res, err := v.ix.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return Hits{}, fmt.Errorf("fulltext: search: %w", err)
 	}
 	out := Hits{Total: int(res.Total), Hits: make([]Hit, 0, len(res.Hits))}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, Hit{Rel: str(h.Fields[fieldRel]), Page: num(h.Fields[fieldPage]), Score: h.Score})
+		rel, page, ok := parsePageID(h.ID)
+		if !ok {
+			return Hits{}, fmt.Errorf("fulltext: search: %q is not a page", h.ID)
+		}
+		out.Hits = append(out.Hits, Hit{Rel: rel, Page: page, Score: h.Score})
 	}
 	return out, nil
 }
@@ -629,6 +622,31 @@ func (ix *Index) Close() error {
 	ix.idx = nil
 	if err != nil && !errors.Is(err, bleve.ErrorIndexClosed) {
 		return fmt.Errorf("fulltext: close: %w", err)
+	}
+	return nil
+}
+
+// Compact merges the index's segments into one: the smallest index on
+// disk and the fastest to search, at the cost of one pass over it (run it
+// after a build wrote much, not after every change). Searches and writes
+// go on meanwhile.
+func (ix *Index) Compact(ctx context.Context) error {
+	ix.mu.RLock()
+	idx := ix.idx
+	ix.mu.RUnlock()
+	if idx == nil {
+		return fmt.Errorf("fulltext: compact: %w", bleve.ErrorIndexClosed)
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return fmt.Errorf("fulltext: compact: %w", err)
+	}
+	sc, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil // not a scorch index: nothing to merge
+	}
+	if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+		return fmt.Errorf("fulltext: compact: %w", err)
 	}
 	return nil
 }

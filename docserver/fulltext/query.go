@@ -115,7 +115,7 @@ func (q Query) Clauses() int { return len(q.clauses) }
 
 // bleveQuery is the query over the index's fields: each clause in the
 // title, a heading or the body (boosted in that order), all clauses. A
-// prefix of up to PrefixRunes characters is a term of the prefix fields
+// prefix of up to PrefixRunes characters is found in the prefix fields
 // unless expand asks for every word that starts with it (the slow way,
 // for tests to compare with).
 func (q Query) bleveQuery(expand bool) query.Query {
@@ -135,13 +135,19 @@ func (q Query) bleveQuery(expand bool) query.Query {
 				t := query.NewTermQuery(c.terms[0])
 				t.SetField(f.name)
 				cq = t
-			case c.kind == prefixClause && !expand && utf8.RuneCountInString(c.terms[0]) <= PrefixRunes:
+			case c.kind == prefixClause && !expand && indexedPrefix(utf8.RuneCountInString(c.terms[0])):
 				// One term of the prefix field: the pages of every
-				// word that starts with it, ranked by how often such
+				// word that starts with it, ranked by how many such
 				// words occur there.
 				t := query.NewTermQuery(c.terms[0])
 				t.SetField(prefixField(f.name))
 				cq = t
+			case c.kind == prefixClause && !expand && utf8.RuneCountInString(c.terms[0]) < PrefixRunes:
+				// The few prefix terms one character longer, and the
+				// word of that length itself.
+				p := query.NewPrefixQuery(c.terms[0])
+				p.SetField(prefixField(f.name))
+				cq = p
 			case c.kind == prefixClause:
 				p := query.NewPrefixQuery(c.terms[0])
 				p.SetField(f.name)

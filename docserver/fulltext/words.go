@@ -22,10 +22,10 @@ const analyzerName = "smcp-words"
 const prefixAnalyzerName = "smcp-prefixes"
 
 // PrefixRunes is the longest prefix indexed on its own: each word is also
-// indexed by its first 1 to PrefixRunes characters, so a search for a
-// prefix that short is one term, not the thousands of words that start
-// with it ("m*", "te*", "test*" over Go's source: 7,708, 10,517 and
-// 10,069 words).
+// indexed by its first 2 and PrefixRunes characters (eachPrefix), so a
+// search for a prefix that short is one term or a few, not the thousands
+// of words that start with it ("m*", "te*", "test*" over Go's source:
+// 7,708, 10,517 and 10,069 words).
 const PrefixRunes = 4
 
 func init() {
@@ -102,10 +102,11 @@ func term(w string) string {
 	return strings.ToLower(w)
 }
 
-// wordAnalyzer is Words as a Bleve analyzer. With prefixes, it gives
-// the leading 1 to PrefixRunes characters of each distinct word instead
-// (a shorter word all of its own): "map" as "m", "ma" and "map", for the
-// prefix fields. A prefix's frequency on a page is then the number of
+// wordAnalyzer is Words as a Bleve analyzer, the one the mapping names
+// for the text fields (the documents count their terms themselves, the
+// same way: see wordsField). With prefixes, it gives the prefixes of each
+// distinct word instead (eachPrefix): "marshal" as "ma" and "mars", "map"
+// as "ma" and "map", for the prefix fields. A prefix's frequency on a page is then the number of
 // different words that start with it, as a query of all those words
 // would count them, at a fraction of the tokens of every occurrence.
 type wordAnalyzer struct{ prefixes bool }
@@ -125,19 +126,17 @@ func (a wordAnalyzer) Analyze(input []byte) analysis.TokenStream {
 			}
 			seen[w.Term] = true
 		}
-		t := []byte(w.Term) // the prefixes share it (nothing changes a term)
 		typ := analysis.AlphaNumeric
-		if r, _ := utf8.DecodeRune(t); single(r) {
+		if r, _ := utf8.DecodeRuneInString(w.Term); single(r) {
 			typ = analysis.Ideographic
 		}
-		for end, k := 0, 0; end < len(t) && k < PrefixRunes; k++ {
-			if a.prefixes {
-				_, size := utf8.DecodeRune(t[end:])
-				end += size
-			} else {
-				end = len(t) // the word, once
-			}
-			out = append(out, &analysis.Token{Start: w.Start, End: w.End, Term: t[:end:end], Position: pos, Type: typ})
+		add := func(t string) {
+			out = append(out, &analysis.Token{Start: w.Start, End: w.End, Term: []byte(t), Position: pos, Type: typ})
+		}
+		if a.prefixes {
+			eachPrefix(w.Term, add)
+		} else {
+			add(w.Term)
 		}
 	})
 	return out

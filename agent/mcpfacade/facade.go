@@ -83,8 +83,9 @@ type Facade struct {
 
 	mu        sync.Mutex
 	office    Office
-	only      string // the one computer offered, or "": every computer
-	joinErr   error  // why the office could not be joined yet (see Unjoined)
+	only      string        // the one computer offered, or "": every computer
+	joinErr   error         // why the office could not be joined yet (see Unjoined)
+	first     chan struct{} // closed by the first Attach or Unjoined
 	state     agent.State
 	computers []string          // cached, sorted; nil: ask the office
 	hosts     map[string]string // dpe host → computer that answered for it
@@ -107,6 +108,7 @@ func New(opts Options) *Facade {
 		hosts:  map[string]string{},
 		stamps: map[string]map[string]stamp{},
 		state:  agent.StateConnecting,
+		first:  make(chan struct{}),
 	}
 	f.changed = debounce.NewSet(opts.Debounce, f.refresh)
 	f.mcp = f.newMCPServer()
@@ -133,6 +135,7 @@ func (f *Facade) Attach(office Office, computer string) {
 	if f.state == agent.StateConnecting {
 		f.state = agent.StateConnected
 	}
+	f.firstLocked()
 	f.mu.Unlock()
 	go f.stampAll()
 }
@@ -144,6 +147,16 @@ func (f *Facade) Unjoined(err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.joinErr = err
+	f.firstLocked()
+}
+
+// firstLocked closes first, once (f.mu held).
+func (f *Facade) firstLocked() {
+	select {
+	case <-f.first:
+	default:
+		close(f.first)
+	}
 }
 
 // Close stops the pending change notifications.
@@ -193,7 +206,17 @@ func (f *Facade) roomChanged() {
 }
 
 // attached returns the office, or an error that says why there is none.
-func (f *Facade) attached() (Office, error) {
+// A call that comes while the façade makes its first try to join (a host
+// starts it and asks at once) waits for that try, within the call's
+// timeout, rather than being told to come back.
+func (f *Facade) attached(ctx context.Context) (Office, error) {
+	wait := time.NewTimer(f.opts.Timeout)
+	select {
+	case <-f.first:
+	case <-ctx.Done():
+	case <-wait.C:
+	}
+	wait.Stop()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
@@ -225,7 +248,7 @@ func (f *Facade) listComputers(ctx context.Context) ([]string, error) {
 	if cached != nil {
 		return cached, nil
 	}
-	office, err := f.attached()
+	office, err := f.attached(ctx)
 	if err != nil {
 		return nil, err
 	}

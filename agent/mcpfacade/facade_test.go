@@ -462,3 +462,32 @@ func TestDiff(t *testing.T) {
 		t.Errorf("a document gone is not counted as removed")
 	}
 }
+
+// TestFirstCallWaitsForTheFirstJoin: a host that starts the façade and
+// asks at once gets its answer once the office is joined, not a 503 it
+// must retry; a call while the first try has failed is told why at once.
+func TestFirstCallWaitsForTheFirstJoin(t *testing.T) {
+	f := New(Options{Timeout: 20 * time.Second})
+	t.Cleanup(f.Close)
+	c := dial(t, f.InProcessTransport())
+	go func() {
+		time.Sleep(300 * time.Millisecond) // the join under way
+		f.Attach(newFakeOffice(), "")
+	}()
+	if text, isErr := callTool(t, c, "finder_computers", nil); isErr || !strings.Contains(text, `"name":"laptop"`) {
+		t.Errorf("finder_computers during the first join = %s (error %v), want the computers once joined", text, isErr)
+	}
+
+	g := New(Options{Timeout: 20 * time.Second})
+	t.Cleanup(g.Close)
+	g.Unjoined(protocol.NewError(503, "the Server at http://127.0.0.1:1 does not answer"))
+	gc := dial(t, g.InProcessTransport())
+	start := time.Now()
+	text, isErr := callTool(t, gc, "finder_computers", nil)
+	if !isErr || !strings.Contains(text, "does not answer") {
+		t.Errorf("finder_computers after a failed join = %s (error %v), want why", text, isErr)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Errorf("the answer after a failed join took %v: it waited for a join that had already failed", waited)
+	}
+}

@@ -115,7 +115,7 @@ func (f *Facade) toolList(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 			return badArgument("cursor %q is not a next_cursor of finder_list (or its computer left): list again without it", a.Cursor), nil
 		}
 	}
-	office, err := f.attached()
+	office, err := f.attached(ctx)
 	if err != nil {
 		return toolError(err), nil
 	}

@@ -97,7 +97,7 @@ func (f *Facade) afterListResources(ctx context.Context, _ any, req *mcp.ListRes
 		f.log.Warn("resources/list", "err", err)
 		return
 	}
-	office, err := f.attached()
+	office, err := f.attached(ctx)
 	if err != nil {
 		f.log.Warn("resources/list", "err", err)
 		return

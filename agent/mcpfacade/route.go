@@ -18,7 +18,7 @@ func (f *Facade) read(ctx context.Context, uri string) (*protocol.ReadResourceRe
 	if err != nil {
 		return nil, "", err
 	}
-	office, err := f.attached()
+	office, err := f.attached(ctx)
 	if err != nil {
 		return nil, "", err
 	}

@@ -114,7 +114,7 @@ func (f *Facade) toolSearch(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			return badArgument("cursor %q is not a next_cursor of finder_search: search again without it", a.Cursor), nil
 		}
 	}
-	office, err := f.attached()
+	office, err := f.attached(ctx)
 	if err != nil {
 		return toolError(err), nil
 	}

@@ -127,7 +127,7 @@ func (f *Facade) toolComputers(ctx context.Context, _ mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return toolError(err), nil
 	}
-	office, err := f.attached()
+	office, err := f.attached(ctx)
 	if err != nil {
 		return toolError(err), nil
 	}

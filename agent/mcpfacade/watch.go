@@ -31,7 +31,7 @@ const watchPage = 500
 // entries) and returns the stamp of each entry by URI. It learns the
 // hosts the entries name.
 func (f *Facade) stampCatalog(ctx context.Context, computer string) (map[string]stamp, error) {
-	office, err := f.attached()
+	office, err := f.attached(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -266,7 +266,14 @@ func TestImpostorCannotTakeAHost(t *testing.T) {
 		copies = append(copies, d.URI)
 	}
 	lists := r.count("resources/list")
-	if err := os.WriteFile(filepath.Join(r.dir, "steal"), []byte(strings.Join(copies, "\n")), 0o644); err != nil {
+	// Written whole, then renamed: the impostor lists once when the file
+	// appears, and a file it sees half written (empty) would list no
+	// copies (the run that failed under load saw 1 of 3 entries).
+	tmp := filepath.Join(r.dir, "steal.tmp")
+	if err := os.WriteFile(tmp, []byte(strings.Join(copies, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(r.dir, "steal")); err != nil {
 		t.Fatal(err)
 	}
 	r.waitTrace(t, "resources/list", lists, 10*time.Second)

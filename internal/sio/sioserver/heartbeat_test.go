@@ -11,13 +11,16 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// The heartbeat of the tests below: short, so that many pings take a few
-// seconds, and long enough for a loaded machine's client to answer (the
-// race needs an answer before the engine arms its timer, not a fast one).
+// The heartbeat of the tests below: pings every 100 ms, so that many take
+// a few seconds, and a timeout long enough for a loaded machine's client
+// to answer (the race needs an answer before the engine arms its timer,
+// not a fast one; a 100 ms timeout failed once beside make test's other
+// packages). A pong taken for the ping before still closes the session
+// one timeout later, well inside the run.
 const (
 	testPingInterval = 100 * time.Millisecond
-	testPingTimeout  = 100 * time.Millisecond
-	testPingCycles   = 25
+	testPingTimeout  = 500 * time.Millisecond
+	testPingCycles   = 12
 )
 
 // TestPongRightBehindThePingKeepsTheSession answers every ping at once,

@@ -308,6 +308,13 @@ func folderBytes(b *testing.B, dir string) int64 {
 	return n
 }
 
+// compacted reports whether no compaction runs or is due.
+func (t *textIndex) compacted() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.compacting.Load() && t.written < indexCompactAfter
+}
+
 // fulltextDirSize is the size of the index in dir.
 func fulltextDirSize(b *testing.B, dir string) int64 {
 	if dir == "" {

@@ -520,13 +520,6 @@ func (t *textIndex) compact(ctx context.Context, ft *fulltext.Index) {
 	})
 }
 
-// compacted reports whether no compaction runs or is due.
-func (t *textIndex) compacted() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return !t.compacting.Load() && t.written < indexCompactAfter
-}
-
 // wakeAgain re-arms the wake-up that build consumed.
 func (t *textIndex) wakeAgain() {
 	select {

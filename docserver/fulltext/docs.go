@@ -153,27 +153,27 @@ func (f *wordsField) Analyze() {
 }
 
 // eachPrefix calls fn with the terms term gives the prefix fields: its
-// leading 2 and PrefixRunes (4) characters, and all of it when it is
-// shorter than that and not 2 characters long. The other lengths are left
-// out, which leaves out a third of the prefix fields' postings: a prefix
-// of 1 or 3 characters is found as the few prefix terms one character
-// longer that start with it, or the word itself (Query.bleveQuery).
+// leading 1, 2 and PrefixRunes (4) characters, and all of it when it is 3
+// characters long. 3-character prefixes are left out, a third of the
+// prefix fields' postings: such a prefix is found as the few prefix terms
+// one character longer that start with it, or the word itself
+// (Query.bleveQuery).
 func eachPrefix(term string, fn func(p string)) {
 	end, n := 0, 0
 	for end < len(term) && n < PrefixRunes {
 		_, size := utf8.DecodeRuneInString(term[end:])
 		end += size
 		n++
-		if n == 2 || n == PrefixRunes {
+		if indexedPrefix(n) {
 			fn(term[:end])
 		}
 	}
-	if end == len(term) && n != 2 && n != PrefixRunes {
+	if end == len(term) && !indexedPrefix(n) {
 		fn(term)
 	}
 }
 
 // indexedPrefix reports whether a prefix of n characters is a term of
-// the prefix fields (see eachPrefix); a shorter one is found by the terms
-// that start with it.
-func indexedPrefix(n int) bool { return n == 2 || n == PrefixRunes }
+// the prefix fields (see eachPrefix); a 3-character one is found by the
+// terms that start with it.
+func indexedPrefix(n int) bool { return n == 1 || n == 2 || n == PrefixRunes }

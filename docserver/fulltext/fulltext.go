@@ -68,7 +68,7 @@ func prefixField(field string) string { return field + "_prefixes" }
 // schemaVersion changes when the index's layout or analysis changes; an
 // index of another version is built again.
 // 2: the prefix fields. 3: no positions, no text stored, no _all.
-// 4: a page's file and number only in its id; prefixes of 2 and 4.
+// 4: a page's file and number only in its id; prefixes of 1, 2 and 4.
 const schemaVersion = 4
 
 // metaFile records what an index directory holds.

@@ -143,8 +143,8 @@ func (q Query) bleveQuery(expand bool) query.Query {
 				t.SetField(prefixField(f.name))
 				cq = t
 			case c.kind == prefixClause && !expand && utf8.RuneCountInString(c.terms[0]) < PrefixRunes:
-				// The few prefix terms one character longer, and the
-				// word of that length itself.
+				// A 3-character prefix: the few prefix terms one
+				// character longer, and the word of that length itself.
 				p := query.NewPrefixQuery(c.terms[0])
 				p.SetField(prefixField(f.name))
 				cq = p

@@ -22,7 +22,7 @@ const analyzerName = "smcp-words"
 const prefixAnalyzerName = "smcp-prefixes"
 
 // PrefixRunes is the longest prefix indexed on its own: each word is also
-// indexed by its first 2 and PrefixRunes characters (eachPrefix), so a
+// indexed by its first 1, 2 and PrefixRunes characters (eachPrefix), so a
 // search for a prefix that short is one term or a few, not the thousands
 // of words that start with it ("m*", "te*", "test*" over Go's source:
 // 7,708, 10,517 and 10,069 words).
@@ -105,8 +105,8 @@ func term(w string) string {
 // wordAnalyzer is Words as a Bleve analyzer, the one the mapping names
 // for the text fields (the documents count their terms themselves, the
 // same way: see wordsField). With prefixes, it gives the prefixes of each
-// distinct word instead (eachPrefix): "marshal" as "ma" and "mars", "map"
-// as "ma" and "map", for the prefix fields. A prefix's frequency on a page is then the number of
+// distinct word instead (eachPrefix): "marshal" as "m", "ma" and "mars",
+// "map" as "m", "ma" and "map", for the prefix fields. A prefix's frequency on a page is then the number of
 // different words that start with it, as a query of all those words
 // would count them, at a fraction of the tokens of every occurrence.
 type wordAnalyzer struct{ prefixes bool }

@@ -249,33 +249,42 @@ func newMatcher(query string, literal, caseSensitive bool) (matcher, error) {
 // those to scan, and for a word search returns the index's next window of
 // ranked pages. A literal search, or one without an index, scans them all.
 func (st *searchStep) searchIndex(ctx context.Context) error {
-	var ft *fulltext.Index
+	var src indexSource
 	if !st.p.Literal {
-		ft = st.s.text.opened(ctx)
+		src = st.s.text.opened(ctx)
 	}
-	if ft == nil {
+	if src == nil {
 		st.partition(nil)
 		st.cur.Scan = true
 		return nil
 	}
-	return ft.View(func(v fulltext.View) error {
+	read := false
+	err := src.Read(ctx, func(v fulltext.Reader) error {
+		read = true
 		if st.p.Cursor == "" {
 			st.cur.Seq = v.Seq()
 		}
-		st.partition(&v)
+		st.partition(v)
 		if st.cur.Scan || st.cur.Seq == 0 {
 			st.cur.Scan = true // nothing was indexed when the search started
 			return nil
 		}
 		return st.ranked(ctx, v)
 	})
+	if r, ok := src.(*fulltext.Remote); ok && err != nil && !read && ctx.Err() == nil {
+		st.s.text.lost(r, err) // its holder is gone: scan
+		st.partition(nil)
+		st.cur.Scan = true
+		return nil
+	}
+	return err
 }
 
 // partition sorts the step's documents by what the index v (nil: none)
 // holds of them as the search's first step saw it: indexed (counted; the
 // pages past the index's bound are scanned), unreadable, or to scan (in
 // scanKey order).
-func (st *searchStep) partition(v *fulltext.View) {
+func (st *searchStep) partition(v fulltext.Reader) {
 	var parsed []toScan // documents of the other formats, after the text ones
 	defer func() { st.scan = append(st.scan, parsed...) }()
 	add := func(d toScan) {
@@ -308,7 +317,7 @@ func (st *searchStep) partition(v *fulltext.View) {
 // ranked adds the index's next window of ranked pages to the step's
 // matches, within the step's budget (a prefix of one letter expands to
 // thousands of words), and moves the cursor on to the scan after the last.
-func (st *searchStep) ranked(ctx context.Context, v fulltext.View) error {
+func (st *searchStep) ranked(ctx context.Context, v fulltext.Reader) error {
 	qctx, cancel := context.WithDeadline(ctx, st.deadline)
 	defer cancel()
 	f := fulltext.Filter{FileType: st.p.FileType}
@@ -336,7 +345,7 @@ const maxRankedWindows = 8
 
 // rankedWindow adds the matches of the index's next size ranked pages
 // (each page gives at most one) and moves the cursor past them.
-func (st *searchStep) rankedWindow(ctx, qctx context.Context, v fulltext.View, f fulltext.Filter, size int) error {
+func (st *searchStep) rankedWindow(ctx, qctx context.Context, v fulltext.Reader, f fulltext.Filter, size int) error {
 	hits, err := v.Search(qctx, st.m.(wordMatcher).q, f, st.cur.Offset, size)
 	if err != nil {
 		if qctx.Err() != nil && ctx.Err() == nil {
@@ -741,7 +750,7 @@ type hitPage struct {
 // hitPages reads the pages of hits from their documents, as a read does
 // (the index holds no text), on every core. A file that changed since v
 // indexed it is left out: the search scans it instead.
-func (s *Server) hitPages(ctx context.Context, v fulltext.View, hits []fulltext.Hit) ([]hitPage, error) {
+func (s *Server) hitPages(ctx context.Context, v fulltext.Reader, hits []fulltext.Hit) ([]hitPage, error) {
 	out := make([]hitPage, len(hits))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))

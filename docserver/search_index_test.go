@@ -361,26 +361,87 @@ func TestIndexTimeLeftFollowsThePace(t *testing.T) {
 	}
 }
 
-// TestHeldIndexScansAndSaysSo: a second server on a folder whose index a
-// first one holds (`search --demo --docs DIR` while the browser is open
-// on DIR) does not build an index of its own: it answers at once by
-// scanning, says the index is held and by whom, and takes the index over
-// when the first one closes it.
+// pagesOf lists the matches' pages in their order.
+func pagesOf(ms []SearchMatch) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%s#%d %.4f", m.Path, m.PageIndex, m.Score))
+	}
+	return out
+}
+
+// A second server on a folder whose index another process holds (a
+// `search --docs` beside a browser on it) asks the holder's index: the
+// same ranked pages, with no index of its own; it takes the index over
+// when the holder closes.
+func TestHeldIndexIsAskedForRankedPages(t *testing.T) {
+	dir, cache := copyCorpus(t), t.TempDir()
+	first, c1, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	callSearch(t, c1, map[string]any{"query": "warm up"})
+	waitIndexed(t, first, 60*time.Second)
+	want, wantLast := searchAll(t, c1, map[string]any{"query": "budget"})
+
+	second, c2, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	callSearch(t, c2, map[string]any{"query": "warm up"})
+	testutil.EventuallyNil(t, 30*time.Second, "the second server to ask the holder's index", func() error {
+		if st := second.IndexStatus(); st.Where != "shared" || st.State != IndexReady {
+			return fmt.Errorf("%+v", st)
+		}
+		return nil
+	})
+	found, last := searchAll(t, c2, map[string]any{"query": "budget"})
+	st := second.IndexStatus()
+	if !strings.Contains(st.Note, "held by process "+strconv.Itoa(os.Getpid())) || !strings.Contains(st.Note, "ask") || st.MemoryBytes != 0 {
+		t.Errorf("shared index status %+v: want a note naming this process, and no index in memory", st)
+	}
+	if len(want) == 0 || last.Indexed != wantLast.Indexed || !slices.Equal(pagesOf(found), pagesOf(want)) {
+		t.Errorf("asking the holder: %d indexed, pages %v; the holder: %d indexed, pages %v",
+			last.Indexed, pagesOf(found), wantLast.Indexed, pagesOf(want))
+	}
+
+	first.Close()
+	testutil.EventuallyNil(t, 60*time.Second, "the second server to take the index over", func() error {
+		if st := second.IndexStatus(); st.Where != "disk" || st.Note != "" || st.State != IndexReady {
+			return fmt.Errorf("%+v", st)
+		}
+		return nil
+	})
+	if found, _ := searchAll(t, c2, map[string]any{"query": "budget"}); !slices.Equal(pagesOf(found), pagesOf(want)) {
+		t.Errorf("after the takeover: pages %v, want %v", pagesOf(found), pagesOf(want))
+	}
+}
+
+// A holder that does not answer (an older smcp-browse, or one whose
+// socket is gone) leaves the second server scanning, and saying so; one
+// that stops answering is dropped at the next search.
 func TestHeldIndexScansAndSaysSo(t *testing.T) {
 	dir, cache := copyCorpus(t), t.TempDir()
 	first, c1, _ := startInProcess(t, dir, Options{CacheDir: cache})
 	callSearch(t, c1, map[string]any{"query": "warm up"})
 	waitIndexed(t, first, 60*time.Second)
 	want, _ := searchAll(t, c1, map[string]any{"query": "budget"})
+	socks, _ := filepath.Glob(filepath.Join(cache, "*.search", "share.sock"))
+	if len(socks) != 1 {
+		t.Fatalf("the holder's socket: %v, want one", socks)
+	}
 
+	// The holder stops answering once the second server has asked it.
 	second, c2, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	callSearch(t, c2, map[string]any{"query": "warm up"})
+	testutil.Eventually(t, 30*time.Second, "the second server to ask the holder's index", func() bool {
+		return second.IndexStatus().Where == "shared"
+	})
+	if err := os.Remove(socks[0]); err != nil {
+		t.Fatal(err)
+	}
 	var got SearchResult
 	testutil.Eventually(t, 30*time.Second, "the second server to say its index is held", func() bool {
 		got, _ = callSearch(t, c2, map[string]any{"query": "budget"})
 		return got.Index.State == IndexHeld
 	})
 	found, last := searchAll(t, c2, map[string]any{"query": "budget"})
-	if !strings.Contains(got.Index.Note, "held by process "+strconv.Itoa(os.Getpid())) || got.Index.MemoryBytes != 0 {
+	if !strings.Contains(got.Index.Note, "held by process "+strconv.Itoa(os.Getpid())) ||
+		!strings.Contains(got.Index.Note, "scan") || got.Index.MemoryBytes != 0 {
 		t.Errorf("held index status %+v: want a note naming this process and no index in memory", got.Index)
 	}
 	paths := func(ms []SearchMatch) []string {
@@ -395,9 +456,23 @@ func TestHeldIndexScansAndSaysSo(t *testing.T) {
 		t.Errorf("held: %d indexed, pages %v; the holder's index finds %v", last.Indexed, paths(found), paths(want))
 	}
 
-	first.Close()
-	st := waitIndexed(t, second, 60*time.Second)
-	if st.Note != "" || st.Where != "disk" {
-		t.Errorf("after the holder closed: %+v, want the disk index taken over", st)
+	// A third server finds no socket at all: it scans from the start.
+	third, c3, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	callSearch(t, c3, map[string]any{"query": "warm up"})
+	testutil.Eventually(t, 30*time.Second, "the third server to say its index is held", func() bool {
+		return third.IndexStatus().State == IndexHeld
+	})
+	if found, _ := searchAll(t, c3, map[string]any{"query": "budget"}); !slices.Equal(paths(found), paths(want)) {
+		t.Errorf("third: pages %v; the holder's index finds %v", paths(found), paths(want))
 	}
+
+	first.Close()
+	testutil.EventuallyNil(t, 60*time.Second, "one of the others to take the index over", func() error {
+		for _, s := range []*Server{second, third} {
+			if st := s.IndexStatus(); st.Where == "disk" && st.Note == "" {
+				return nil
+			}
+		}
+		return fmt.Errorf("second %+v, third %+v", second.IndexStatus(), third.IndexStatus())
+	})
 }

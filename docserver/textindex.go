@@ -50,6 +50,11 @@ const (
 	indexCompactAfter = 1000
 )
 
+// indexForm names what indexDoc puts in the index beyond the extracted
+// text: a change to it builds the index again. 1: a plain text's first
+// line as text, not as a title.
+const indexForm = "form-1"
+
 // Index states reported in IndexStatus.State.
 const (
 	IndexOpening  = protocol.IndexOpening
@@ -84,9 +89,10 @@ type textIndex struct {
 	state    string
 	indexed  int
 	total    int
-	reading  atomic.Int64 // reads in progress: the build gives way to them
-	held     atomic.Bool  // another process holds the index: searches do not wait for it
-	note     string       // why searches scan (off, held)
+	reading  atomic.Int64                    // reads in progress: the build gives way to them
+	held     atomic.Bool                     // another process holds the index: searches do not wait for it
+	remote   atomic.Pointer[fulltext.Remote] // that process's index, while it shares it
+	note     string                          // why searches scan (off, held)
 	lastStat fulltext.Stats
 	// The build's pace: when it began building and how many documents
 	// were indexed then.
@@ -147,12 +153,23 @@ func (t *textIndex) touch(rels []string) {
 // (opening reads its file records: milliseconds for thousands of files).
 const indexOpenWait = 3 * time.Second
 
+// indexSource is an index to search: this process's own, or the one
+// another process on the same folder holds and shares.
+type indexSource interface {
+	Read(ctx context.Context, fn func(fulltext.Reader) error) error
+}
+
 // opened returns the index once it is open, waiting at most
-// indexOpenWait (or until ctx ends); nil when it is not open by then, is
-// not started, or could not be opened.
-func (t *textIndex) opened(ctx context.Context) *fulltext.Index {
+// indexOpenWait (or until ctx ends): this process's own, or while another
+// process holds it, that process's; nil when there is none by then (not
+// started, not open yet, could not be opened, or held by a process that
+// does not share it).
+func (t *textIndex) opened(ctx context.Context) indexSource {
+	if r := t.remote.Load(); r != nil {
+		return r
+	}
 	if !t.started.Load() || t.held.Load() {
-		return t.index()
+		return t.source()
 	}
 	wait := time.NewTimer(indexOpenWait)
 	defer wait.Stop()
@@ -161,7 +178,18 @@ func (t *textIndex) opened(ctx context.Context) *fulltext.Index {
 	case <-wait.C:
 	case <-ctx.Done():
 	}
-	return t.index()
+	if r := t.remote.Load(); r != nil {
+		return r
+	}
+	return t.source()
+}
+
+// source is the open index as an indexSource (nil when there is none).
+func (t *textIndex) source() indexSource {
+	if ft := t.index(); ft != nil {
+		return ft
+	}
+	return nil
 }
 
 // index returns the open index, or nil while it opens (or when it could
@@ -175,11 +203,27 @@ func (t *textIndex) index() *fulltext.Index {
 	}
 }
 
+// lost drops a shared index whose holder no longer answers: searches scan
+// until this process takes the index over (see open).
+func (t *textIndex) lost(r *fulltext.Remote, err error) {
+	if t.remote.CompareAndSwap(r, nil) {
+		t.s.log.Warn("the search index's holder does not answer; searches scan until it is free", "holder", r.PID(), "err", err)
+		t.setNote(IndexHeld, heldNote(r.PID(), false))
+	}
+}
+
 // IndexStatus reports how far the full-text index is built, and its size.
 func (s *Server) IndexStatus() IndexStatus { return s.text.status() }
 
 // status reports the build's progress and the index's size.
 func (t *textIndex) status() IndexStatus {
+	if r := t.remote.Load(); r != nil {
+		p := r.Progress()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return IndexStatus{State: p.State, Indexed: p.Indexed, Total: p.Total, Where: "shared",
+			RemainingMs: p.RemainingMs, Note: t.note}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return IndexStatus{State: t.state, Indexed: t.indexed, Total: t.total,
@@ -236,6 +280,11 @@ func (t *textIndex) run(ctx context.Context) {
 	t.ft = ft
 	close(t.ready)
 	if t.dir != "" {
+		if err := ft.Share(t.progress); err != nil {
+			s.log.Info("search index not shared with other processes", "err", err)
+		}
+	}
+	if t.dir != "" {
 		others, _ := filepath.Glob(filepath.Join(filepath.Dir(t.dir), "*.search"))
 		others = slices.DeleteFunc(others, func(d string) bool { return d == t.dir })
 		for _, d := range fulltext.RemoveStale(others) {
@@ -280,30 +329,25 @@ const heldRetry = 5 * time.Second
 
 // open opens the index. While another process holds it (a browser open on
 // the same folder while `search --demo --docs` runs), the state is
-// IndexHeld: searches scan at once, without waiting for an index, and say
-// why; it is tried again every heldRetry and taken over when free. An
-// index of this process's own in memory would cost minutes of CPU and
-// most of a gigabyte for a folder the holder has indexed already.
+// IndexHeld and searches ask that process's index for ranked pages (see
+// fulltext.Share), or scan at once when it does not answer; it is tried
+// again every heldRetry and taken over when free. An index of this
+// process's own in memory would cost minutes of CPU and most of a
+// gigabyte for a folder the holder has indexed already.
 func (t *textIndex) open(ctx context.Context) (*fulltext.Index, error) {
 	for {
-		ft, err := fulltext.Open(fulltext.Options{Dir: t.dir, Schema: t.schema, Root: t.s.rootDir, Logger: t.s.log})
+		ft, err := fulltext.Open(fulltext.Options{Dir: t.dir, Schema: t.schema + "/" + indexForm, Root: t.s.rootDir, Logger: t.s.log})
 		var held *fulltext.InUseError
 		if !errors.As(err, &held) {
 			if err == nil && t.held.Swap(false) {
+				t.remote.Store(nil)
 				t.s.log.Info("search index free again: taken over", "dir", t.dir)
 				t.setNote(IndexOpening, "")
 			}
 			return ft, err
 		}
-		if !t.held.Swap(true) {
-			who := "another process"
-			if held.PID > 0 {
-				who = "process " + strconv.Itoa(held.PID)
-			}
-			t.s.log.Warn("search index held by another process; searches scan until it is free", "dir", t.dir, "holder", held.PID)
-			t.setNote(IndexHeld, "the search index of this folder is held by "+who+
-				" (another smcp-browse serving it): searches scan every document, unranked, until it is free")
-		}
+		t.held.Store(true)
+		t.ask(ctx, held.PID)
 		retry := time.NewTimer(heldRetry)
 		select {
 		case <-retry.C:
@@ -312,6 +356,49 @@ func (t *textIndex) open(ctx context.Context) (*fulltext.Index, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// ask connects to the process with pid that holds the index, unless
+// this process is connected already, and says how searches are answered.
+func (t *textIndex) ask(ctx context.Context, pid int) {
+	if t.remote.Load() != nil {
+		return
+	}
+	r, err := fulltext.Ask(ctx, t.dir, pid)
+	if err != nil {
+		t.mu.Lock()
+		said := t.state == IndexHeld
+		t.mu.Unlock()
+		if !said {
+			t.s.log.Warn("search index held by another process that does not share it; searches scan until it is free",
+				"dir", t.dir, "holder", pid, "err", err)
+			t.setNote(IndexHeld, heldNote(pid, false))
+		}
+		return
+	}
+	t.s.log.Info("search index held by another process: searches ask it", "dir", t.dir, "holder", pid)
+	t.setNote(IndexHeld, heldNote(pid, true))
+	t.remote.Store(r)
+}
+
+// heldNote says who holds the index and how searches are answered.
+func heldNote(pid int, shared bool) string {
+	who := "another process"
+	if pid > 0 {
+		who = "process " + strconv.Itoa(pid)
+	}
+	if shared {
+		return "the search index of this folder is held by " + who + " (another smcp-browse serving it): searches ask its index"
+	}
+	return "the search index of this folder is held by " + who +
+		" (another smcp-browse serving it): searches scan every document, unranked, until it is free"
+}
+
+// progress is how far the index is built, for the processes it is
+// shared with.
+func (t *textIndex) progress() fulltext.Progress {
+	st := t.status()
+	return fulltext.Progress{State: st.State, Indexed: st.Indexed, Total: st.Total, RemainingMs: st.RemainingMs}
 }
 
 // setNote sets the state with the sentence that says why searches scan.
@@ -677,6 +764,13 @@ func indexDoc(e *entry, doc *extract.Document) (fulltext.Doc, []pageText) {
 		}
 		left -= n
 		d.Pages = append(d.Pages, fulltext.Page{Headings: pt.headings, Body: pt.body})
+	}
+	if doc.TitleIsText && len(d.Pages) > 0 {
+		// A plain text's first line is its title on screen, but it is
+		// text: a testdata script's first comment must not outrank the
+		// sources whose subject the word is.
+		d.Pages[0].Body = d.Title + "\n" + d.Pages[0].Body
+		d.Title = ""
 	}
 	return d, pages
 }

@@ -179,6 +179,9 @@ const maxFillSteps = 8
 // indexProgress says how far the indexes are: "indexing 3,214/9,580
 // documents, about 12 s left".
 func indexProgress(ix *protocol.SearchIndexing) string {
+	if ix.Total == 0 {
+		return "opening the index" // nothing counted yet
+	}
 	out := "indexing " + humanize.Comma(int64(ix.Indexed)) + "/" + humanize.Comma(int64(ix.Total)) + " documents"
 	if ix.RemainingMs > 0 {
 		out += ", about " + shorten.Duration(time.Duration(ix.RemainingMs)*time.Millisecond) + " left"

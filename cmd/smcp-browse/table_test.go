@@ -120,6 +120,7 @@ func TestIndexProgressSaysHowFarAndHowLong(t *testing.T) {
 		{protocol.SearchIndexing{Indexed: 3214, Total: 9580, RemainingMs: 12_300}, "indexing 3,214/9,580 documents, about 12 s left"},
 		{protocol.SearchIndexing{Indexed: 0, Total: 11500}, "indexing 0/11,500 documents"},
 		{protocol.SearchIndexing{Indexed: 10, Total: 20, RemainingMs: 150_000}, "indexing 10/20 documents, about 3 min left"},
+		{protocol.SearchIndexing{}, "opening the index"},
 	} {
 		if got := indexProgress(&tc.ix); got != tc.want {
 			t.Errorf("indexProgress(%+v) = %q, want %q", tc.ix, got, tc.want)

@@ -218,10 +218,13 @@ type Page struct {
 
 // Document is a parsed file.
 type Document struct {
-	Title    string
-	Summary  string
-	Keywords []string
-	Pages    []Page
+	Title string
+	// TitleIsText says the title is the text's first line and reads as
+	// text, not as a title (see TitleLike): a search weighs it as text.
+	TitleIsText bool
+	Summary     string
+	Keywords    []string
+	Pages       []Page
 	// Truncated reports that a bound (rows, pages, elements) cut the
 	// document short; Cut says so in words, with how much was kept
 	// ("kept the first 100,000 of 200,000 rows").

@@ -63,6 +63,23 @@ func paragraphs(s string) []paragraph {
 	return out
 }
 
+// TitleLike reports whether a plain text's first line reads as a title
+// ("GNU GENERAL PUBLIC LICENSE", "Weekly sync, 12 January") rather than a
+// sentence or a comment ("Copyright 2009 The Go Authors.", "# Check that
+// goroutine scheduling does not affect compiler output."): at most 12
+// words, not ending as a sentence does, not starting with a comment or
+// list marker.
+func TitleLike(line string) bool {
+	line = strings.TrimSpace(line)
+	if line == "" || len(strings.Fields(line)) > 12 {
+		return false
+	}
+	if strings.ContainsRune("#/;%*>$-=!+", rune(line[0])) {
+		return false
+	}
+	return !strings.ContainsRune(".!?:;,", rune(line[len(line)-1]))
+}
+
 // parseText makes pages of whole paragraphs within the page budget. The
 // first line is the title when it is short (at most 80 characters).
 func parseText(p *parser, src []byte) (*Document, error) {
@@ -72,7 +89,7 @@ func parseText(p *parser, src []byte) (*Document, error) {
 	if len(paras) > 0 {
 		first, _, _ := strings.Cut(paras[0].text, "\n")
 		if first = strings.TrimSpace(first); utf8.RuneCountInString(first) <= 80 {
-			doc.Title = first
+			doc.Title, doc.TitleIsText = first, !TitleLike(first)
 		}
 		for i, para := range paras {
 			body := para.text

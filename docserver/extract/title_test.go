@@ -61,3 +61,27 @@ func TestReadmeWithoutHeadingIsTitledByItsFolder(t *testing.T) {
 		}
 	}
 }
+
+// A plain text's first line is its title on screen either way; it weighs
+// as a title in a search only when it reads as one.
+func TestPlainTextFirstLineWeighsAsTitleOnlyWhenItReadsAsOne(t *testing.T) {
+	for _, tc := range []struct {
+		text     string
+		title    string
+		titleLik bool
+	}{
+		{"                    GNU GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007\n\nbody", "GNU GENERAL PUBLIC LICENSE", true},
+		{"Weekly sync, 12 January\n\nAttendees: Ana", "Weekly sync, 12 January", true},
+		{"Copyright 2009 The Go Authors.\n\nRedistribution and use", "Copyright 2009 The Go Authors.", false},
+		{"# Check that goroutine scheduling does not affect compiler output.\n\ngo build", "# Check that goroutine scheduling does not affect compiler output.", false},
+		{"-- a comment\nselect 1", "-- a comment", false},
+	} {
+		doc, err := Parse(context.Background(), Source{Name: "x.txt", Data: []byte(tc.text)}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Title != tc.title || doc.TitleIsText == tc.titleLik {
+			t.Errorf("%.30q: title %q (as text: %v), want %q (as text: %v)", tc.text, doc.Title, doc.TitleIsText, tc.title, !tc.titleLik)
+		}
+	}
+}

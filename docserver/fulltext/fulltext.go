@@ -24,14 +24,17 @@
 package fulltext
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,6 +141,17 @@ type Index struct {
 	records   map[string]Record
 	seq       uint64 // of the last batch published
 	reserved  uint64 // of the last batch begun
+	gen       uint64 // moves whenever the records change
+	share     *sharer
+	last      lastPool
+}
+
+// lastPool is the ranked pool of the last search (see View.pool).
+type lastPool struct {
+	mu       sync.Mutex
+	key      string
+	gen, seq uint64
+	hits     Hits
 }
 
 type meta struct {
@@ -405,6 +419,7 @@ func (ix *Index) Put(docs ...Doc) error {
 		for rel, r := range recs {
 			ix.records[rel] = r
 		}
+		ix.gen++
 	}
 	ix.seq = seq // a failed batch publishes nothing, and holds up no later one
 	ix.published.Broadcast()
@@ -467,6 +482,7 @@ func (ix *Index) Delete(rels ...string) error {
 	for _, rel := range gone {
 		delete(ix.records, rel)
 	}
+	ix.gen++
 	return nil
 }
 
@@ -528,11 +544,81 @@ type Hits struct {
 // (ties in path and page order), from the from-th, at most size of them.
 // The caller checks a phrase's order on the page's text.
 func (v View) Search(ctx context.Context, q Query, f Filter, from, size int) (Hits, error) {
-	return v.search(ctx, q.bleveQuery(false), f, from, size)
+	return v.search(ctx, q.bleveQuery(false), f, from, size, q.byDocument())
 }
 
-// search runs a query built by Query.bleveQuery.
-func (v View) search(ctx context.Context, q query.Query, f Filter, from, size int) (Hits, error) {
+// search runs a query built by Query.bleveQuery: the pages it finds,
+// ranked as byDocument says when weigh is set, else by page.
+func (v View) search(ctx context.Context, q query.Query, f Filter, from, size int, weigh bool) (Hits, error) {
+	req := v.request(q, f)
+	if from >= rankPool || !weigh {
+		return v.window(ctx, req, from, size) // past the pool: page order
+	}
+	pool, err := v.pool(ctx, req)
+	if err != nil {
+		return Hits{}, err
+	}
+	out := Hits{Total: pool.Total, Hits: slices.Clone(pool.Hits[min(from, len(pool.Hits)):min(from+size, len(pool.Hits))])}
+	if end := from + size; end > rankPool && pool.Total > rankPool {
+		// Below the pool's weighted scores (each at least its page's
+		// own), in page order.
+		rest, err := v.window(ctx, req, rankPool, end-rankPool)
+		if err != nil {
+			return Hits{}, err
+		}
+		out.Hits = append(out.Hits, rest.Hits...)
+	}
+	return out, nil
+}
+
+// rankPool is how many of a search's best pages byDocument ranks again.
+const rankPool = 2000
+
+// pool returns the search's best rankPool pages, weighted by byDocument;
+// the last pool is kept for the next window of the same search.
+func (v View) pool(ctx context.Context, req *bleve.SearchRequest) (Hits, error) {
+	key, err := json.Marshal(req)
+	if err != nil {
+		return Hits{}, fmt.Errorf("fulltext: search: %w", err)
+	}
+	c := &v.ix.last
+	c.mu.Lock()
+	if c.key == string(key) && c.gen == v.ix.gen && c.seq == v.ix.seq {
+		defer c.mu.Unlock()
+		return c.hits, nil
+	}
+	c.mu.Unlock()
+	hits, err := v.window(ctx, req, 0, rankPool)
+	if err != nil {
+		return Hits{}, err
+	}
+	byDocument(hits.Hits)
+	c.mu.Lock()
+	c.key, c.gen, c.seq, c.hits = string(key), v.ix.gen, v.ix.seq, hits
+	c.mu.Unlock()
+	return hits, nil
+}
+
+// byDocument weights each page's score by how many pages of its document
+// match, 1 + ln(n), and sorts the pages by it (ties keep their order): a
+// page's BM25 score favours short pages, so a word a testdata file
+// mentions once would outrank the source file whose subject it is, which
+// mentions it on thirty of its pages. The factor is at least 1, so the
+// weighted pages still rank above those past the pool.
+func byDocument(hits []Hit) {
+	n := make(map[string]int, len(hits))
+	for _, h := range hits {
+		n[h.Rel]++
+	}
+	for i := range hits {
+		hits[i].Score *= 1 + math.Log(float64(n[hits[i].Rel]))
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+}
+
+// request builds the search request of q under f, best pages first (ties
+// in id order).
+func (v View) request(q query.Query, f Filter) *bleve.SearchRequest {
 	bq := query.NewBooleanQuery(nil, nil, nil)
 	bq.AddMust(q)
 	var filters []query.Query
@@ -553,9 +639,16 @@ func (v View) search(ctx context.Context, q query.Query, f Filter, from, size in
 	if len(filters) > 0 {
 		bq.AddFilter(query.NewConjunctionQuery(filters))
 	}
-	req := bleve.NewSearchRequestOptions(bq, size, from, false)
+	req := bleve.NewSearchRequestOptions(bq, 0, 0, false)
 	req.Sort = search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{}}
-	res, err := v.ix.idx.SearchInContext(ctx, req)
+	return req
+}
+
+// window runs req for size pages from the from-th, in Bleve's order.
+func (v View) window(ctx context.Context, req *bleve.SearchRequest, from, size int) (Hits, error) {
+	r := *req
+	r.From, r.Size = from, size
+	res, err := v.ix.idx.SearchInContext(ctx, &r)
 	if err != nil {
 		return Hits{}, fmt.Errorf("fulltext: search: %w", err)
 	}
@@ -613,6 +706,13 @@ func dirSize(dir string) int64 {
 
 // Close closes the index (persisting what is written).
 func (ix *Index) Close() error {
+	ix.mu.Lock()
+	sh := ix.share
+	ix.share = nil
+	ix.mu.Unlock()
+	if sh != nil {
+		sh.stop() // its answers read views: not under ix.mu
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.idx == nil {

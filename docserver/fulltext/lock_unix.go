@@ -22,3 +22,16 @@ func inUse(path string) bool {
 	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
 	return false
 }
+
+// ownPrivateDir checks that dir is a folder of this user's that no one
+// else can enter (where a shared index's socket may be made).
+func ownPrivateDir(dir string) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 {
+		return &os.PathError{Op: "share", Path: dir, Err: os.ErrPermission}
+	}
+	return nil
+}

@@ -123,7 +123,7 @@ func TestShortPrefixesFindWhatTheExpansionFinds(t *testing.T) {
 	search := func(q Query, expand bool) []string {
 		var got []string
 		err := ix.View(func(v View) error {
-			h, err := v.search(context.Background(), q.bleveQuery(expand), Filter{}, 0, len(texts)+1)
+			h, err := v.search(context.Background(), q.bleveQuery(expand), Filter{}, 0, len(texts)+1, q.byDocument())
 			for _, x := range h.Hits {
 				got = append(got, fmt.Sprintf("%s#%d", x.Rel, x.Page))
 			}

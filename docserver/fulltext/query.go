@@ -47,12 +47,13 @@ type clause struct {
 // as does a word that splits into several (`os.ReadFile`, `文档`).
 type Query struct {
 	clauses []clause
+	src     string // as parsed (a holder of a shared index parses it again)
 }
 
 // ParseQuery parses a query (text already in the form the index holds;
 // see Words).
 func ParseQuery(s string) (Query, error) {
-	var q Query
+	q := Query{src: s}
 	add := func(c clause) {
 		if len(q.clauses) < maxClauses {
 			q.clauses = append(q.clauses, c)
@@ -108,6 +109,19 @@ func phraseOf(ts []string) clause {
 		return clause{kind: termClause, terms: ts}
 	}
 	return clause{kind: phraseClause, terms: ts}
+}
+
+// byDocument reports whether the query's pages are ranked with their
+// documents (see byDocument): not when a clause is a prefix of one or two
+// letters, which finds another word on each page of a long document, so
+// that how many of them match says nothing of its subject.
+func (q Query) byDocument() bool {
+	for _, c := range q.clauses {
+		if c.kind == prefixClause && utf8.RuneCountInString(c.terms[0]) <= 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // Clauses counts the query's clauses.

@@ -444,7 +444,11 @@ func (s *searchScreen) progressLine() string {
 		if ix.RemainingMs > 0 {
 			left = ", about " + shorten.Duration(time.Duration(ix.RemainingMs)*time.Millisecond) + " left"
 		}
-		out += st.Muted.Render(" · ") + st.Warning.Render("indexing "+thousands(ix.Indexed)+"/"+thousands(ix.Total)+left+", partly from the index")
+		what := "indexing " + thousands(ix.Indexed) + "/" + thousands(ix.Total) + left
+		if ix.Total == 0 {
+			what = "opening the index" // nothing counted yet
+		}
+		out += st.Muted.Render(" · ") + st.Warning.Render(what+", partly from the index")
 	}
 	if s.indexNote != "" && !s.literal {
 		out += st.Muted.Render(" · ") + st.Warning.Render("unranked: "+s.indexNote)

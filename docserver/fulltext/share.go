@@ -82,9 +82,10 @@ type shareAnswer struct {
 
 // sharer answers the requests of other processes for an index.
 type sharer struct {
-	ln   net.Listener
-	path string
-	wg   sync.WaitGroup
+	ln    net.Listener
+	path  string
+	index string // the index's folder
+	wg    sync.WaitGroup
 }
 
 // Share answers other processes' searches of the index until the index is
@@ -105,7 +106,7 @@ func (ix *Index) Share(progress func() Progress) error {
 	if err != nil {
 		return fmt.Errorf("fulltext: share: %w", err)
 	}
-	sh := &sharer{ln: ln, path: path}
+	sh := &sharer{ln: ln, path: path, index: ix.dir}
 	ix.mu.Lock()
 	if ix.idx == nil || ix.share != nil {
 		ix.mu.Unlock()
@@ -127,6 +128,9 @@ func (sh *sharer) stop() {
 	sh.ln.Close()
 	sh.wg.Wait()
 	_ = os.Remove(sh.path)
+	if dir := filepath.Dir(sh.path); dir != sh.index {
+		_ = os.Remove(dir) // the private folder under TMPDIR, once no socket is left in it
+	}
 }
 
 func (sh *sharer) serve(ix *Index, progress func() Progress) {

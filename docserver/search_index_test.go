@@ -374,21 +374,47 @@ func pagesOf(ms []SearchMatch) []string {
 // `search --docs` beside a browser on it) asks the holder's index: the
 // same ranked pages, with no index of its own; it takes the index over
 // when the holder closes.
-func TestHeldIndexIsAskedForRankedPages(t *testing.T) {
-	dir, cache := copyCorpus(t), t.TempDir()
+// holdIndex starts a server on a copy of the corpus with its index in
+// cache, waits for the index, and returns its answer to a search for
+// "budget".
+func holdIndex(t *testing.T) (first *Server, dir, cache string, want []SearchMatch, last SearchResult) {
+	t.Helper()
+	dir, cache = copyCorpus(t), t.TempDir()
 	first, c1, _ := startInProcess(t, dir, Options{CacheDir: cache})
 	callSearch(t, c1, map[string]any{"query": "warm up"})
 	waitIndexed(t, first, 60*time.Second)
-	want, wantLast := searchAll(t, c1, map[string]any{"query": "budget"})
+	want, last = searchAll(t, c1, map[string]any{"query": "budget"})
+	return first, dir, cache, want, last
+}
 
-	second, c2, _ := startInProcess(t, dir, Options{CacheDir: cache})
-	callSearch(t, c2, map[string]any{"query": "warm up"})
+// startAsking starts another server on the holder's folder and waits for
+// it to ask the holder's index.
+func startAsking(t *testing.T, dir, cache string) (*Server, *client.Client) {
+	t.Helper()
+	s, c, _ := startInProcess(t, dir, Options{CacheDir: cache})
+	callSearch(t, c, map[string]any{"query": "warm up"})
 	testutil.EventuallyNil(t, 30*time.Second, "the second server to ask the holder's index", func() error {
-		if st := second.IndexStatus(); st.Where != "shared" || st.State != IndexReady {
+		if st := s.IndexStatus(); st.Where != "shared" || st.State != IndexReady {
 			return fmt.Errorf("%+v", st)
 		}
 		return nil
 	})
+	return s, c
+}
+
+// sortedPages lists the matches' pages in path order.
+func sortedPages(ms []SearchMatch) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Path+"#"+strconv.Itoa(m.PageIndex))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestHeldIndexIsAskedForRankedPages(t *testing.T) {
+	first, dir, cache, want, wantLast := holdIndex(t)
+	second, c2 := startAsking(t, dir, cache)
 	found, last := searchAll(t, c2, map[string]any{"query": "budget"})
 	st := second.IndexStatus()
 	if !strings.Contains(st.Note, "held by process "+strconv.Itoa(os.Getpid())) || !strings.Contains(st.Note, "ask") || st.MemoryBytes != 0 {
@@ -415,22 +441,14 @@ func TestHeldIndexIsAskedForRankedPages(t *testing.T) {
 // socket is gone) leaves the second server scanning, and saying so; one
 // that stops answering is dropped at the next search.
 func TestHeldIndexScansAndSaysSo(t *testing.T) {
-	dir, cache := copyCorpus(t), t.TempDir()
-	first, c1, _ := startInProcess(t, dir, Options{CacheDir: cache})
-	callSearch(t, c1, map[string]any{"query": "warm up"})
-	waitIndexed(t, first, 60*time.Second)
-	want, _ := searchAll(t, c1, map[string]any{"query": "budget"})
+	first, dir, cache, want, _ := holdIndex(t)
 	socks, _ := filepath.Glob(filepath.Join(cache, "*.search", "share.sock"))
 	if len(socks) != 1 {
 		t.Fatalf("the holder's socket: %v, want one", socks)
 	}
 
 	// The holder stops answering once the second server has asked it.
-	second, c2, _ := startInProcess(t, dir, Options{CacheDir: cache})
-	callSearch(t, c2, map[string]any{"query": "warm up"})
-	testutil.Eventually(t, 30*time.Second, "the second server to ask the holder's index", func() bool {
-		return second.IndexStatus().Where == "shared"
-	})
+	second, c2 := startAsking(t, dir, cache)
 	if err := os.Remove(socks[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -444,16 +462,8 @@ func TestHeldIndexScansAndSaysSo(t *testing.T) {
 		!strings.Contains(got.Index.Note, "scan") || got.Index.MemoryBytes != 0 {
 		t.Errorf("held index status %+v: want a note naming this process and no index in memory", got.Index)
 	}
-	paths := func(ms []SearchMatch) []string {
-		var out []string
-		for _, m := range ms {
-			out = append(out, m.Path+"#"+strconv.Itoa(m.PageIndex))
-		}
-		slices.Sort(out)
-		return out
-	}
-	if last.Indexed != 0 || !slices.Equal(paths(found), paths(want)) {
-		t.Errorf("held: %d indexed, pages %v; the holder's index finds %v", last.Indexed, paths(found), paths(want))
+	if last.Indexed != 0 || !slices.Equal(sortedPages(found), sortedPages(want)) {
+		t.Errorf("held: %d indexed, pages %v; the holder's index finds %v", last.Indexed, sortedPages(found), sortedPages(want))
 	}
 
 	// A third server finds no socket at all: it scans from the start.
@@ -462,8 +472,8 @@ func TestHeldIndexScansAndSaysSo(t *testing.T) {
 	testutil.Eventually(t, 30*time.Second, "the third server to say its index is held", func() bool {
 		return third.IndexStatus().State == IndexHeld
 	})
-	if found, _ := searchAll(t, c3, map[string]any{"query": "budget"}); !slices.Equal(paths(found), paths(want)) {
-		t.Errorf("third: pages %v; the holder's index finds %v", paths(found), paths(want))
+	if found, _ := searchAll(t, c3, map[string]any{"query": "budget"}); !slices.Equal(sortedPages(found), sortedPages(want)) {
+		t.Errorf("third: pages %v; the holder's index finds %v", sortedPages(found), sortedPages(want))
 	}
 
 	first.Close()

@@ -383,10 +383,7 @@ func (t *textIndex) ask(ctx context.Context, pid int) {
 
 // heldNote says who holds the index and how searches are answered.
 func heldNote(pid int, shared bool) string {
-	who := "another process"
-	if pid > 0 {
-		who = "process " + strconv.Itoa(pid)
-	}
+	who := fulltext.Holder(pid)
 	if shared {
 		return "the search index of this folder is held by " + who + " (another smcp-browse serving it): searches ask its index"
 	}

@@ -219,11 +219,16 @@ type InUseError struct {
 }
 
 func (e *InUseError) Error() string {
-	who := "another process"
-	if e.PID > 0 {
-		who = "process " + strconv.Itoa(e.PID)
+	return "fulltext: the index in " + e.Dir + " is held by " + Holder(e.PID)
+}
+
+// Holder names the process with pid that holds an index ("process 123",
+// or "another process" when pid is 0).
+func Holder(pid int) string {
+	if pid > 0 {
+		return "process " + strconv.Itoa(pid)
 	}
-	return "fulltext: the index in " + e.Dir + " is held by " + who
+	return "another process"
 }
 
 // holderFile names the process that holds an index open.

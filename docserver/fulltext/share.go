@@ -95,6 +95,13 @@ func (ix *Index) Share(progress func() Progress) error {
 	if ix.dir == "" {
 		return errors.New("fulltext: share: an index in memory is not shared")
 	}
+	// Checked and set under ix.mu: a second Share must not remove the
+	// socket of the first.
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.idx == nil || ix.share != nil {
+		return errors.New("fulltext: share: the index is closed or shared already")
+	}
 	path, err := socketPath(ix.dir, true)
 	if err != nil {
 		return err
@@ -107,14 +114,7 @@ func (ix *Index) Share(progress func() Progress) error {
 		return fmt.Errorf("fulltext: share: %w", err)
 	}
 	sh := &sharer{ln: ln, path: path, index: ix.dir}
-	ix.mu.Lock()
-	if ix.idx == nil || ix.share != nil {
-		ix.mu.Unlock()
-		ln.Close()
-		return errors.New("fulltext: share: the index is closed or shared already")
-	}
 	ix.share = sh
-	ix.mu.Unlock()
 	sh.wg.Add(1)
 	go func() {
 		defer sh.wg.Done()

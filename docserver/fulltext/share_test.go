@@ -115,6 +115,9 @@ func TestSharedIndexSurvivesBadRequests(t *testing.T) {
 	if err := ix.Share(nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := ix.Share(nil); err == nil {
+		t.Error("a second Share succeeds")
+	}
 	sock, err := socketPath(dir, false)
 	if err != nil {
 		t.Fatal(err)
